@@ -1,0 +1,171 @@
+"""The GPU plumbing every algorithm shares.
+
+CuPy is imported lazily, here and only here, so that ``import gpualgo`` and every
+CPU path work on a machine with no CuPy or no GPU.  GPU code calls :func:`require`
+to get the ``cupy`` module, and :func:`load_module` / :func:`get_kernel` to compile
+the CUDA sources of ``gpualgo/kernels/`` (once per process, then cached).
+"""
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import pathlib
+import platform
+
+__all__ = [
+    "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
+    "kernel_path", "kernel_source", "load_module", "get_kernel", "sm_count", "CudaTimer",
+]
+
+
+class GPUUnavailableError(RuntimeError):
+    """A GPU variant was asked for, but CuPy or a CUDA device is missing."""
+
+
+@functools.lru_cache(maxsize=None)
+def _probe():
+    """(cupy module or None, reason string or None); computed once per process."""
+    try:
+        import cupy  # noqa: F401
+    except Exception as exc:  # ImportError, or a broken CUDA install
+        return None, (f"CuPy is not installed ({type(exc).__name__}: {exc}); "
+                      "install the extra matching your driver: pip install -e '.[cuda12]' or '.[cuda13]'")
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        return None, f"CuPy found no usable CUDA device ({type(exc).__name__}: {exc})"
+    if count < 1:
+        return None, "CuPy found no CUDA device"
+    return cupy, None
+
+
+def available() -> bool:
+    """True when CuPy imports and at least one CUDA device is present."""
+    return _probe()[0] is not None
+
+
+def unavailable_reason() -> str | None:
+    """Why :func:`available` is False (None when a GPU is available)."""
+    return _probe()[1]
+
+
+def require():
+    """Return the ``cupy`` module, or raise :class:`GPUUnavailableError` saying why not."""
+    cupy, reason = _probe()
+    if cupy is None:
+        raise GPUUnavailableError(f"this variant needs a CUDA GPU: {reason}")
+    return cupy
+
+
+def describe() -> dict:
+    """Describe the GPU (name, compute capability, SMs, memory, driver, CUDA, CuPy).
+
+    Without a GPU: ``{"gpu": None, "reason": ...}`` plus the host's CPU description,
+    so that every recorded result says where it ran.
+    """
+    info = {"host_cpu": platform.processor() or platform.machine(), "python": platform.python_version()}
+    cupy, reason = _probe()
+    if cupy is None:
+        info.update(gpu=None, reason=reason)
+        return info
+    rt = cupy.cuda.runtime
+    dev = cupy.cuda.Device()
+    props = rt.getDeviceProperties(dev.id)
+    name = props["name"]
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    drv = rt.driverGetVersion()
+    cuda_rt = rt.runtimeGetVersion()
+    info.update(
+        gpu=name,
+        compute_capability=f"{props['major']}.{props['minor']}",
+        sms=int(props["multiProcessorCount"]),
+        memory_gib=round(props["totalGlobalMem"] / 2**30, 1),
+        driver_cuda=f"{drv // 1000}.{drv % 1000 // 10}",
+        cuda_runtime=f"{cuda_rt // 1000}.{cuda_rt % 1000 // 10}",
+        cupy=cupy.__version__,
+    )
+    try:  # the driver's own version string, when NVML is reachable
+        from cupy_backends.cuda.libs import nvml  # type: ignore
+        nvml.nvmlInit()
+        info["driver"] = nvml.nvmlSystemGetDriverVersion()
+    except Exception:
+        pass
+    return info
+
+
+def sm_count() -> int:
+    """Number of streaming multiprocessors of the current device."""
+    cupy = require()
+    return int(cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["multiProcessorCount"])
+
+
+def kernel_path(name: str) -> pathlib.Path:
+    """Path of ``gpualgo/kernels/<name>.cu`` (``name`` may also end in ``.cuh``)."""
+    fname = name if name.endswith((".cu", ".cuh")) else f"{name}.cu"
+    path = pathlib.Path(str(importlib.resources.files("gpualgo.kernels") / fname))
+    if not path.is_file():
+        known = sorted(p.stem for p in path.parent.glob("*.cu"))
+        raise ValueError(f"no kernel source {fname!r}; known: {known}")
+    return path
+
+
+def kernel_source(name: str) -> str:
+    """Text of a kernel source file (see :func:`kernel_path`)."""
+    return kernel_path(name).read_text()
+
+
+@functools.lru_cache(maxsize=None)
+def _load(name: str, defines: tuple, options: tuple, kwargs: tuple):
+    cupy = require()
+    path = kernel_path(name)
+    opts = ("-std=c++17", f"-I{path.parent}") + tuple(f"-D{k}={v}" for k, v in defines) + options
+    return cupy.RawModule(code=path.read_text(), options=opts, **dict(kwargs))
+
+
+def load_module(name: str, defines: dict | None = None, options: tuple = (), **rawmodule_kwargs):
+    """Compile ``gpualgo/kernels/<name>.cu`` with ``cupy.RawModule``, once per argument set.
+
+    Parameters
+    ----------
+    name: kernel file name without ``.cu`` (e.g. ``"auction"``).
+    defines: compile-time constants, ``{"BLOCK": 256}`` becomes ``-DBLOCK=256``.
+    options: extra NVRTC options.
+    rawmodule_kwargs: passed to ``cupy.RawModule`` (e.g. ``enable_cooperative_groups=True``).
+
+    Raises :class:`GPUUnavailableError` without a GPU.
+    """
+    defs = tuple(sorted((defines or {}).items()))
+    return _load(name, defs, tuple(options), tuple(sorted(rawmodule_kwargs.items())))
+
+
+def get_kernel(name: str, kernel: str, defines: dict | None = None, options: tuple = (), **rawmodule_kwargs):
+    """The ``RawKernel`` called ``kernel`` from ``gpualgo/kernels/<name>.cu``."""
+    return load_module(name, defines, options, **rawmodule_kwargs).get_function(kernel)
+
+
+class CudaTimer:
+    """Time a region of GPU work with CUDA events on the current stream.
+
+    >>> with CudaTimer() as t:          # doctest: +SKIP
+    ...     kernel(grid, block, args)
+    >>> t.ms                            # doctest: +SKIP
+
+    Leaving the block waits for the stop event, so ``t.ms`` is final.
+    """
+
+    def __init__(self, stream=None):
+        self._cupy = require()
+        self.stream = stream
+        self.ms = float("nan")
+
+    def __enter__(self):
+        cuda = self._cupy.cuda
+        self._start, self._stop = cuda.Event(), cuda.Event()
+        self._start.record(self.stream)
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.record(self.stream)
+        self._stop.synchronize()
+        self.ms = self._cupy.cuda.get_elapsed_time(self._start, self._stop)
+        return False

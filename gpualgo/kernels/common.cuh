@@ -1,0 +1,187 @@
+// Warp and block reductions shared by the kernels of gpualgo.
+//
+// Conventions:
+//  * Warp functions must be called by all 32 lanes of a warp (full mask); afterwards
+//    every lane holds the result (xor butterfly, so no broadcast is needed).
+//  * Block functions must be called by every thread of the block, with blockDim.x a
+//    multiple of 32 (at most 1024); afterwards every thread holds the result.  They
+//    contain __syncthreads(), so never call them under a condition that differs
+//    between threads of a block.
+//  * Arg-reductions break ties towards the LOWEST index, so results are deterministic
+//    and match a serial left-to-right scan.
+//  * Block functions take the identity of the reduction (for example -1e300 for a
+//    max, or LLONG_MAX for a min) because only the caller knows its sentinel values.
+//  * Types: T is int, unsigned, long long, unsigned long long, float or double (what
+//    __shfl_xor_sync accepts); I is int or long long.
+#pragma once
+
+#define GPUALGO_FULL_MASK 0xffffffffu
+
+template <class T>
+__device__ __forceinline__ T warp_max(T v) {
+    for (int o = 16; o > 0; o >>= 1) {
+        T w = __shfl_xor_sync(GPUALGO_FULL_MASK, v, o);
+        v = w > v ? w : v;
+    }
+    return v;
+}
+
+template <class T>
+__device__ __forceinline__ T warp_min(T v) {
+    for (int o = 16; o > 0; o >>= 1) {
+        T w = __shfl_xor_sync(GPUALGO_FULL_MASK, v, o);
+        v = w < v ? w : v;
+    }
+    return v;
+}
+
+template <class T>
+__device__ __forceinline__ T warp_sum(T v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(GPUALGO_FULL_MASK, v, o);
+    return v;
+}
+
+// (v, idx) <- the smallest v, ties to the lowest idx.
+template <class T, class I>
+__device__ __forceinline__ void warp_argmin(T& v, I& idx) {
+    for (int o = 16; o > 0; o >>= 1) {
+        T w = __shfl_xor_sync(GPUALGO_FULL_MASK, v, o);
+        I j = __shfl_xor_sync(GPUALGO_FULL_MASK, idx, o);
+        if (w < v || (w == v && j < idx)) { v = w; idx = j; }
+    }
+}
+
+// (v, idx) <- the largest v, ties to the lowest idx.
+template <class T, class I>
+__device__ __forceinline__ void warp_argmax(T& v, I& idx) {
+    for (int o = 16; o > 0; o >>= 1) {
+        T w = __shfl_xor_sync(GPUALGO_FULL_MASK, v, o);
+        I j = __shfl_xor_sync(GPUALGO_FULL_MASK, idx, o);
+        if (w > v || (w == v && j < idx)) { v = w; idx = j; }
+    }
+}
+
+// Merge two (best, second, idx) triples, best >= second in each.  The merged second
+// is the second largest of the multiset, so a value equal to the best held elsewhere
+// becomes the second: that is what the auction's bid g1 - g2 needs (a tie bids zero).
+template <class T, class I>
+__device__ __forceinline__ void top2_merge(T& best, T& second, I& idx, T b2, T s2, I i2) {
+    if (b2 > best || (b2 == best && i2 < idx)) {
+        second = best > s2 ? best : s2;
+        best = b2;
+        idx = i2;
+    } else {
+        second = second > b2 ? second : b2;
+    }
+}
+
+// Every lane holds (best, second, idx) of its own elements; afterwards every lane
+// holds the warp's (max, second max, argmax).
+template <class T, class I>
+__device__ __forceinline__ void warp_top2(T& best, T& second, I& idx) {
+    for (int o = 16; o > 0; o >>= 1) {
+        T b = __shfl_xor_sync(GPUALGO_FULL_MASK, best, o);
+        T s = __shfl_xor_sync(GPUALGO_FULL_MASK, second, o);
+        I j = __shfl_xor_sync(GPUALGO_FULL_MASK, idx, o);
+        top2_merge(best, second, idx, b, s, j);
+    }
+}
+
+template <class T>
+__device__ T block_max(T v, T identity) {
+    __shared__ T sv[32];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    v = warp_max(v);
+    __syncthreads();  // a previous call's readers are done with sv
+    if (lane == 0) sv[wid] = v;
+    __syncthreads();
+    if (wid == 0) {
+        v = lane < nw ? sv[lane] : identity;
+        v = warp_max(v);
+        if (lane == 0) sv[0] = v;
+    }
+    __syncthreads();
+    return sv[0];
+}
+
+template <class T>
+__device__ T block_sum(T v) {
+    __shared__ T sv[32];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    v = warp_sum(v);
+    __syncthreads();
+    if (lane == 0) sv[wid] = v;
+    __syncthreads();
+    if (wid == 0) {
+        v = lane < nw ? sv[lane] : T(0);
+        v = warp_sum(v);
+        if (lane == 0) sv[0] = v;
+    }
+    __syncthreads();
+    return sv[0];
+}
+
+template <class T, class I>
+__device__ void block_argmin(T& v, I& idx, T identity, I no_index) {
+    __shared__ T sv[32];
+    __shared__ I si[32];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    warp_argmin(v, idx);
+    __syncthreads();
+    if (lane == 0) { sv[wid] = v; si[wid] = idx; }
+    __syncthreads();
+    if (wid == 0) {
+        v = lane < nw ? sv[lane] : identity;
+        idx = lane < nw ? si[lane] : no_index;
+        warp_argmin(v, idx);
+        if (lane == 0) { sv[0] = v; si[0] = idx; }
+    }
+    __syncthreads();
+    v = sv[0];
+    idx = si[0];
+}
+
+template <class T, class I>
+__device__ void block_argmax(T& v, I& idx, T identity, I no_index) {
+    __shared__ T sv[32];
+    __shared__ I si[32];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    warp_argmax(v, idx);
+    __syncthreads();
+    if (lane == 0) { sv[wid] = v; si[wid] = idx; }
+    __syncthreads();
+    if (wid == 0) {
+        v = lane < nw ? sv[lane] : identity;
+        idx = lane < nw ? si[lane] : no_index;
+        warp_argmax(v, idx);
+        if (lane == 0) { sv[0] = v; si[0] = idx; }
+    }
+    __syncthreads();
+    v = sv[0];
+    idx = si[0];
+}
+
+// identity: a value below every real one (used for both best and second of the
+// missing warps); no_index: an index above every real one.
+template <class T, class I>
+__device__ void block_top2(T& best, T& second, I& idx, T identity, I no_index) {
+    __shared__ T sb[32];
+    __shared__ T ss[32];
+    __shared__ I si[32];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    warp_top2(best, second, idx);
+    __syncthreads();
+    if (lane == 0) { sb[wid] = best; ss[wid] = second; si[wid] = idx; }
+    __syncthreads();
+    if (wid == 0) {
+        best = lane < nw ? sb[lane] : identity;
+        second = lane < nw ? ss[lane] : identity;
+        idx = lane < nw ? si[lane] : no_index;
+        warp_top2(best, second, idx);
+        if (lane == 0) { sb[0] = best; ss[0] = second; si[0] = idx; }
+    }
+    __syncthreads();
+    best = sb[0];
+    second = ss[0];
+    idx = si[0];
+}

@@ -1,0 +1,29 @@
+"""Wall-clock timing and the summary statistics every benchmark reports."""
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+__all__ = ["timed", "summary"]
+
+
+def timed(fn, *args, **kwargs):
+    """Call ``fn(*args, **kwargs)``; return ``(result, milliseconds)`` of wall-clock time."""
+    t0 = time.perf_counter()
+    result = fn(*args, **kwargs)
+    return result, (time.perf_counter() - t0) * 1e3
+
+
+def summary(values) -> dict:
+    """Median, mean, sample standard deviation, minimum and count of ``values``."""
+    vals = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    if not vals:
+        return {"median": math.nan, "mean": math.nan, "std": math.nan, "min": math.nan, "n": 0}
+    return {
+        "median": statistics.median(vals),
+        "mean": statistics.fmean(vals),
+        "std": statistics.stdev(vals) if len(vals) > 1 else 0.0,
+        "min": min(vals),
+        "n": len(vals),
+    }
