@@ -1,0 +1,185 @@
+"""The experiment sweeps: ``python -m gpualgo.bench ALGO --preset NAME [--out DIR]``.
+
+Each algorithm registers a suite module in :data:`SUITES`; the module defines
+``PRESETS``, a dict of :class:`Preset`.  A preset turns its parameters into a list of
+:class:`Case`; each case runs one measurement and returns result rows (flat dicts).
+The same presets serve three callers: this command line (which records results with
+their metadata), the notebooks (live runs on a GPU, or the recorded files without
+one, through :func:`live_or_recorded`) and the tests (``quick=True``).
+
+Examples::
+
+    python -m gpualgo.bench --list
+    python -m gpualgo.bench auction --preset report --out data/results/auction
+    python -m gpualgo.bench auction --preset exact --set sizes=1024,2048 --set reps=2
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import pathlib
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from . import gpu, results
+
+__all__ = ["SUITES", "Preset", "Case", "suite", "presets", "run_preset", "live_or_recorded", "main"]
+
+#: algorithm name -> module defining PRESETS
+SUITES = {
+    "auction": "gpualgo.assignment.bench_auction",
+    "tsp": "gpualgo.tsp.bench",
+}
+
+
+@dataclass
+class Case:
+    """One measurement: ``run()`` returns result rows."""
+    label: str
+    run: Callable[[], list]
+
+
+@dataclass
+class Preset:
+    """A named sweep: default ``params`` (overridable) and ``cases(params)``."""
+    description: str
+    params: dict
+    cases: Callable[[dict], Iterable[Case]]
+    needs_gpu: bool = True
+    seeds: list = field(default_factory=list)
+
+
+def suite(algo: str):
+    """The suite module of ``algo`` (raises ValueError for an unknown name)."""
+    if algo not in SUITES:
+        raise ValueError(f"unknown algorithm {algo!r}; known: {sorted(SUITES)}")
+    return importlib.import_module(SUITES[algo])
+
+
+def presets(algo: str) -> dict:
+    """``{name: Preset}`` of an algorithm."""
+    return suite(algo).PRESETS
+
+
+def _preset(algo: str, name: str) -> Preset:
+    table = presets(algo)
+    if name not in table:
+        raise ValueError(f"unknown preset {name!r} for {algo}; known: {sorted(table)}")
+    return table[name]
+
+
+def _params(preset: Preset, overrides: dict) -> dict:
+    unknown = set(overrides) - set(preset.params) - {"quick"}
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {sorted(unknown)}; this preset takes {sorted(preset.params)}")
+    params = dict(preset.params)
+    params.setdefault("quick", False)
+    params.update(overrides)
+    return params
+
+
+def run_preset(algo: str, preset: str, out=None, progress: bool = True, **overrides) -> list[dict]:
+    """Run every case of a preset and return the rows; write them to ``out`` if given.
+
+    ``overrides`` replace the preset's parameters (``quick=True`` for tiny sizes).
+    Raises GPUUnavailableError when the preset needs a GPU and none is present.
+    """
+    p = _preset(algo, preset)
+    if p.needs_gpu:
+        gpu.require()
+    params = _params(p, overrides)
+    cases = list(p.cases(params))
+    rows: list[dict] = []
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(cases, desc=f"{algo}/{preset}", unit="case")
+    else:
+        bar = cases
+    for case in bar:
+        if progress:
+            bar.set_postfix_str(case.label[:40])
+        rows.extend(case.run())
+    if out is not None:
+        path = results.write(out, preset, rows, params, seeds=p.seeds or params.get("seeds"))
+        print(f"wrote {len(rows)} rows to {path} (+ {path.with_suffix('.json').name})")
+    return rows
+
+
+def live_or_recorded(algo: str, preset: str, progress: bool = True, **overrides):
+    """Rows for a notebook: measured now when possible, else read from ``data/results``.
+
+    Runs live when a GPU is present (or the preset needs none).  Otherwise reads the
+    recorded ``data/results/<algo>/<preset>.csv``.  Returns ``(rows, source)``, where
+    ``source`` is a sentence saying where the numbers come from; ``rows`` is empty
+    (and ``source`` says so) when nothing was recorded yet.
+    """
+    p = _preset(algo, preset)
+    if gpu.available() or not p.needs_gpu:
+        rows = run_preset(algo, preset, progress=progress, **overrides)
+        where = gpu.describe().get("gpu") or "this machine's CPU"
+        return rows, f"measured now on {where}"
+    try:
+        rec = results.read(algo, preset)
+    except FileNotFoundError:
+        return [], (f"No GPU found ({gpu.unavailable_reason()}), and no recorded GPU results yet "
+                    f"for {algo}/{preset}.")
+    return rec.rows, f"No GPU found here: these results were {rec.source()}."
+
+
+def _value(text: str):
+    """Parse a --set value: Python literal, or comma-separated list of literals."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        pass
+    if "," in text:
+        return [_value(t) for t in text.split(",") if t]
+    return text
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m gpualgo.bench", description=__doc__.split("\n\n")[0])
+    ap.add_argument("algo", nargs="?", help=f"one of {sorted(SUITES)}")
+    ap.add_argument("--preset", help="the sweep to run (see --list)")
+    ap.add_argument("--out", help="folder for NAME.csv + NAME.json (default build/results/ALGO)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a preset parameter (repeatable), e.g. --set sizes=512,1024")
+    ap.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run)")
+    ap.add_argument("--list", action="store_true", help="list algorithms and presets")
+    args = ap.parse_args(argv)
+
+    if args.list or not args.algo:
+        for algo in SUITES:
+            try:
+                table = presets(algo)
+            except ImportError as exc:
+                print(f"{algo}: not available ({exc})")
+                continue
+            for name, p in table.items():
+                gpu_note = " [GPU]" if p.needs_gpu else ""
+                print(f"{algo} --preset {name}{gpu_note}: {p.description}")
+                print(f"    params: {p.params}")
+        return 0
+    if not args.preset:
+        ap.error("--preset is required (see --list)")
+    overrides = {}
+    for item in args.set:
+        key, sep, val = item.partition("=")
+        if not sep:
+            ap.error(f"--set needs KEY=VALUE, got {item!r}")
+        overrides[key] = _value(val)
+    if args.quick:
+        overrides["quick"] = True
+    out = pathlib.Path(args.out) if args.out else pathlib.Path("build") / "results" / args.algo
+    try:
+        run_preset(args.algo, args.preset, out=out, **overrides)
+    except (ValueError, gpu.GPUUnavailableError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""Plots the notebooks share, drawn from result rows (lists of flat dicts).
+
+Each function draws on a matplotlib ``ax`` you pass and returns it; titles and
+axis labels stay with the caller, who knows the units.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .timing import summary
+
+__all__ = ["group", "lines", "speedup", "new_axes"]
+
+
+def _key(row: dict, by):
+    if isinstance(by, (list, tuple)):
+        return tuple(row.get(b) for b in by)
+    return row.get(by)
+
+
+def _label(key, by) -> str:
+    if isinstance(by, (list, tuple)):
+        return ", ".join(f"{b}={k}" if not isinstance(k, str) else k for b, k in zip(by, key))
+    return str(key)
+
+
+def group(rows, by, x, y) -> dict:
+    """``{group key: {x value: summary(y values)}}`` for the rows with a value of ``y``."""
+    out: dict = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        if r.get(y) is None or r.get(x) is None:
+            continue
+        out[_key(r, by)][r[x]].append(r[y])
+    return {g: {xv: summary(vs) for xv, vs in sorted(d.items())} for g, d in out.items()}
+
+
+def new_axes(ncols: int = 1, width: float = 6.0, height: float = 4.0):
+    """A figure with ``ncols`` side-by-side axes (returns fig, list of axes)."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
+    return fig, list(axes[0])
+
+
+def lines(ax, rows, x, y, by, logx=False, logy=False, err=True, order=None, marker="o"):
+    """One line per distinct value of ``by``: mean of ``y`` at each ``x``, std as error bars.
+
+    ``order`` lists the group keys in the order to draw them (others follow).
+    """
+    groups = group(rows, by, x, y)
+    keys = list(order or []) + [k for k in groups if k not in (order or [])]
+    for k in keys:
+        if k not in groups:
+            continue
+        pts = groups[k]
+        xs = list(pts)
+        means = [pts[v]["mean"] for v in xs]
+        stds = [pts[v]["std"] for v in xs] if err else None
+        ax.errorbar(xs, means, yerr=stds, marker=marker, ms=4, capsize=3, label=_label(k, by))
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(True, which="both", alpha=0.3)
+    if keys:
+        ax.legend(fontsize="small")
+    return ax
+
+
+def speedup(ax, rows, x, time_key, by, baseline, logx=False, logy=True):
+    """Speed-up of every group over the ``baseline`` group: median baseline time / median time, per ``x``."""
+    groups = group(rows, by, x, time_key)
+    if baseline not in groups:
+        raise ValueError(f"baseline {baseline!r} not among {list(groups)}")
+    base = groups[baseline]
+    for k, pts in groups.items():
+        if k == baseline:
+            continue
+        xs = [v for v in pts if v in base and pts[v]["median"] > 0]
+        ax.plot(xs, [base[v]["median"] / pts[v]["median"] for v in xs], marker="o", ms=4,
+                label=f"{_label(k, by)} vs {_label(baseline, by)}")
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax

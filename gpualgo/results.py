@@ -1,0 +1,142 @@
+"""Benchmark results on disk: rows as CSV, and beside them a JSON file of metadata.
+
+Every recorded result says where and how it was measured: the GPU (name, SMs,
+memory, driver, CUDA, CuPy), the versions of the packages, the date, the command
+line, the parameters and the seeds.  Notebooks on a machine without a GPU read these
+files and say which GPU recorded them.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import importlib.metadata
+import json
+import os
+import pathlib
+import platform
+import sys
+from dataclasses import dataclass, field
+
+from . import gpu
+
+__all__ = ["RESULTS_DIR", "Recorded", "write", "read", "metadata", "package_versions"]
+
+#: where the results recorded on real GPUs live (``data/results/<algo>/<preset>.csv``)
+RESULTS_DIR = pathlib.Path(os.environ.get(
+    "GPUALGO_RESULTS", pathlib.Path(__file__).resolve().parent.parent / "data" / "results"))
+
+_PACKAGES = ("gpualgo", "numpy", "scipy", "numba", "cupy-cuda12x", "cupy-cuda13x", "networkx",
+             "lap", "python-tsp", "matplotlib")
+
+
+def package_versions() -> dict:
+    """Versions of the packages that matter for a measurement (those installed)."""
+    out = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    if "cupy-cuda12x" not in out and "cupy-cuda13x" not in out and gpu.available():
+        out["cupy"] = gpu.require().__version__
+    return out
+
+
+def metadata(params: dict, seeds=None, command: str | None = None) -> dict:
+    """The metadata block stored beside every result file."""
+    return {
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "device": gpu.describe(),
+        "packages": package_versions(),
+        "host": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
+        "command": command if command is not None else " ".join([os.path.basename(sys.executable)] + sys.argv),
+        "params": params,
+        "seeds": seeds,
+    }
+
+
+def write(out_dir, name: str, rows: list[dict], params: dict, seeds=None, command: str | None = None) -> pathlib.Path:
+    """Write ``rows`` to ``out_dir/name.csv`` and the metadata to ``out_dir/name.json``.
+
+    Parameters
+    ----------
+    out_dir: folder, created if missing.
+    name: file stem (usually the preset name).
+    rows: flat dicts of str / int / float / bool; the columns are the union of their keys.
+    params, seeds: what produced the rows (stored in the metadata).
+
+    Returns the CSV path.
+    """
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    columns: list[str] = []
+    for row in rows:
+        columns.extend(k for k in row if k not in columns)
+    csv_path = out / f"{name}.csv"
+    with open(csv_path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=columns)
+        w.writeheader()
+        w.writerows(rows)
+    meta = metadata(params, seeds, command)
+    meta["rows"] = len(rows)
+    (out / f"{name}.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    return csv_path
+
+
+def _parse(text: str):
+    if text == "":
+        return None
+    if text in ("True", "False"):
+        return text == "True"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+@dataclass
+class Recorded:
+    """Rows read back from a result file, with their metadata."""
+    rows: list[dict]
+    meta: dict = field(default_factory=dict)
+    path: pathlib.Path | None = None
+
+    def source(self) -> str:
+        """One line: which device recorded these rows, when, and with which command."""
+        dev = self.meta.get("device", {})
+        where = dev.get("gpu") or "a machine without GPU"
+        extra = []
+        if dev.get("sms"):
+            extra.append(f"{dev['sms']} SMs")
+        if dev.get("driver"):
+            extra.append(f"driver {dev['driver']}")
+        if dev.get("cuda_runtime"):
+            extra.append(f"CUDA {dev['cuda_runtime']}")
+        if dev.get("cupy"):
+            extra.append(f"CuPy {dev['cupy']}")
+        date = str(self.meta.get("date", "?"))[:10]
+        detail = f" ({', '.join(extra)})" if extra else ""
+        return f"recorded on {where}{detail} on {date} by `{self.meta.get('command', '?')}` [{self.path}]"
+
+
+def read(where, name: str) -> Recorded:
+    """Read ``name.csv`` (and ``name.json``) from a folder, or from ``RESULTS_DIR/<where>``.
+
+    ``where`` is a folder path or an algorithm name such as ``"auction"``.
+    Numbers come back as int / float, empty cells as None.
+    Raises FileNotFoundError when no such result was recorded.
+    """
+    folder = pathlib.Path(where)
+    if not folder.is_dir():
+        folder = RESULTS_DIR / str(where)
+    csv_path = folder / f"{name}.csv"
+    if not csv_path.is_file():
+        raise FileNotFoundError(f"no recorded results {csv_path}")
+    with open(csv_path, newline="") as fh:
+        rows = [{k: _parse(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+    meta_path = folder / f"{name}.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    return Recorded(rows, meta, csv_path)
+

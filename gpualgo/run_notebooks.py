@@ -1,0 +1,107 @@
+"""Execute every notebook headless: ``python -m gpualgo.run_notebooks [--quick] [--out build]``.
+
+For each ``notebooks/*.ipynb`` it runs papermill with ``interactive=False`` (and
+``quick=True`` with ``--quick``), writes the executed copy to ``OUT/notebooks/``, saves
+every figure it drew as ``OUT/figures/<notebook>/fig-NN.png``, and ends with a
+one-screen summary.  Extra papermill parameters: ``-p NAME VALUE`` (repeatable).
+Exit status 1 when a notebook failed.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import base64
+import json
+import pathlib
+import sys
+import time
+
+from . import gpu
+
+__all__ = ["execute", "save_figures", "main"]
+
+
+def save_figures(executed: pathlib.Path, fig_dir: pathlib.Path) -> int:
+    """Write the PNG outputs of an executed notebook to ``fig_dir``; return how many."""
+    nb = json.loads(executed.read_text())
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    for old in fig_dir.glob("fig-*.png"):
+        old.unlink()
+    count = 0
+    for cell in nb.get("cells", []):
+        for out in cell.get("outputs", []):
+            png = out.get("data", {}).get("image/png")
+            if png:
+                count += 1
+                data = "".join(png) if isinstance(png, list) else png
+                (fig_dir / f"fig-{count:02d}.png").write_bytes(base64.b64decode(data))
+    return count
+
+
+def execute(nb_path: pathlib.Path, out: pathlib.Path, parameters: dict, kernel: str = "python3") -> dict:
+    """Run one notebook with papermill; return a summary row (name, ok, seconds, figures, error)."""
+    import papermill
+
+    executed = out / "notebooks" / nb_path.name
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    row = {"notebook": nb_path.name, "ok": True, "error": ""}
+    try:
+        papermill.execute_notebook(str(nb_path), str(executed), parameters=parameters, kernel_name=kernel,
+                                   cwd=str(nb_path.parent), progress_bar=False)
+    except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
+        row["ok"] = False
+        row["error"] = (str(exc).strip().splitlines() or [type(exc).__name__])[-1][:160]
+    row["seconds"] = time.perf_counter() - t0
+    row["figures"] = save_figures(executed, out / "figures" / nb_path.stem) if executed.exists() else 0
+    row["executed"] = str(executed)
+    return row
+
+
+def _literal(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m gpualgo.run_notebooks", description=__doc__.split("\n\n")[0])
+    ap.add_argument("notebooks", nargs="*", help="notebooks to run (default: notebooks/*.ipynb)")
+    ap.add_argument("--out", default="build", help="output folder (default build)")
+    ap.add_argument("--quick", action="store_true", help="tiny sizes, as in the tests")
+    ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                    help="a papermill parameter for every notebook")
+    args = ap.parse_args(argv)
+
+    paths = [pathlib.Path(p) for p in args.notebooks] or sorted(pathlib.Path("notebooks").glob("*.ipynb"))
+    if not paths:
+        print("no notebooks found (run from the repository root)", file=sys.stderr)
+        return 1
+    params = {"interactive": False}
+    if args.quick:
+        params["quick"] = True
+    params.update({k: _literal(v) for k, v in args.parameter})
+    out = pathlib.Path(args.out)
+
+    if gpu.available():
+        print(f"GPU: {gpu.describe()['gpu']}: GPU sections run live.")
+    else:
+        print(f"No GPU found ({gpu.unavailable_reason()}): GPU sections plot recorded results.")
+    rows = []
+    for nb in paths:
+        print(f"running {nb} ...", flush=True)
+        rows.append(execute(nb, out, params))
+
+    print(f"\n{'notebook':34} {'status':7} {'time':>8} {'figures':>8}")
+    for r in rows:
+        status = "ok" if r["ok"] else "FAILED"
+        print(f"{r['notebook']:34} {status:7} {r['seconds']:7.1f}s {r['figures']:8d}")
+        if r["error"]:
+            print(f"    {r['error']}")
+    print(f"\nexecuted notebooks: {out / 'notebooks'}/   figures: {out / 'figures'}/")
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
