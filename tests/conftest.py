@@ -1,0 +1,23 @@
+"""Shared test set-up: GPU tests skip, with the reason, where there is no GPU."""
+import pytest
+
+from gpualgo import gpu
+
+
+def pytest_collection_modifyitems(config, items):
+    if gpu.available():
+        return
+    skip = pytest.mark.skip(reason=f"needs a GPU: {gpu.unavailable_reason()}")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def rng(request):
+    """A fresh random generator per test; the seed is printed when the test fails."""
+    import numpy as np
+    seed = np.random.SeedSequence().entropy % 2**32
+    request.node.user_properties.append(("seed", seed))
+    print(f"random seed: {seed}")
+    return np.random.default_rng(seed)

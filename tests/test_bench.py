@@ -1,0 +1,74 @@
+import sys
+import types
+
+import pytest
+
+from gpualgo import bench, gpu, results
+
+
+@pytest.fixture
+def toy_suite(monkeypatch):
+    """A CPU-only suite registered under the name 'toy'."""
+    mod = types.ModuleType("toy_suite")
+
+    def cases(p):
+        for n in p["sizes"]:
+            yield bench.Case(f"n={n}", lambda n=n: [{"n": n, "square": n * n, "quick": p["quick"]}])
+
+    mod.PRESETS = {
+        "squares": bench.Preset("squares of sizes", {"sizes": [1, 2, 3]}, cases, needs_gpu=False),
+        "needs": bench.Preset("needs a GPU", {"sizes": [1]}, cases, needs_gpu=True),
+    }
+    monkeypatch.setitem(sys.modules, "toy_suite", mod)
+    monkeypatch.setitem(bench.SUITES, "toy", "toy_suite")
+    return mod
+
+
+def test_run_preset_with_overrides(toy_suite, tmp_path):
+    rows = bench.run_preset("toy", "squares", out=tmp_path, progress=False, sizes=[4, 5], quick=True)
+    assert rows == [{"n": 4, "square": 16, "quick": True}, {"n": 5, "square": 25, "quick": True}]
+    rec = results.read(tmp_path, "squares")
+    assert rec.rows == rows and rec.meta["params"]["sizes"] == [4, 5]
+
+
+def test_unknown_names_are_clear_errors(toy_suite):
+    with pytest.raises(ValueError, match="unknown algorithm 'nope'"):
+        bench.run_preset("nope", "squares")
+    with pytest.raises(ValueError, match="unknown preset 'cubes'"):
+        bench.run_preset("toy", "cubes")
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['size'\]"):
+        bench.run_preset("toy", "squares", size=3)
+
+
+def test_cli_writes_results(toy_suite, tmp_path, capsys):
+    rc = bench.main(["toy", "--preset", "squares", "--out", str(tmp_path), "--set", "sizes=7,8"])
+    assert rc == 0
+    assert [r["square"] for r in results.read(tmp_path, "squares").rows] == [49, 64]
+    assert bench.main(["toy", "--preset", "squares", "--set", "bad=1"]) == 2
+    assert "unknown parameter" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(gpu.available(), reason="checks the no-GPU path")
+def test_live_or_recorded_without_gpu(toy_suite, tmp_path, monkeypatch):
+    rows, src = bench.live_or_recorded("toy", "squares", progress=False)
+    assert len(rows) == 3 and "measured now" in src  # needs no GPU: runs live
+    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+    rows, src = bench.live_or_recorded("toy", "needs")
+    assert rows == [] and "no recorded GPU results yet" in src
+    results.write(tmp_path / "toy", "needs", [{"n": 1, "square": 1}], {"sizes": [1]})
+    rows, src = bench.live_or_recorded("toy", "needs")
+    assert rows == [{"n": 1, "square": 1}] and src.startswith("No GPU found here: these results were recorded on")
+    with pytest.raises(gpu.GPUUnavailableError):
+        bench.run_preset("toy", "needs", progress=False)
+
+
+def test_every_registered_suite_imports_and_has_presets():
+    for algo, module in bench.SUITES.items():
+        try:
+            table = bench.presets(algo)
+        except ModuleNotFoundError as exc:  # a suite whose package is not written yet
+            assert exc.name and exc.name.startswith("gpualgo."), exc
+            continue
+        assert table, algo
+        for name, p in table.items():
+            assert isinstance(p, bench.Preset) and p.description

@@ -1,0 +1,100 @@
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gpualgo import gpu
+
+
+def test_import_needs_no_cupy():
+    # a fresh interpreter in which cupy cannot be imported at all
+    code = ("import sys; sys.modules['cupy'] = None\n"
+            "import gpualgo, gpualgo.gpu as g, gpualgo.results, gpualgo.bench, gpualgo.nbtools, gpualgo.plots\n"
+            "assert not g.available(), 'cupy blocked but reported available'\n"
+            "assert 'CuPy is not installed' in g.unavailable_reason()\n"
+            "try:\n    g.require()\nexcept g.GPUUnavailableError as e:\n    print('raised', e)\n"
+            "else:\n    raise SystemExit('require() did not raise')\n"
+            "assert g.describe()['gpu'] is None\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "raised this variant needs a CUDA GPU" in out.stdout
+
+
+def test_kernel_path_known_and_unknown():
+    assert gpu.kernel_path("common.cuh").name == "common.cuh"
+    with pytest.raises(ValueError, match="no kernel source"):
+        gpu.kernel_path("no_such_kernel")
+
+
+@pytest.mark.skipif(gpu.available(), reason="checks the no-GPU path")
+def test_gpu_variant_without_gpu_raises():
+    with pytest.raises(gpu.GPUUnavailableError, match="needs a CUDA GPU"):
+        gpu.load_module("common.cuh")
+
+
+# --- on a GPU -----------------------------------------------------------------------
+
+REDUCTIONS_KERNEL = r'''
+#include "common.cuh"
+extern "C" __global__ void reductions(const double* x, int n, double* out_v, long long* out_i) {
+    // one block; each thread folds a strided slice, then the block reduces
+    double mn = 1e300, mx = -1e300, b = -1e300, s = -1e300, sum = 0.0;
+    long long imn = 1LL << 62, imx = 1LL << 62, ib = 1LL << 62;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        double v = x[i];
+        sum += v;
+        if (v < mn) { mn = v; imn = i; }
+        if (v > mx) { mx = v; imx = i; }
+        top2_merge(b, s, ib, v, -1e300, (long long)i);
+    }
+    block_argmin(mn, imn, 1e300, 1LL << 62);
+    block_argmax(mx, imx, -1e300, 1LL << 62);
+    block_top2(b, s, ib, -1e300, 1LL << 62);
+    double total = block_sum(sum);
+    double m2 = block_max(mx, -1e300);
+    if (threadIdx.x == 0) {
+        out_v[0] = mn; out_i[0] = imn; out_v[1] = mx; out_i[1] = imx;
+        out_v[2] = b; out_v[3] = s; out_i[2] = ib; out_v[4] = total; out_v[5] = m2;
+    }
+}
+'''
+
+
+@pytest.mark.gpu
+def test_describe_and_timer():
+    info = gpu.describe()
+    assert info["gpu"] and info["sms"] > 0 and info["memory_gib"] > 0
+    cp = gpu.require()
+    x = cp.arange(1 << 22, dtype=cp.float64)
+    with gpu.CudaTimer() as t:
+        y = (x * 2).sum()
+    assert float(y) == float((np.arange(1 << 22, dtype=np.float64) * 2).sum())
+    assert 0 < t.ms < 10_000
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("threads", [32, 64, 256, 1024])
+def test_block_reductions_match_numpy(rng, threads):
+    cp = gpu.require()
+    mod = cp.RawModule(code=REDUCTIONS_KERNEL, options=("-std=c++17", f"-I{gpu.kernel_path('common.cuh').parent}"))
+    kern = mod.get_function("reductions")
+    for n in (1, 5, threads - 1, threads * 3 + 7, 5000):
+        # small integer values: many ties, so the lowest-index rule is exercised
+        x = rng.integers(-20, 20, size=n).astype(np.float64)
+        out_v, out_i = cp.zeros(6), cp.zeros(3, dtype=cp.int64)
+        kern((1,), (threads,), (cp.asarray(x), np.int32(n), out_v, out_i))
+        v, i = out_v.get(), out_i.get()
+        order = np.sort(x)[::-1]
+        assert (v[0], i[0]) == (x.min(), np.argmin(x))
+        assert (v[1], i[1]) == (x.max(), np.argmax(x))
+        assert v[2] == order[0] and i[2] == np.argmax(x)
+        assert v[3] == (order[1] if n > 1 else -1e300)
+        assert v[4] == x.sum() and v[5] == x.max()
+
+
+@pytest.mark.gpu
+def test_every_kernel_file_loads_with_nvrtc():
+    for path in sorted(gpu.kernel_path("common.cuh").parent.glob("*.cu")):
+        mod = gpu.load_module(path.stem)
+        assert mod is gpu.load_module(path.stem)  # cached

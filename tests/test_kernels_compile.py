@@ -1,0 +1,27 @@
+"""Every CUDA source compiles with nvcc for the GPUs we support (no GPU needed)."""
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+from test_gpu import REDUCTIONS_KERNEL
+
+KERNELS = pathlib.Path(__file__).resolve().parent.parent / "gpualgo" / "kernels"
+SOURCES = sorted(KERNELS.glob("*.cu"))
+
+
+def test_there_are_kernel_sources():
+    assert (KERNELS / "common.cuh").is_file()
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("src", SOURCES + ["common.cuh"], ids=lambda p: getattr(p, "name", p))
+def test_compiles(src, arch, tmp_path):
+    if src == "common.cuh":  # a header: compile a kernel that instantiates its templates
+        src = tmp_path / "reductions.cu"
+        src.write_text(REDUCTIONS_KERNEL)
+    cmd = ["nvcc", "-std=c++17", f"-arch={arch}", f"-I{KERNELS}", "-Werror", "all-warnings",
+           "-c", "-x", "cu", str(src), "-o", str(tmp_path / "out.o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"

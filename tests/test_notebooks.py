@@ -1,0 +1,47 @@
+"""Every notebook: committed clean, driven by a `parameters` cell, and runs headless in quick mode."""
+import json
+import pathlib
+
+import pytest
+
+from gpualgo import run_notebooks
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def _cells(path):
+    return json.loads(path.read_text())["cells"]
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "notebooks/ holds no notebook"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_without_outputs(path):
+    nb = json.loads(path.read_text())
+    dirty = [i for i, c in enumerate(nb["cells"])
+             if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    assert not dirty, f"cells {dirty} carry outputs: clear them before committing"
+    assert "widgets" not in nb.get("metadata", {}), "widget state saved in the notebook"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_parameters_cell(path):
+    tagged = [c for c in _cells(path) if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1, "exactly one cell must be tagged 'parameters'"
+    src = "".join(tagged[0]["source"])
+    assert "quick: bool" in src and "interactive: bool" in src
+    first = _cells(path)[0]
+    assert first["cell_type"] == "markdown" and "".join(first["source"]).startswith("# ")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_runs_headless_in_quick_mode(path, tmp_path):
+    row = run_notebooks.execute(path, tmp_path, {"quick": True, "interactive": False})
+    assert row["ok"], f"{path.name} failed: {row['error']} (see {row['executed']})"
+    assert row["figures"] >= 1, "a notebook that draws no figure"
+    executed = json.loads((tmp_path / "notebooks" / path.name).read_text())
+    errors = [o for c in executed["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors

@@ -1,0 +1,61 @@
+"""The package's metadata: dependencies in step, kernels shipped, commands present."""
+import pathlib
+import re
+
+import pytest
+
+tomllib = pytest.importorskip("tomllib")
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def _name(req: str) -> str:
+    return re.split(r"[<>=!~ \[;]", req.strip(), maxsplit=1)[0].lower()
+
+
+def _conda_deps() -> set:
+    names = set()
+    text = (ROOT / "environment.yml").read_text()
+    for line in text.split("\ndependencies:", 1)[1].splitlines():
+        m = re.match(r"^\s+-\s+([A-Za-z0-9_.\-]+)", line)
+        if m and not line.strip().startswith("- -e"):
+            names.add(_name(m.group(1)))
+    return names - {"python", "pip"}
+
+
+def test_environment_yml_matches_pyproject():
+    proj = PYPROJECT["project"]
+    wanted = {_name(r) for r in proj["dependencies"]}
+    for extra, reqs in proj["optional-dependencies"].items():
+        if extra in ("cuda12", "cuda13"):
+            continue  # conda's single 'cupy' package covers both
+        wanted |= {_name(r) for r in reqs}
+    conda = _conda_deps()
+    assert "cupy" in conda
+    assert wanted == conda - {"cupy"}, f"only in pyproject: {wanted - conda}; only in environment.yml: {conda - wanted - {'cupy'}}"
+
+
+def test_extras_and_package_data():
+    proj = PYPROJECT["project"]
+    extras = proj["optional-dependencies"]
+    assert _name(extras["cuda12"][0]) == "cupy-cuda12x" and _name(extras["cuda13"][0]) == "cupy-cuda13x"
+    assert "pytest" in {_name(r) for r in extras["test"]}
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]["gpualgo.kernels"]
+    assert "*.cu" in data and "*.cuh" in data
+    assert (ROOT / "gpualgo" / "kernels" / "__init__.py").is_file()  # a package, so the data ships
+
+
+def test_markers_registered():
+    markers = " ".join(PYPROJECT["tool"]["pytest"]["ini_options"]["markers"])
+    assert "gpu:" in markers and "slow:" in markers
+
+
+def test_readme_commands_match_makefile_and_ci():
+    readme = (ROOT / "README.md").read_text()
+    setup = re.search(r"```(?:bash|sh)\n(.*?)```", readme, re.S).group(1)
+    commands = [ln for ln in setup.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    assert commands == ["make run", "make test"], commands
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^run:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
+    assert "make test" in (ROOT / ".ci" / "run").read_text()

@@ -1,0 +1,34 @@
+import json
+
+import pytest
+
+from gpualgo import results
+
+
+def test_write_then_read_round_trip(tmp_path):
+    rows = [{"variant": "serial", "n": 500, "time_ms": 1.25, "exact": True},
+            {"variant": "gpu_v1", "n": 500, "time_ms": 0.5, "rounds": 12, "exact": False}]
+    path = results.write(tmp_path / "auction", "report", rows, {"sizes": [500]}, seeds=[1, 2])
+    assert path.name == "report.csv"
+    rec = results.read(tmp_path / "auction", "report")
+    assert rec.rows[0] == {"variant": "serial", "n": 500, "time_ms": 1.25, "exact": True, "rounds": None}
+    assert rec.rows[1]["rounds"] == 12 and rec.rows[1]["exact"] is False
+    meta = json.loads((tmp_path / "auction" / "report.json").read_text())
+    assert meta["params"] == {"sizes": [500]} and meta["seeds"] == [1, 2] and meta["rows"] == 2
+    assert {"date", "device", "packages", "command", "host"} <= set(meta)
+    assert meta["packages"]["numpy"]
+    assert "recorded on" in rec.source() and meta["date"][:10] in rec.source()
+
+
+def test_source_names_the_gpu(tmp_path):
+    results.write(tmp_path, "x", [{"a": 1}], {})
+    meta = json.loads((tmp_path / "x.json").read_text())
+    meta["device"] = {"gpu": "NVIDIA H100 80GB HBM3", "sms": 132, "driver": "580.1", "cuda_runtime": "13.0"}
+    (tmp_path / "x.json").write_text(json.dumps(meta))
+    src = results.read(tmp_path, "x").source()
+    assert "NVIDIA H100 80GB HBM3 (132 SMs, driver 580.1, CUDA 13.0)" in src
+
+
+def test_read_missing_raises(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no recorded results"):
+        results.read(tmp_path, "nothing")
