@@ -84,13 +84,23 @@ def describe() -> dict:
         cuda_runtime=f"{cuda_rt // 1000}.{cuda_rt % 1000 // 10}",
         cupy=cupy.__version__,
     )
-    try:  # the driver's own version string, when NVML is reachable
-        from cupy_backends.cuda.libs import nvml  # type: ignore
-        nvml.nvmlInit()
-        info["driver"] = nvml.nvmlSystemGetDriverVersion()
-    except Exception:
-        pass
+    driver = _driver_version()
+    if driver:
+        info["driver"] = driver
     return info
+
+
+def _driver_version() -> str | None:
+    """The NVIDIA kernel driver's version (e.g. '580.159.04'), where Linux shows it."""
+    try:
+        text = pathlib.Path("/proc/driver/nvidia/version").read_text()
+    except OSError:
+        return None
+    for word in text.split():
+        parts = word.split(".")
+        if len(parts) >= 2 and all(p.isdigit() for p in parts):
+            return word
+    return None
 
 
 def sm_count() -> int:
