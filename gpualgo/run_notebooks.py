@@ -47,7 +47,7 @@ def execute(nb_path: pathlib.Path, out: pathlib.Path, parameters: dict, kernel: 
     t0 = time.perf_counter()
     row = {"notebook": nb_path.name, "ok": True, "error": ""}
     try:
-        papermill.execute_notebook(str(nb_path), str(executed), parameters=parameters, kernel_name=kernel,
+        papermill.execute_notebook(str(nb_path), str(executed), parameters=parameters, kernel_name=kernel, language="python",
                                    cwd=str(nb_path.parent), progress_bar=False)
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         row["ok"] = False
