@@ -14,7 +14,7 @@ import platform
 
 __all__ = [
     "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
-    "kernel_path", "kernel_source", "load_module", "get_kernel", "sm_count", "CudaTimer",
+    "kernel_path", "kernel_source", "load_module", "get_kernel", "sm_count", "device_name", "CudaTimer",
 ]
 
 
@@ -63,13 +63,20 @@ def describe() -> dict:
     Without a GPU: ``{"gpu": None, "reason": ...}`` plus the host's CPU description,
     so that every recorded result says where it ran.
     """
+    cupy = _probe()[0]
+    return dict(_describe(cupy.cuda.Device().id if cupy is not None else -1))
+
+
+@functools.lru_cache(maxsize=None)
+def _describe(device_id: int) -> dict:
+    # asking the driver for the properties costs about a millisecond: once per device
     info = {"host_cpu": platform.processor() or platform.machine(), "python": platform.python_version()}
     cupy, reason = _probe()
     if cupy is None:
         info.update(gpu=None, reason=reason)
         return info
     rt = cupy.cuda.runtime
-    dev = cupy.cuda.Device()
+    dev = cupy.cuda.Device(device_id)
     props = rt.getDeviceProperties(dev.id)
     name = props["name"]
     name = name.decode() if isinstance(name, bytes) else str(name)
@@ -105,8 +112,14 @@ def _driver_version() -> str | None:
 
 def sm_count() -> int:
     """Number of streaming multiprocessors of the current device."""
-    cupy = require()
-    return int(cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["multiProcessorCount"])
+    require()
+    return describe()["sms"]
+
+
+def device_name() -> str:
+    """Name of the current device, e.g. 'NVIDIA H100 80GB HBM3'."""
+    require()
+    return describe()["gpu"]
 
 
 def kernel_path(name: str) -> pathlib.Path:
