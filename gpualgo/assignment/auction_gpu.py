@@ -1,0 +1,351 @@
+"""The GPU auction variants, in the order they are taught (kernels: ``gpualgo/kernels/auction.cu``).
+
+``gpu_v1``            the report's bidding kernel (2-D grid, two-stage top-2 reduction,
+                      last block found with an atomic counter) and assignment kernel
+                      (one block per object); the host reads the matched count every round.
+``gpu_queues``        + queues of unassigned persons and of objects that got a bid, the
+                      kernel that rebuilds the person queue, two streams and events so
+                      that copying the matched counter overlaps that kernel; ties between
+                      equal bids go to whoever the atomics queued first.
+``gpu_deterministic`` the same, ties to the lowest person: equals the serial version.
+``gpu_graph``         the queue version, several rounds captured in one CUDA graph.
+``gpu_eps_scaling``   beyond the report: eps-scaling (phases with decreasing eps, prices
+                      kept), warp-per-bidder bidding with a 64-bit atomicMax per object,
+                      and a single-block kernel that finishes each phase once few
+                      bidders remain.  Deterministic: equals the serial eps-scaling twin.
+``gpu_sparse``        the same on CSR rows (for the 10% density instances).
+
+Every variant takes ``(B, eps=None, **options)`` and returns an AssignmentResult.
+Launch configurations are computed in :func:`launch_config` only.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .. import gpu
+from . import auction_serial, problem
+from .result import make_result
+
+__all__ = ["VARIANT_FUNCS", "launch_config", "gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph",
+           "gpu_eps_scaling", "gpu_sparse"]
+
+_NULL = np.uint64(0)          # a null pointer argument
+_C_MATCHED, _C_ROUNDS = 4, 5  # counter slots (see auction.cu)
+TAIL_THREADS = 1024
+
+
+def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_threads: int = 256,
+                  grid_factor: int = 2, warps_per_block: int = 8, blocks_per_sm: int = 4) -> dict:
+    """Every grid and block size of the auction kernels, in one place.
+
+    ``kind`` is ``"report"`` (bid_kernel / assign_kernel / rebuild_queue_kernel) or
+    ``"fast"`` (the eps-scaling kernels).  Report defaults: 128 bidding threads, 256
+    assignment threads, grids of ``grid_factor`` x the SM count (the report's best).
+    """
+    for name, t in (("bid_threads", bid_threads), ("assign_threads", assign_threads)):
+        if t % 32 or not 32 <= t <= 1024:
+            raise ValueError(f"{name} must be a multiple of 32 in [32, 1024], got {t}")
+    if kind == "report":
+        gx = max(1, min(-(-n // bid_threads), bid_threads))  # the last block reduces gx partials
+        gy = max(1, grid_factor * sms)
+        return {"bid": ((gx, gy), (bid_threads,)), "assign": ((gy,), (assign_threads,)),
+                "rebuild": ((gy,), (256,)), "bid_x": gx}
+    if kind == "fast":
+        threads = 32 * warps_per_block
+        return {"bid": ((blocks_per_sm * sms,), (threads,)), "assign": ((2 * sms,), (256,)),
+                "tail": ((1,), (TAIL_THREADS,)), "phase": ((4 * sms,), (256,))}
+    raise ValueError(f"unknown kernel family {kind!r}")
+
+
+def _kernels(names, tail_max: int = 32):
+    mod = gpu.load_module("auction", defines={"TAIL_MAX": tail_max})
+    return {k: mod.get_function(k) for k in names}
+
+
+def _check_memory(cp, nbytes: int, force: bool):
+    free, _total = cp.cuda.runtime.memGetInfo()
+    if nbytes > 0.9 * free and not force:
+        raise ValueError(f"this instance needs about {nbytes / 2**30:.1f} GiB of GPU memory, "
+                         f"{free / 2**30:.1f} GiB are free; pass force=True to try anyway")
+
+
+def _i64(v):
+    return np.int64(v)
+
+
+def _i32(v):
+    return np.int32(v)
+
+
+class _Pinned:
+    """One page-locked int32 counter copied from the device without blocking the stream."""
+
+    def __init__(self, cp):
+        self.cp = cp
+        self.mem = cp.cuda.alloc_pinned_memory(4)
+        self.host = np.frombuffer(self.mem, dtype=np.int32, count=1)
+
+    def copy_from(self, dev_view, stream):
+        self.cp.cuda.runtime.memcpyAsync(self.host.ctypes.data, dev_view.data.ptr, 4, 2, stream.ptr)
+
+    @property
+    def value(self) -> int:
+        return int(self.host[0])
+
+
+def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads: int = 256,
+                   grid_factor: int = 2, rounds_per_graph: int = 16, max_rounds: int = 10**8,
+                   force: bool = False):
+    """gpu_v1 / gpu_queues / gpu_deterministic / gpu_graph (the report's kernels)."""
+    cp = gpu.require()
+    t0 = time.perf_counter()
+    prob = problem.prepare(B, eps)
+    m, n = prob.m, prob.n
+    cfg = launch_config("report", n, gpu.sm_count(), bid_threads, assign_threads, grid_factor)
+    gx = cfg["bid_x"]
+    _check_memory(cp, 4 * m * n + 20 * m * gx + 64 * (m + n), force)
+    k = _kernels(("bid_kernel", "assign_kernel", "rebuild_queue_kernel"))
+    t1 = time.perf_counter()
+    up0 = cp.cuda.Event(); up0.record()
+    raw = cp.asarray(prob.raw)
+    up1 = cp.cuda.Event(); up1.record()
+    price = cp.zeros(n, dtype=cp.int64)
+    person_obj = cp.full(m, -1, dtype=cp.int32)
+    obj_owner = cp.full(n, -1, dtype=cp.int32)
+    pb = cp.empty(m * gx, dtype=cp.int64)
+    ps = cp.empty(m * gx, dtype=cp.int64)
+    pi = cp.empty(m * gx, dtype=cp.int32)
+    done = cp.zeros(m, dtype=cp.uint32)
+    bid_obj = cp.full(m, -1, dtype=cp.int32)
+    bid_inc = cp.zeros(m, dtype=cp.int64)
+    obj_flag = cp.zeros(n, dtype=cp.int32)
+    obj_queue = cp.zeros(n, dtype=cp.int32)
+    queues = [cp.arange(m, dtype=cp.int32), cp.zeros(m, dtype=cp.int32)]
+    counters = cp.zeros(8, dtype=cp.int32)
+    counters[0] = m
+    scale, e, cap = _i64(prob.scale), _i64(prob.eps), _i64(prob.cap)
+    queued = variant != "gpu_v1"
+    det = _i32(1 if variant == "gpu_deterministic" else 0)
+
+    def one_round(p):
+        q, nq = queues[p], queues[1 - p]
+        ql, nql = counters[p:p + 1], counters[1 - p:2 - p]
+        ol = counters[2:3]
+        if not queued:
+            k["bid_kernel"](cfg["bid"][0], cfg["bid"][1], (
+                raw, scale, price, _i32(m), _i32(n), _NULL, _NULL, person_obj, e, cap,
+                pb, ps, pi, done, bid_obj, bid_inc, obj_flag, _NULL, _NULL, _NULL))
+            k["assign_kernel"](cfg["assign"][0], cfg["assign"][1], (
+                bid_obj, bid_inc, _i32(m), _NULL, _NULL, obj_flag, _NULL, _NULL, _i32(n),
+                price, person_obj, obj_owner, counters, _NULL, _NULL, _NULL, _i32(1)))
+            return
+        k["bid_kernel"](cfg["bid"][0], cfg["bid"][1], (
+            raw, scale, price, _i32(m), _i32(n), q, ql, person_obj, e, cap,
+            pb, ps, pi, done, bid_obj, bid_inc, obj_flag, obj_queue, ol, nql))
+        k["assign_kernel"](cfg["assign"][0], cfg["assign"][1], (
+            bid_obj, bid_inc, _i32(m), q, ql, obj_flag, obj_queue, ol, _i32(n),
+            price, person_obj, obj_owner, counters, nq, nql, _NULL, det))
+
+    def rebuild(p):
+        k["rebuild_queue_kernel"](cfg["rebuild"][0], cfg["rebuild"][1], (
+            queues[p], counters[p:p + 1], person_obj, bid_obj, queues[1 - p], counters[1 - p:2 - p],
+            counters[2:3], counters))
+
+    main = cp.cuda.Stream(non_blocking=True)
+    side = cp.cuda.Stream(non_blocking=True)
+    pinned = _Pinned(cp)
+    host_rounds = 0
+    cp.cuda.Device().synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    with main:
+        start.record(main)
+        if variant == "gpu_graph":
+            if rounds_per_graph < 2 or rounds_per_graph % 2:
+                raise ValueError(f"rounds_per_graph must be even and >= 2, got {rounds_per_graph}")
+            main.begin_capture()
+            for r in range(rounds_per_graph):
+                one_round(r % 2)
+                rebuild(r % 2)
+            graph = main.end_capture()
+            while True:
+                graph.launch(main)
+                pinned.copy_from(counters[_C_MATCHED:_C_MATCHED + 1], main)
+                main.synchronize()
+                host_rounds += rounds_per_graph
+                if pinned.value == m:
+                    break
+                if host_rounds > max_rounds:
+                    raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
+        else:
+            p = 0
+            copied = cp.cuda.Event()
+            while True:
+                one_round(p)
+                if queued:
+                    # the counter copy (side stream) overlaps the queue rebuild (main stream)
+                    assigned = cp.cuda.Event()
+                    assigned.record(main)
+                    side.wait_event(assigned)
+                    pinned.copy_from(counters[_C_MATCHED:_C_MATCHED + 1], side)
+                    copied.record(side)
+                    rebuild(p)
+                    copied.synchronize()
+                else:
+                    pinned.copy_from(counters[_C_MATCHED:_C_MATCHED + 1], main)
+                    main.synchronize()
+                host_rounds += 1
+                p ^= 1
+                if pinned.value == m:
+                    break
+                if host_rounds > max_rounds:
+                    raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
+        stop.record(main)
+        stop.synchronize()
+    kernel_ms = cp.cuda.get_elapsed_time(start, stop)
+    rounds = host_rounds if not queued else int(counters[_C_ROUNDS].get())
+    t2 = time.perf_counter()
+    a = person_obj.get()
+    pr = price.get()
+    t3 = time.perf_counter()
+    stats = {"rounds": rounds, "kernel_ms": kernel_ms, "upload_ms": cp.cuda.get_elapsed_time(up0, up1),
+             "download_ms": (t3 - t2) * 1e3, "prepare_ms": (t1 - t0) * 1e3,
+             "device": gpu.device_name(), "launch": {k_: v for k_, v in cfg.items()}}
+    stats["transfer_ms"] = stats["upload_ms"] + stats["download_ms"]
+    if variant == "gpu_graph":
+        stats["rounds_launched"] = host_rounds
+    return make_result(B, prob, a, pr, variant, stats, t0)
+
+
+def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps_factor: int = 8,
+                 warps_per_block: int = 8, blocks_per_sm: int = 4, rounds_per_check: int = 16,
+                 tail_max: int = 32, max_rounds: int = 10**8, force: bool = False):
+    """gpu_eps_scaling (dense) and gpu_sparse (CSR): the kernels of family 2 in auction.cu."""
+    cp = gpu.require()
+    t0 = time.perf_counter()
+    prob = problem.prepare(B, eps, square=True)
+    N = prob.n  # persons after padding = objects
+    if N >= (1 << problem.KEY_BITS):
+        raise ValueError(f"at most {(1 << problem.KEY_BITS) - 1} persons, got {N}")
+    if not 1 <= tail_max <= 32:
+        raise ValueError(f"tail_max must be in [1, 32], got {tail_max}")
+    sched = auction_serial.eps_schedule(prob.span, prob.eps, eps_start if scaling else prob.eps, eps_factor)
+    cfg = launch_config("fast", N, gpu.sm_count(), warps_per_block=warps_per_block, blocks_per_sm=blocks_per_sm)
+    if sparse:
+        present = prob.raw != problem.MISSING
+        nnz = int(present.sum())
+        _check_memory(cp, 16 * nnz + 64 * N, force)
+        indptr_h = np.zeros(N + 1, dtype=np.int64)
+        np.cumsum(present.sum(axis=1), out=indptr_h[1:])
+        rows_h, cols_h = np.nonzero(present)  # row-major: columns ascending in each row
+        vals_h = prob.raw[rows_h, cols_h]
+        names = ("phase_start_kernel", "bid_warp_csr_kernel", "assign_winner_kernel", "tail_rounds_csr_kernel")
+    else:
+        ld = -(-N // 4) * 4
+        _check_memory(cp, 4 * N * ld + 64 * N, force)
+        raw_h = prob.raw
+        if ld != N:
+            raw_h = np.full((N, ld), problem.MISSING, dtype=np.int32)
+            raw_h[:, :N] = prob.raw
+        names = ("phase_start_kernel", "bid_warp_kernel", "assign_winner_kernel", "tail_rounds_kernel")
+    k = _kernels(names, tail_max)
+    bid_k, tail_k = k[names[1]], k[names[3]]
+    t1 = time.perf_counter()
+    up0 = cp.cuda.Event(); up0.record()
+    if sparse:
+        rows_args = (cp.asarray(indptr_h), cp.asarray(cols_h.astype(np.int32)), cp.asarray(vals_h))
+    else:
+        rows_args = (cp.asarray(raw_h), _i32(ld))
+    up1 = cp.cuda.Event(); up1.record()
+    # dense scans load the prices of whole int4 groups, padding columns included
+    price = cp.zeros(N if sparse else ld, dtype=cp.int64)
+    person_obj = cp.full(N, -1, dtype=cp.int32)
+    obj_owner = cp.full(N, -1, dtype=cp.int32)
+    obj_key = cp.zeros(N, dtype=cp.uint64)
+    lists = [cp.zeros(2 * N, dtype=cp.int32), cp.zeros(2 * N, dtype=cp.int32)]
+    objq = [cp.zeros(N, dtype=cp.int32), cp.zeros(N, dtype=cp.int32)]
+    counters = cp.zeros(8, dtype=cp.int32)
+    c = [counters[t:t + 1] for t in range(4)]
+    scale = _i64(prob.scale)
+    stream = cp.cuda.Stream(non_blocking=True)
+    pinned = _Pinned(cp)
+    per_phase, checks_done = [], 0
+    cp.cuda.Device().synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    with stream:
+        start.record(stream)
+        for eps_phase in sched:
+            e, cap = _i64(eps_phase), _i64(max(prob.cap, eps_phase))
+            k["phase_start_kernel"](cfg["phase"][0], cfg["phase"][1],
+                                    (_i32(N), _i32(N), person_obj, obj_owner, lists[0], counters))
+            p = 0
+            while True:
+                for _ in range(rounds_per_check):
+                    bid_k(cfg["bid"][0], cfg["bid"][1], rows_args + (
+                        scale, price, lists[p], c[p], person_obj, e, cap, obj_key, objq[p], c[2 + p],
+                        lists[1 - p], c[1 - p], c[3 - p]))
+                    k["assign_winner_kernel"](cfg["assign"][0], cfg["assign"][1], (
+                        objq[p], c[2 + p], obj_key, price, person_obj, obj_owner, counters,
+                        lists[1 - p], c[1 - p], c[p]))
+                    p ^= 1
+                tail_k(cfg["tail"][0], cfg["tail"][1], rows_args + (
+                    scale, price, lists[p], c[p], person_obj, obj_owner, e, cap, counters))
+                pinned.copy_from(counters[_C_MATCHED:_C_MATCHED + 1], stream)
+                stream.synchronize()
+                checks_done += 1
+                if pinned.value == N:
+                    break
+                if checks_done * rounds_per_check > max_rounds:
+                    raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
+            total = int(counters[_C_ROUNDS].get())
+            per_phase.append(total - sum(per_phase))
+        stop.record(stream)
+        stop.synchronize()
+    kernel_ms = cp.cuda.get_elapsed_time(start, stop)
+    t2 = time.perf_counter()
+    a = person_obj.get()
+    pr = price[:N].get()
+    t3 = time.perf_counter()
+    stats = {"rounds": int(sum(per_phase)), "rounds_per_phase": per_phase, "eps_schedule": sched,
+             "phases": len(sched), "kernel_ms": kernel_ms, "upload_ms": cp.cuda.get_elapsed_time(up0, up1),
+             "download_ms": (t3 - t2) * 1e3, "prepare_ms": (t1 - t0) * 1e3, "host_checks": checks_done,
+             "device": gpu.device_name(), "launch": cfg}
+    stats["transfer_ms"] = stats["upload_ms"] + stats["download_ms"]
+    return make_result(B, prob, a, pr, "gpu_sparse" if sparse else "gpu_eps_scaling", stats, t0)
+
+
+def gpu_v1(B, eps=None, **options):
+    """The report's first GPU version (no queues); options: bid_threads, assign_threads, grid_factor."""
+    return _report_family(B, eps, "gpu_v1", **options)
+
+
+def gpu_queues(B, eps=None, **options):
+    """Queues of unassigned persons and of objects with a bid, streams and events."""
+    return _report_family(B, eps, "gpu_queues", **options)
+
+
+def gpu_deterministic(B, eps=None, **options):
+    """The queue version with ties to the lowest person: the serial version's result exactly."""
+    return _report_family(B, eps, "gpu_deterministic", **options)
+
+
+def gpu_graph(B, eps=None, **options):
+    """The queue version driven by a CUDA graph of ``rounds_per_graph`` rounds."""
+    return _report_family(B, eps, "gpu_graph", **options)
+
+
+def gpu_eps_scaling(B, eps=None, **options):
+    """Exact eps-scaling auction on a dense matrix (options: eps_start, eps_factor, scaling, ...)."""
+    return _fast_family(B, eps, sparse=False, **options)
+
+
+def gpu_sparse(B, eps=None, **options):
+    """The eps-scaling auction on CSR rows (only the existing edges are scanned)."""
+    return _fast_family(B, eps, sparse=True, **options)
+
+
+VARIANT_FUNCS = {
+    "gpu_v1": gpu_v1, "gpu_queues": gpu_queues, "gpu_deterministic": gpu_deterministic,
+    "gpu_graph": gpu_graph, "gpu_eps_scaling": gpu_eps_scaling, "gpu_sparse": gpu_sparse,
+}

@@ -1,0 +1,175 @@
+"""The serial auction (the report's Algorithm 1), compiled with numba.
+
+Rounds are Jacobi rounds, exactly as in the report: every unassigned person bids
+against the prices at the start of the round; each object that received bids goes
+to the highest bid (ties to the lowest person index) and its price rises by that bid;
+the previous owner becomes unassigned.  A person's best object is the first one with
+the highest profit (ties to the lowest object index).  The GPU variants follow the
+same rules, so the deterministic ones reproduce this function bit for bit.
+
+All arithmetic is on ``int64`` in the scaled units of :mod:`.problem`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["auction_rounds", "auction", "auction_eps_scaling", "eps_schedule", "NEG"]
+
+#: below every reachable profit (prices stay far below 2**61)
+NEG = -(1 << 62)
+_MISSING = np.int32(np.iinfo(np.int32).min)
+
+
+@njit(cache=True)
+def _person_bid(raw, i, scale, price, eps, cap):
+    """(object, increment) of person i's bid: best profit g1 minus second best g2 plus eps."""
+    n = raw.shape[1]
+    g1 = NEG
+    g2 = NEG
+    best = -1
+    for j in range(n):
+        a = raw[i, j]
+        if a == _MISSING:
+            continue
+        profit = np.int64(a) * scale - price[j]
+        if profit > g1:
+            g2 = g1
+            g1 = profit
+            best = j
+        elif profit > g2:
+            g2 = profit
+    if g2 == NEG:  # one edge only: the report bids +inf; a finite cap keeps int64 safe
+        inc = cap
+    else:
+        inc = min(g1 - g2 + eps, cap)
+    return best, inc
+
+
+@njit(cache=True)
+def auction_rounds(raw, scale, eps, cap, price, person_obj, obj_owner, max_rounds, active):
+    """Run Jacobi rounds until every person is assigned; prices and matching are updated in place.
+
+    ``active`` is a preallocated int64 array that receives the number of bidders of
+    each round (as many as fit).  Returns the number of rounds, or -1 when
+    ``max_rounds`` is reached first.
+    """
+    m, n = raw.shape
+    bid_inc = np.zeros(n, np.int64)
+    bid_from = np.full(n, -1, np.int64)
+    touched = np.empty(n, np.int64)
+    bidders = np.empty(m, np.int64)
+    nb = 0
+    for i in range(m):
+        if person_obj[i] < 0:
+            bidders[nb] = i
+            nb += 1
+    nxt = np.empty(m, np.int64)
+    rounds = 0
+    while nb > 0:
+        if rounds >= max_rounds:
+            return -1
+        if rounds < active.shape[0]:
+            active[rounds] = nb
+        rounds += 1
+        # bidding phase: everybody sees the same prices (Jacobi)
+        nt = 0
+        for k in range(nb):
+            i = bidders[k]
+            j, inc = _person_bid(raw, i, scale, price, eps, cap)
+            if bid_from[j] < 0:
+                touched[nt] = j
+                nt += 1
+                bid_inc[j] = inc
+                bid_from[j] = i
+            elif inc > bid_inc[j] or (inc == bid_inc[j] and i < bid_from[j]):
+                bid_inc[j] = inc
+                bid_from[j] = i
+        # assignment phase
+        nn = 0
+        for t in range(nt):
+            j = touched[t]
+            winner = bid_from[j]
+            prev = obj_owner[j]
+            if prev >= 0:
+                person_obj[prev] = -1
+                nxt[nn] = prev
+                nn += 1
+            price[j] += bid_inc[j]
+            obj_owner[j] = winner
+            person_obj[winner] = j
+            bid_from[j] = -1
+            bid_inc[j] = 0
+        for k in range(nb):
+            i = bidders[k]
+            if person_obj[i] < 0:
+                nxt[nn] = i
+                nn += 1
+        bidders, nxt = nxt, bidders
+        nb = nn
+    return rounds
+
+
+def eps_schedule(span: int, eps_final: int, eps_start=None, factor: int = 8) -> list[int]:
+    """The epsilons of eps-scaling, in scaled units: ``eps_start``, divided by ``factor``, ..., ``eps_final``.
+
+    The default start is ``span / 8`` (an eighth of the benefit range), never below
+    the final epsilon and never above the range (a bid needs ``eps <= cap``).
+    """
+    if factor < 2:
+        raise ValueError(f"eps_factor must be >= 2, got {factor}")
+    start = max(span // 8, eps_final) if eps_start is None else int(eps_start)
+    start = max(min(start, max(span, eps_final)), eps_final)
+    out = [start]
+    while out[-1] > eps_final:
+        out.append(max(eps_final, out[-1] // factor))
+    return out
+
+
+def auction(prob, max_rounds: int = 10**9, record_rounds: int = 100_000):
+    """Serial auction on an :class:`~.problem.IntProblem` with its final epsilon.
+
+    Returns ``(person_obj, price, rounds, active_bidders)``; raises RuntimeError after
+    ``max_rounds`` rounds (an eps far below the benefit scale can need billions).
+    """
+    m, n = prob.raw.shape
+    price = np.zeros(n, np.int64)
+    person_obj = np.full(m, -1, np.int64)
+    obj_owner = np.full(n, -1, np.int64)
+    active = np.zeros(record_rounds, np.int64)
+    rounds = auction_rounds(prob.raw, np.int64(prob.scale), np.int64(prob.eps), np.int64(prob.cap),
+                            price, person_obj, obj_owner, np.int64(max_rounds), active)
+    if rounds < 0:
+        raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
+    return person_obj, price, rounds, active[:min(rounds, record_rounds)].copy()
+
+
+def auction_eps_scaling(prob, eps_start=None, eps_factor: int = 8, max_rounds: int = 10**9,
+                        record_rounds: int = 100_000):
+    """Serial eps-scaling auction: phases with decreasing eps, prices kept, all persons unassigned.
+
+    The same Jacobi rules as :func:`auction` in every phase; it is the serial twin of
+    the ``gpu_eps_scaling`` and ``gpu_sparse`` variants (which must reproduce it).
+    ``prob`` must be square (``problem.prepare(B, square=True)`` pads it).  Returns
+    ``(person_obj, price, rounds, active_bidders, rounds_per_phase, schedule)``.
+    """
+    m, n = prob.raw.shape
+    if m != n:
+        raise ValueError("eps-scaling needs a square problem (pad it first)")
+    sched = eps_schedule(prob.span, prob.eps, eps_start, eps_factor)
+    price = np.zeros(n, np.int64)
+    person_obj = np.full(m, -1, np.int64)
+    obj_owner = np.full(n, -1, np.int64)
+    active = np.zeros(record_rounds, np.int64)
+    per_phase, total, filled = [], 0, []
+    for eps in sched:
+        person_obj[:] = -1
+        obj_owner[:] = -1
+        r = auction_rounds(prob.raw, np.int64(prob.scale), np.int64(eps), np.int64(max(prob.cap, eps)),
+                           price, person_obj, obj_owner, np.int64(max_rounds - total), active)
+        if r < 0:
+            raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
+        filled.append(active[:min(r, record_rounds)].copy())
+        per_phase.append(r)
+        total += r
+    return person_obj, price, total, np.concatenate(filled), per_phase, sched

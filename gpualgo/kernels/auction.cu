@@ -1,0 +1,466 @@
+// The auction algorithm (Bertsekas) for the assignment problem, one kernel per step.
+//
+// Units: benefits are stored as int32 `raw` (MISSING_EDGE for a missing edge) and used
+// as raw * scale in 64-bit integers; prices are int64.  With scale = m + 1 and eps = 1
+// the auction is exact for integer benefits (eps < 1/m in the original units), and
+// every variant performs the same integer operations as the serial version.
+//
+// Rules shared with the serial code (gpualgo/assignment/auction_serial.py):
+//  * a bidder's target is its best profit, ties to the lowest object index;
+//  * its increment is g1 - g2 + eps, capped at `cap` (a person with a single edge has
+//    no g2 and bids the cap: the report bids +inf there);
+//  * an object goes to the largest increment; the deterministic kernels break ties
+//    towards the lowest person index, the report's queue kernels towards whoever
+//    comes first in the queue (an order set by atomics, so it varies from run to run).
+//
+// Two families:
+//  1. the report's kernels: bid_kernel (2-D grid, two-stage top-2 reduction with the
+//     last block found by an atomic counter), assign_kernel (one block per object),
+//     rebuild_queue_kernel (the unassigned queue for the next round);
+//  2. the fast kernels of eps-scaling: phase_start_kernel, bid_warp_kernel (one warp
+//     per bidder, coalesced int4 row scan, the winner per object chosen with one 64-bit
+//     atomicMax), assign_winner_kernel (one thread per object that got a bid),
+//     tail_rounds_kernel (once 32 bidders or fewer remain, a single block runs all the
+//     remaining rounds of the phase without going back to the host), plus their CSR
+//     twins for sparse matrices.
+#include "common.cuh"
+
+#define MISSING_EDGE (-2147483647 - 1)
+#define NEG_PROFIT (-(1LL << 62))
+#define NO_INDEX 0x7fffffff
+// bid key of the fast kernels: increment in the high 40 bits, (2^24 - 1 - person) low
+#define KEY_BITS 24
+#define KEY_MASK ((1ULL << KEY_BITS) - 1ULL)
+#ifndef TAIL_MAX
+#define TAIL_MAX 32
+#endif
+// counters: [0], [1] person queue lengths (by round parity); [2], [3] object queue
+// lengths (by parity); [4] persons matched; [5] rounds
+#define C_MATCHED 4
+#define C_ROUNDS 5
+
+// Fold one profit into a thread's running (best, second, argmax).  Objects arrive in
+// increasing index order within a thread, so a strict > keeps the lowest index.
+__device__ __forceinline__ void top2_push(long long profit, int j, long long& best, long long& second, int& idx) {
+    if (profit > best) {
+        second = best;
+        best = profit;
+        idx = j;
+    } else if (profit > second) {
+        second = profit;
+    }
+}
+
+__device__ __forceinline__ long long bid_increment(long long best, long long second, long long eps, long long cap) {
+    if (second == NEG_PROFIT) return cap;  // a single edge: no competitor to stay eps-close to
+    long long inc = best - second + eps;
+    return inc < cap ? inc : cap;
+}
+
+// ---------------------------------------------------------------------------------
+// 1. The report's kernels
+// ---------------------------------------------------------------------------------
+
+// bid_kernel: one person per block row (blockIdx.y, grid-stride over the persons),
+// its objects split over gridDim.x blocks.  Each block reduces its slice to a
+// (best, second, argmax) triple and stores it in `part`; the last block to finish for
+// that person (atomicInc on `done`, which wraps back to 0 for the next round) reduces
+// the gridDim.x partials and publishes the bid.  Needs gridDim.x <= blockDim.x.
+// queue == nullptr: every person is visited and assigned ones are skipped (gpu_v1).
+// Otherwise the queue of unassigned persons holds *queue_len entries and the object
+// that gets a bid is pushed (once) onto obj_queue.
+extern "C" __global__ void bid_kernel(
+    const int* __restrict__ raw, long long scale, const long long* __restrict__ price, int m, int n,
+    const int* __restrict__ queue, const int* __restrict__ queue_len, const int* __restrict__ person_obj,
+    long long eps, long long cap,
+    long long* part_best, long long* part_second, int* part_idx, unsigned int* done,
+    int* bid_obj, long long* bid_inc, int* obj_flag, int* obj_queue, int* obj_len,
+    int* reset_len)
+{
+    __shared__ bool is_last;
+    if (reset_len && blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) *reset_len = 0;
+    const int count = queue ? *queue_len : m;
+    for (int k = blockIdx.y; k < count; k += gridDim.y) {
+        const int i = queue ? queue[k] : k;
+        if (person_obj[i] >= 0) {  // block-uniform branch: no bid from an assigned person
+            if (blockIdx.x == 0 && threadIdx.x == 0) bid_obj[i] = -1;
+            continue;
+        }
+        long long best = NEG_PROFIT, second = NEG_PROFIT;
+        int idx = NO_INDEX;
+        const int* row = raw + (size_t)i * n;
+        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x) {
+            const int a = row[j];
+            if (a != MISSING_EDGE) top2_push((long long)a * scale - price[j], j, best, second, idx);
+        }
+        block_top2(best, second, idx, NEG_PROFIT, NO_INDEX);
+        const size_t slot = (size_t)i * gridDim.x;
+        if (threadIdx.x == 0) {
+            part_best[slot + blockIdx.x] = best;
+            part_second[slot + blockIdx.x] = second;
+            part_idx[slot + blockIdx.x] = idx;
+            __threadfence();  // partials visible before the counter says so
+            is_last = atomicInc(&done[i], gridDim.x - 1) == gridDim.x - 1;
+        }
+        __syncthreads();
+        if (is_last) {  // block-uniform
+            __threadfence();
+            best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX;
+            if (threadIdx.x < gridDim.x) {
+                best = ((volatile long long*)part_best)[slot + threadIdx.x];
+                second = ((volatile long long*)part_second)[slot + threadIdx.x];
+                idx = ((volatile int*)part_idx)[slot + threadIdx.x];
+            }
+            block_top2(best, second, idx, NEG_PROFIT, NO_INDEX);
+            if (threadIdx.x == 0) {
+                bid_obj[i] = idx;
+                bid_inc[i] = bid_increment(best, second, eps, cap);
+                if (obj_queue) {
+                    if (atomicExch(&obj_flag[idx], 1) == 0) obj_queue[atomicAdd(obj_len, 1)] = idx;
+                } else {
+                    obj_flag[idx] = 1;
+                }
+            }
+        }
+        __syncthreads();  // is_last is reused by the next person
+    }
+}
+
+// assign_kernel: one block per object that got a bid (grid-stride over blockIdx.x).
+// The block scans the bidders (every person for gpu_v1, the queue otherwise) for
+// those who bid on this object and reduces (increment, candidate) to the maximum.
+// The candidate is the person (deterministic: lowest person wins a tie) or the queue
+// position (the report's version: the tie goes to whoever the atomics queued first).
+// Thread 0 raises the price, moves the object, and queues the previous owner.
+extern "C" __global__ void assign_kernel(
+    const int* __restrict__ bid_obj, const long long* __restrict__ bid_inc, int m,
+    const int* __restrict__ queue, const int* __restrict__ queue_len,
+    int* obj_flag, const int* __restrict__ obj_queue, const int* __restrict__ obj_len, int n,
+    long long* price, int* person_obj, int* obj_owner, int* counters,
+    int* next_queue, int* next_len, int* reset_len, int deterministic)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        if (reset_len) *reset_len = 0;
+    }
+    const int nobj = obj_queue ? *obj_len : n;
+    const int nbid = queue ? *queue_len : m;
+    for (int k = blockIdx.x; k < nobj; k += gridDim.x) {
+        const int j = obj_queue ? obj_queue[k] : k;
+        if (!obj_flag[j]) continue;  // block-uniform (gpu_v1 visits every object)
+        long long best = NEG_PROFIT;
+        int cand = NO_INDEX;
+        for (int t = threadIdx.x; t < nbid; t += blockDim.x) {
+            const int i = queue ? queue[t] : t;
+            if (bid_obj[i] == j) {
+                const long long inc = bid_inc[i];
+                const int c = (deterministic || !queue) ? i : t;
+                if (inc > best || (inc == best && c < cand)) { best = inc; cand = c; }
+            }
+        }
+        block_argmax(best, cand, NEG_PROFIT, NO_INDEX);
+        if (threadIdx.x == 0) {
+            const int winner = (deterministic || !queue) ? cand : queue[cand];
+            const int prev = obj_owner[j];
+            if (prev < 0) {
+                atomicAdd(&counters[C_MATCHED], 1);
+            } else {
+                person_obj[prev] = -1;  // prev did not bid this round: no other block touches it
+                if (next_queue) next_queue[atomicAdd(next_len, 1)] = prev;
+            }
+            price[j] += best;
+            obj_owner[j] = winner;
+            person_obj[winner] = j;
+            obj_flag[j] = 0;
+        }
+        __syncthreads();
+    }
+}
+
+// rebuild_queue_kernel: the bidders of this round who won nothing stay unassigned;
+// append them to the next queue (the displaced owners are already there).  Also
+// counts the round and clears the object queue for the next round.
+extern "C" __global__ void rebuild_queue_kernel(
+    const int* __restrict__ queue, const int* __restrict__ queue_len, const int* __restrict__ person_obj,
+    int* bid_obj, int* next_queue, int* next_len, int* obj_len, int* counters)
+{
+    const int count = *queue_len;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
+        const int i = queue[k];
+        bid_obj[i] = -1;
+        if (person_obj[i] < 0) next_queue[atomicAdd(next_len, 1)] = i;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        if (count > 0) counters[C_ROUNDS] += 1;
+        *obj_len = 0;  // the assignment kernel, its only reader, has finished
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// 2. The fast kernels (eps-scaling, dense and CSR)
+// ---------------------------------------------------------------------------------
+// phase_start_kernel: a new eps phase keeps the prices and unassigns everybody.
+extern "C" __global__ void phase_start_kernel(int m, int n, int* person_obj, int* obj_owner,
+                                              int* queue0, int* counters)
+{
+    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x) {
+        if (t < m) { person_obj[t] = -1; queue0[t] = t; }
+        obj_owner[t] = -1;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        counters[0] = m; counters[1] = 0; counters[2] = 0; counters[3] = 0;
+        counters[C_MATCHED] = 0;
+    }
+}
+
+// A thread's running (best, second, argmax) of the profits it has seen.
+// `price` is deliberately never __restrict__ in the scans below: the tail kernel writes
+// prices between scans, so they must not go through the non-coherent read-only cache.
+struct Top2 {
+    long long best, second;
+    int idx;
+    __device__ __forceinline__ void clear() { best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX; }
+    __device__ __forceinline__ void push(long long p, int j) { top2_push(p, j, best, second, idx); }
+};
+
+__device__ __forceinline__ void fold4(int4 v, longlong2 pa, longlong2 pb, int j, long long scale, Top2& t)
+{
+    if (v.x != MISSING_EDGE) t.push((long long)v.x * scale - pa.x, j);
+    if (v.y != MISSING_EDGE) t.push((long long)v.y * scale - pa.y, j + 1);
+    if (v.z != MISSING_EDGE) t.push((long long)v.z * scale - pb.x, j + 2);
+    if (v.w != MISSING_EDGE) t.push((long long)v.w * scale - pb.y, j + 3);
+}
+
+// Dense rows: int32 benefits, row pitch ld (a multiple of 4, padded with MISSING_EDGE).
+// A lane reads the int4 groups first, first + stride, ...; two groups and their 2 x 4
+// prices are loaded before any is used, so the loads overlap (the tail kernel's
+// rounds are latency bound).
+struct DenseRows {
+    const int* raw;
+    int ld;
+    __device__ __forceinline__ void scan(int i, long long scale, const long long* price, int first, int stride,
+                                         Top2& t) const {
+        const int4* row = reinterpret_cast<const int4*>(raw + (size_t)i * ld);
+        const longlong2* p2 = reinterpret_cast<const longlong2*>(price);
+        const int n4 = ld >> 2;
+        for (int q = first; q < n4; q += 2 * stride) {
+            const int q2 = q + stride;
+            const bool two = q2 < n4;
+            const int4 v = __ldg(row + q);
+            const longlong2 pa = p2[2 * q], pb = p2[2 * q + 1];
+            int4 w = v;
+            longlong2 wa = pa, wb = pb;
+            if (two) { w = __ldg(row + q2); wa = p2[2 * q2]; wb = p2[2 * q2 + 1]; }
+            fold4(v, pa, pb, q << 2, scale, t);  // increasing object order
+            if (two) fold4(w, wa, wb, q2 << 2, scale, t);
+        }
+    }
+};
+
+// CSR rows (columns ascending), so a lane meets its objects in increasing order and
+// ties resolve as in the dense scan.
+struct CsrRows {
+    const long long* indptr;
+    const int* cols;
+    const int* vals;
+    __device__ __forceinline__ void scan(int i, long long scale, const long long* price, int first, int stride,
+                                         Top2& t) const {
+        const long long end = indptr[i + 1];
+        for (long long e = indptr[i] + first; e < end; e += stride) {
+            const int j = __ldg(cols + e);
+            t.push((long long)__ldg(vals + e) * scale - price[j], j);
+        }
+    }
+};
+
+// One warp per entry of the current list.  Entries whose person got assigned since
+// they were queued are skipped (the list is compacted lazily).  The bid goes into
+// obj_key[j] with a single atomicMax on (increment << 24 | (2^24 - 1 - person)): the
+// largest increment wins, ties to the lowest person, independent of timing.  The
+// first bidder of an object queues it; every bidder re-queues itself (a winner is
+// skipped next round).
+template <class Rows>
+__device__ void bid_warp(const Rows rows, long long scale, const long long* price,
+                         const int* __restrict__ list, const int* __restrict__ list_len,
+                         const int* __restrict__ person_obj, long long eps, long long cap,
+                         unsigned long long* obj_key, int* obj_queue, int* obj_len,
+                         int* next_list, int* next_len, int* reset_len)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) *reset_len = 0;  // object queue of the previous round
+    const int lane = threadIdx.x & 31;
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int nwarps = (gridDim.x * blockDim.x) >> 5;
+    const int count = *list_len;
+    for (int k = warp; k < count; k += nwarps) {
+        const int i = list[k];
+        if (person_obj[i] >= 0) continue;  // warp-uniform
+        Top2 t;
+        t.clear();
+        rows.scan(i, scale, price, lane, 32, t);
+        warp_top2(t.best, t.second, t.idx);
+        const int j = t.idx;
+        const long long inc = bid_increment(t.best, t.second, eps, cap);
+        if (lane == 0) {
+            const unsigned long long key = ((unsigned long long)inc << KEY_BITS) | (KEY_MASK - (unsigned long long)i);
+            if (atomicMax(&obj_key[j], key) == 0ULL) obj_queue[atomicAdd(obj_len, 1)] = j;
+            next_list[atomicAdd(next_len, 1)] = i;
+        }
+    }
+}
+
+extern "C" __global__ void bid_warp_kernel(
+    const int* __restrict__ raw, int ld, long long scale, const long long* price,
+    const int* __restrict__ list, const int* __restrict__ list_len, const int* __restrict__ person_obj,
+    long long eps, long long cap, unsigned long long* obj_key, int* obj_queue, int* obj_len,
+    int* next_list, int* next_len, int* reset_len)
+{
+    bid_warp(DenseRows{raw, ld}, scale, price, list, list_len, person_obj, eps, cap,
+             obj_key, obj_queue, obj_len, next_list, next_len, reset_len);
+}
+
+extern "C" __global__ void bid_warp_csr_kernel(
+    const long long* __restrict__ indptr, const int* __restrict__ cols, const int* __restrict__ vals,
+    long long scale, const long long* price,
+    const int* __restrict__ list, const int* __restrict__ list_len, const int* __restrict__ person_obj,
+    long long eps, long long cap, unsigned long long* obj_key, int* obj_queue, int* obj_len,
+    int* next_list, int* next_len, int* reset_len)
+{
+    bid_warp(CsrRows{indptr, cols, vals}, scale, price, list, list_len, person_obj, eps, cap,
+             obj_key, obj_queue, obj_len, next_list, next_len, reset_len);
+}
+
+// assign_winner_kernel: one thread per object that got a bid: decode the key, raise
+// the price, move the object, queue the displaced owner.  Clears the key for the next
+// round and the length of the list the bid kernel read (it becomes the next-next list).
+extern "C" __global__ void assign_winner_kernel(
+    const int* __restrict__ obj_queue, const int* __restrict__ obj_len, unsigned long long* obj_key,
+    long long* price, int* person_obj, int* obj_owner, int* counters,
+    int* next_list, int* next_len, int* reset_len)
+{
+    const int count = *obj_len;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        *reset_len = 0;
+        if (count > 0) counters[C_ROUNDS] += 1;
+    }
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
+        const int j = obj_queue[k];
+        const unsigned long long key = obj_key[j];
+        obj_key[j] = 0ULL;
+        const int winner = (int)(KEY_MASK - (key & KEY_MASK));
+        const int prev = obj_owner[j];
+        if (prev < 0) {
+            atomicAdd(&counters[C_MATCHED], 1);
+        } else {
+            person_obj[prev] = -1;
+            next_list[atomicAdd(next_len, 1)] = prev;
+        }
+        price[j] += (long long)(key >> KEY_BITS);
+        obj_owner[j] = winner;
+        person_obj[winner] = j;
+    }
+}
+
+// tail_rounds_kernel: launched with ONE block of 1024 threads.  The number of bidders
+// never grows within a phase (each round, every object that got a bid stays taken),
+// and most rounds of a phase have a handful of bidders.  Once at most TAIL_MAX are
+// left, this block runs all remaining rounds itself: the bidders are split over the
+// 32 warps (32 / nb warps per bidder), __syncthreads() separates bidding from
+// assignment, warp 0 merges the partial results, decides the winners and updates
+// prices and owners, and no kernel launch or host round trip is paid per round.
+// With more than TAIL_MAX unassigned persons it returns without changing anything.
+template <class Rows>
+__device__ void tail_rounds(const Rows rows, long long scale, long long* price,
+                            const int* __restrict__ list, const int* __restrict__ list_len,
+                            int* person_obj, int* obj_owner, long long eps, long long cap, int* counters)
+{
+    __shared__ int bidders[TAIL_MAX], next[TAIL_MAX], tgt[TAIL_MAX];
+    __shared__ long long inc[TAIL_MAX];
+    __shared__ int nb, nn;
+    __shared__ long long part_best[32], part_second[32];
+    __shared__ int part_idx[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (threadIdx.x == 0) { nb = 0; nn = 0; }
+    __syncthreads();
+    const int count = *list_len;
+    for (int k = threadIdx.x; k < count; k += blockDim.x) {
+        const int i = list[k];
+        if (person_obj[i] < 0) {
+            const int s = atomicAdd(&nb, 1);
+            if (s < TAIL_MAX) bidders[s] = i;
+        }
+    }
+    __syncthreads();
+    if (nb > TAIL_MAX) return;  // block-uniform: the multi-block rounds go on
+    int rounds = 0;
+    while (nb > 0) {
+        const int b_count = nb;
+        int per = 32 / b_count;  // warps per bidder, a power of two
+        while (per & (per - 1)) per &= per - 1;
+        const int b = warp / per, part = warp % per;
+        Top2 t;
+        t.clear();
+        if (b < b_count) rows.scan(bidders[b], scale, price, part * 32 + lane, per * 32, t);
+        warp_top2(t.best, t.second, t.idx);
+        if (lane == 0) { part_best[warp] = t.best; part_second[warp] = t.second; part_idx[warp] = t.idx; }
+        __syncthreads();
+        if (warp == 0) {  // warp 0 merges, decides the winners and updates: no block barrier
+            long long g1 = part_best[lane], g2 = part_second[lane];
+            int x = part_idx[lane];
+            for (int o = 1; o < per; o <<= 1) {  // segments of `per` lanes, one per bidder
+                const long long ob = __shfl_xor_sync(GPUALGO_FULL_MASK, g1, o);
+                const long long os = __shfl_xor_sync(GPUALGO_FULL_MASK, g2, o);
+                const int oi = __shfl_xor_sync(GPUALGO_FULL_MASK, x, o);
+                top2_merge(g1, g2, x, ob, os, oi);
+            }
+            if (lane % per == 0 && lane / per < b_count) {
+                tgt[lane / per] = x;
+                inc[lane / per] = bid_increment(g1, g2, eps, cap);
+            }
+            __syncwarp();
+            if (lane < b_count) {
+                const int t = lane, i = bidders[t], j = tgt[t];
+                bool wins = true;
+                for (int v = 0; v < b_count; ++v)
+                    if (v != t && tgt[v] == j && (inc[v] > inc[t] || (inc[v] == inc[t] && bidders[v] < i)))
+                        wins = false;
+                if (wins) {
+                    const int prev = obj_owner[j];
+                    if (prev < 0) {
+                        atomicAdd(&counters[C_MATCHED], 1);
+                    } else {
+                        person_obj[prev] = -1;
+                        next[atomicAdd(&nn, 1)] = prev;
+                    }
+                    price[j] += inc[t];
+                    obj_owner[j] = i;
+                    person_obj[i] = j;
+                } else {
+                    next[atomicAdd(&nn, 1)] = i;
+                }
+            }
+            __syncwarp();
+            const int cnt = nn;
+            if (lane < cnt) bidders[lane] = next[lane];
+            __syncwarp();
+            if (lane == 0) { nb = cnt; nn = 0; }
+        }
+        ++rounds;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) counters[C_ROUNDS] += rounds;
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 1) tail_rounds_kernel(
+    const int* __restrict__ raw, int ld, long long scale, long long* price,
+    const int* __restrict__ list, const int* __restrict__ list_len,
+    int* person_obj, int* obj_owner, long long eps, long long cap, int* counters)
+{
+    tail_rounds(DenseRows{raw, ld}, scale, price, list, list_len, person_obj, obj_owner, eps, cap, counters);
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 1) tail_rounds_csr_kernel(
+    const long long* __restrict__ indptr, const int* __restrict__ cols, const int* __restrict__ vals,
+    long long scale, long long* price, const int* __restrict__ list, const int* __restrict__ list_len,
+    int* person_obj, int* obj_owner, long long eps, long long cap, int* counters)
+{
+    tail_rounds(CsrRows{indptr, cols, vals}, scale, price, list, list_len, person_obj, obj_owner, eps, cap, counters);
+}

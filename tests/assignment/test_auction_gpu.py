@@ -1,0 +1,82 @@
+"""Every GPU variant against scipy, and the deterministic ones against their serial twins."""
+import numpy as np
+import pytest
+
+from gpualgo import assignment as A
+
+pytestmark = pytest.mark.gpu
+
+GPU_VARIANTS = A.VARIANTS["auction"][1:]
+
+
+def instances(rng, count):
+    """Varied sizes, shapes, densities and benefit ranges (ties included)."""
+    shapes = [(1, 1, 1.0, 9), (5, 9, 0.5, 3), (40, 40, 1.0, 10000), (64, 100, 0.1, 1000), (100, 100, 0.3, 5),
+              (129, 129, 1.0, 2), (200, 260, 0.1, 10000), (300, 300, 1.0, 10000), (33, 1000, 0.05, 50)]
+    for k in range(count):
+        m, n, d, lim = shapes[k % len(shapes)]
+        yield A.report_instance(m, n, d, seed=rng, limit=lim)
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_variant_exact_against_scipy(variant, rng):
+    for B in instances(rng, 54):
+        r = A.solve(B, variant=variant)
+        A.check_assignment(B, r.assignment)
+        assert r.objective == A.reference_objective(B), (variant, B.shape)
+        assert r.variant == variant and r.stats["rounds"] >= 1
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_variant_eps_bound(variant, rng):
+    for B in instances(rng, 18):
+        m = B.shape[0]
+        opt = A.reference_objective(B)
+        r = A.solve(B, variant=variant, eps=2.5)
+        A.check_assignment(B, r.assignment)
+        assert opt - m * 2.5 <= r.objective <= opt
+
+
+def test_deterministic_equals_serial(rng):
+    for B in instances(rng, 27):
+        for eps in (None, 1.0):
+            s = A.solve(B, variant="serial", eps=eps)
+            g = A.solve(B, variant="gpu_deterministic", eps=eps)
+            assert np.array_equal(s.assignment, g.assignment)
+            assert np.array_equal(s.prices, g.prices)
+            assert s.stats["rounds"] == g.stats["rounds"]
+
+
+@pytest.mark.parametrize("variant", ["gpu_eps_scaling", "gpu_sparse"])
+def test_eps_scaling_equals_serial_twin(variant, rng):
+    for B in instances(rng, 27):
+        s = A.solve(B, variant="serial", scaling=True)
+        g = A.solve(B, variant=variant)
+        assert np.array_equal(s.assignment, g.assignment)
+        assert np.array_equal(s.prices, g.prices)
+        assert s.stats["rounds_per_phase"] == g.stats["rounds_per_phase"]
+
+
+def test_eps_scaling_larger_exact(rng):
+    for n, lim in [(1000, 10000), (1500, 1500), (777, 3)]:
+        B = A.uniform_instance(n, n, 1, lim, seed=rng)
+        r = A.solve(B, variant="gpu_eps_scaling")
+        A.check_assignment(B, r.assignment)
+        assert r.objective == A.reference_objective(B)
+    B = A.report_instance(1200, 1200, 0.1, seed=rng)
+    r = A.solve(B, variant="gpu_sparse")
+    assert r.objective == A.reference_objective(B)
+
+
+@pytest.mark.parametrize("opts", [dict(bid_threads=64), dict(bid_threads=1024, assign_threads=128),
+                                  dict(grid_factor=1), dict(rounds_per_graph=2)])
+def test_launch_options(opts, rng):
+    B = A.report_instance(150, 170, 0.5, seed=rng, limit=100)
+    r = A.solve(B, variant="gpu_graph", **opts)
+    assert r.objective == A.reference_objective(B)
+
+
+def test_bad_input_on_gpu():
+    for v in GPU_VARIANTS:
+        with pytest.raises(ValueError, match="Hall"):
+            A.solve(np.array([[1, -np.inf], [2, -np.inf]]), variant=v)
