@@ -1,0 +1,336 @@
+// Travelling salesman, exact: brute force over the orders of the cities (three versions, in
+// the order the source report builds them) and Held-Karp dynamic programming by layers.
+//
+// Conventions shared with gpualgo/tsp/ (see enumeration.py):
+//  * City 0 is fixed as the start.  The orders of the other cities are split into chunks;
+//    a chunk fixes `f` leading cities (prefix[chunk * F + 0 .. f-1]) and possibly the last
+//    one (last[chunk] >= 0, used to enumerate each symmetric tour once); its k free cities
+//    run through their k! permutations in lexicographic order.  A launch covers the chunks
+//    chunk0, chunk0 + 1, ... and names an order by its launch rank g = c * k! + local.
+//  * W is the n x n weight matrix (row-major) with missing edges replaced by a weight
+//    larger than any feasible tour, so no kernel needs a branch for them.
+//  * COST_T is int, or long long when the host defines COST_INT64 (int whenever every
+//    partial sum fits: half the memory traffic).
+//  * Best = smallest cost, ties to the smallest rank, as in the serial version.
+#include "common.cuh"
+
+#ifdef COST_INT64
+#define COST_T long long
+#else
+#define COST_T int
+#endif
+#ifndef MAXN
+#define MAXN 32          // brute force: a city set is a 32-bit mask
+#endif
+#ifndef MAXK
+#define MAXK 20          // free cities per chunk: 20! < 2^63
+#endif
+#ifndef HK_MAXN
+#define HK_MAXN 33       // Held-Karp: bit j of a 32-bit mask is city j + 1
+#endif
+
+template <class T> struct CostLimit;
+template <> struct CostLimit<int> {
+    static __device__ __forceinline__ int max() { return 0x7fffffff; }
+};
+template <> struct CostLimit<long long> {
+    static __device__ __forceinline__ long long max() { return 0x7fffffffffffffffLL; }
+};
+#define COST_MAX (CostLimit<COST_T>::max())
+#define NO_RANK 0x7fffffffffffffffLL
+
+__constant__ unsigned long long FACT[21] = {
+    1ull, 1ull, 2ull, 6ull, 24ull, 120ull, 720ull, 5040ull, 40320ull, 362880ull,
+    3628800ull, 39916800ull, 479001600ull, 6227020800ull, 87178291200ull,
+    1307674368000ull, 20922789888000ull, 355687428096000ull, 6402373705728000ull,
+    121645100408832000ull, 2432902008176640000ull};
+
+// Where a chunk's free part starts and ends: the path 0 -> prefix costs `base` and ends at
+// `anchor`; the tour closes with W[p_last][target] + tail (target = the fixed last city,
+// then back to 0, or straight back to 0).  Returns the set of free cities as a bit mask.
+__device__ __forceinline__ unsigned chunk_setup(const COST_T* M, int n,
+                                                const unsigned char* __restrict__ prefix, int F,
+                                                const int* __restrict__ last, int f, long long c,
+                                                int& anchor, COST_T& base, int& target,
+                                                COST_T& tail) {
+    unsigned used = 1u;
+    anchor = 0;
+    base = 0;
+    for (int t = 0; t < f; ++t) {
+        int city = prefix[c * F + t];
+        base += M[anchor * n + city];
+        anchor = city;
+        used |= 1u << city;
+    }
+    int lst = last[c];
+    if (lst >= 0) {
+        used |= 1u << lst;
+        target = lst;
+        tail = M[lst * n];
+    } else {
+        target = 0;
+        tail = 0;
+    }
+    unsigned all = n >= 32 ? 0xffffffffu : ((1u << n) - 1u);
+    return all & ~used;
+}
+
+// Position of the d-th (0-based) set bit of x.
+__device__ __forceinline__ int nth_bit(unsigned x, unsigned d) {
+    for (unsigned t = 0; t < d; ++t) x &= x - 1u;
+    return __ffs(x) - 1;
+}
+
+// One digit of the factorial number system: d = r / fct, r = r % fct.  Most digits of a
+// rank are small, and 32-bit division is several times cheaper than 64-bit division.
+__device__ __forceinline__ unsigned fact_digit(unsigned long long& r, unsigned long long fct) {
+    if (fct > r) return 0u;
+    if (r <= 0xffffffffull) {
+        unsigned r32 = (unsigned)r, f32 = (unsigned)fct;
+        unsigned d = r32 / f32;
+        r = r32 - d * f32;
+        return d;
+    }
+    unsigned long long d = r / fct;
+    r -= d * fct;
+    return (unsigned)d;
+}
+
+// ------------------------------------------------------------------------------------
+// Version (a), host chunks: the host writes the orders (1 byte per city, m = n - 1 bytes
+// per order: the cities after 0), one thread per order writes its cost, the host takes the
+// minimum.  This is the report's first version.
+extern "C" __global__ void tour_cost_kernel(const unsigned char* __restrict__ orders,
+                                            long long count, int n,
+                                            const COST_T* __restrict__ W,
+                                            COST_T* __restrict__ costs) {
+    const int m = n - 1;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += stride) {
+        const unsigned char* o = orders + i * m;
+        int prev = 0;
+        COST_T cost = 0;
+        for (int t = 0; t < m; ++t) {
+            int city = o[t];
+            cost += W[prev * n + city];
+            prev = city;
+        }
+        costs[i] = cost + W[prev * n];
+    }
+}
+
+// ------------------------------------------------------------------------------------
+// Version (b), unrank: every thread builds each of its orders from its rank alone
+// (factorial number system: digit t picks the d-th smallest city still free), so nothing
+// but the matrix is copied in; each thread keeps its best (cost, rank) and the block
+// reduces them on the device.  Grid-stride loop over the ranks of the launch.
+extern "C" __global__ void unrank_kernel(const COST_T* __restrict__ W, int n,
+                                         const unsigned char* __restrict__ prefix, int F,
+                                         const int* __restrict__ last, int f, int k,
+                                         long long kfact, long long chunk0, long long total,
+                                         COST_T* __restrict__ block_cost,
+                                         long long* __restrict__ block_rank) {
+    COST_T best = COST_MAX;
+    long long best_g = NO_RANK;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < total; g += stride) {
+        long long c = g / kfact;
+        unsigned long long r = (unsigned long long)(g - c * kfact);
+        int cur, target;
+        COST_T cost, tail;
+        unsigned free = chunk_setup(W, n, prefix, F, last, f, chunk0 + c, cur, cost, target, tail);
+        for (int t = 0; t < k; ++t) {
+            unsigned d = fact_digit(r, FACT[k - 1 - t]);
+            int city = nth_bit(free, d);
+            free &= ~(1u << city);
+            cost += W[cur * n + city];
+            cur = city;
+        }
+        cost += W[cur * n + target] + tail;
+        if (cost < best) { best = cost; best_g = g; }
+    }
+    block_argmin(best, best_g, COST_MAX, NO_RANK);
+    if (threadIdx.x == 0) {
+        block_cost[blockIdx.x] = best;
+        block_rank[blockIdx.x] = best_g;
+    }
+}
+
+// ------------------------------------------------------------------------------------
+// Version (c), shared incremental: the matrix sits in shared memory (loaded once per
+// block); each thread unranks only the first order of its contiguous range and then steps
+// with next_permutation.  A step changes only a suffix of the order (on average fewer
+// than 3 positions), so the thread keeps the cost of every prefix and re-adds only the
+// changed suffix.  Ranges may run across chunk boundaries.
+extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ W, int n,
+                                                     const unsigned char* __restrict__ prefix,
+                                                     int F, const int* __restrict__ last,
+                                                     int f, int k, long long kfact,
+                                                     long long chunk0, long long total,
+                                                     long long per_thread,
+                                                     COST_T* __restrict__ block_cost,
+                                                     long long* __restrict__ block_rank) {
+    __shared__ COST_T sW[MAXN * MAXN];
+    for (int i = threadIdx.x; i < n * n; i += blockDim.x) sW[i] = W[i];
+    __syncthreads();
+
+    COST_T best = COST_MAX;
+    long long best_g = NO_RANK;
+    long long g = (blockIdx.x * (long long)blockDim.x + threadIdx.x) * per_thread;
+    long long end = g + per_thread < total ? g + per_thread : total;
+    if (g < end) {
+        unsigned char p[MAXK];
+        COST_T pc[MAXK];       // pc[t]: cost of 0 -> prefix -> p[0] -> ... -> p[t]
+        long long c = g / kfact;
+        unsigned long long r = (unsigned long long)(g - c * kfact);
+        int anchor, target;
+        COST_T base, tail;
+        unsigned free = chunk_setup(sW, n, prefix, F, last, f, chunk0 + c, anchor, base,
+                                    target, tail);
+        for (int t = 0; t < k; ++t) {
+            int city = nth_bit(free, fact_digit(r, FACT[k - 1 - t]));
+            free &= ~(1u << city);
+            p[t] = (unsigned char)city;
+        }
+        int i = 0;  // first position whose prefix cost is stale
+        for (;;) {
+            COST_T acc = i == 0 ? base + sW[anchor * n + p[0]]
+                                : pc[i - 1] + sW[p[i - 1] * n + p[i]];
+            pc[i] = acc;
+            for (int t = i + 1; t < k; ++t) {
+                acc += sW[p[t - 1] * n + p[t]];
+                pc[t] = acc;
+            }
+            COST_T cost = acc + sW[p[k - 1] * n + target] + tail;
+            if (cost < best) { best = cost; best_g = g; }
+            if (++g >= end) break;
+            // next permutation: the pivot is the last position followed by a larger city
+            i = k - 2;
+            while (i >= 0 && p[i] > p[i + 1]) --i;
+            if (i < 0) {
+                // the chunk is done: the next one starts at its sorted order
+                ++c;
+                free = chunk_setup(sW, n, prefix, F, last, f, chunk0 + c, anchor, base,
+                                   target, tail);
+                for (int t = 0; t < k; ++t) {
+                    int city = __ffs(free) - 1;
+                    free &= free - 1u;
+                    p[t] = (unsigned char)city;
+                }
+                i = 0;
+                continue;
+            }
+            int j = k - 1;
+            while (p[j] < p[i]) --j;
+            unsigned char tmp = p[i]; p[i] = p[j]; p[j] = tmp;
+            for (int lo = i + 1, hi = k - 1; lo < hi; ++lo, --hi) {
+                tmp = p[lo]; p[lo] = p[hi]; p[hi] = tmp;
+            }
+        }
+    }
+    block_argmin(best, best_g, COST_MAX, NO_RANK);
+    if (threadIdx.x == 0) {
+        block_cost[blockIdx.x] = best;
+        block_rank[blockIdx.x] = best_g;
+    }
+}
+
+// Second pass of versions (b) and (c): one block reduces the per-block bests.
+extern "C" __global__ void reduce_best_kernel(const COST_T* __restrict__ block_cost,
+                                              const long long* __restrict__ block_rank,
+                                              int count, COST_T* __restrict__ out_cost,
+                                              long long* __restrict__ out_rank) {
+    COST_T best = COST_MAX;
+    long long best_g = NO_RANK;
+    for (int i = threadIdx.x; i < count; i += blockDim.x) {
+        COST_T v = block_cost[i];
+        long long g = block_rank[i];
+        if (v < best || (v == best && g < best_g)) { best = v; best_g = g; }
+    }
+    block_argmin(best, best_g, COST_MAX, NO_RANK);
+    if (threadIdx.x == 0) {
+        *out_cost = best;
+        *out_rank = best_g;
+    }
+}
+
+// ------------------------------------------------------------------------------------
+// Held-Karp.  dp[mask * m + j] (m = n - 1; bit j of mask is city j + 1) is the cheapest
+// path that leaves 0, visits exactly the cities of mask and ends at city j + 1.  Layer s
+// holds the masks of s cities and depends only on layer s - 1, so a layer is one launch.
+
+// Layer 1: the paths 0 -> j + 1.
+extern "C" __global__ void held_karp_init_kernel(COST_T* __restrict__ dp,
+                                                 const COST_T* __restrict__ W, int n) {
+    const int m = n - 1;
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < m) dp[(1ull << j) * (unsigned long long)m + j] = W[j + 1];
+}
+
+// Layer s >= 2: one thread per (mask, end city) pair, count = C(m, s) * s of them.  Thread
+// t takes the (t / s)-th mask of s bits in colexicographic order (unranked with the
+// binomial table: consecutive threads get nearby masks, so the rows they read are close)
+// and the (t % s)-th city of that mask as its end.
+extern "C" __global__ void held_karp_layer_kernel(COST_T* __restrict__ dp,
+                                                  const COST_T* __restrict__ W, int n,
+                                                  const unsigned* __restrict__ binom, int s,
+                                                  long long count) {
+    __shared__ COST_T sW[HK_MAXN * HK_MAXN];
+    __shared__ unsigned sB[HK_MAXN * HK_MAXN];   // sB[b * HK_MAXN + i] = C(b, i)
+    for (int i = threadIdx.x; i < n * n; i += blockDim.x) sW[i] = W[i];
+    for (int i = threadIdx.x; i < HK_MAXN * HK_MAXN; i += blockDim.x) sB[i] = binom[i];
+    __syncthreads();
+
+    const int m = n - 1;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < count; t += stride) {
+        long long r64 = t / s;
+        unsigned which = (unsigned)(t - r64 * s);
+        unsigned r = (unsigned)r64;
+        unsigned mask = 0u;
+        int need = s;
+        for (int b = m - 1; b >= 0 && need > 0; --b) {
+            unsigned cb = sB[b * HK_MAXN + need];
+            if (cb <= r) { r -= cb; mask |= 1u << b; --need; }
+        }
+        int j = nth_bit(mask, which);
+        unsigned prev = mask & ~(1u << j);
+        const COST_T* row = dp + (unsigned long long)prev * m;
+        COST_T best = COST_MAX;
+        for (unsigned bits = prev; bits; bits &= bits - 1u) {
+            int kk = __ffs(bits) - 1;
+            COST_T v = row[kk] + sW[(kk + 1) * n + j + 1];
+            best = v < best ? v : best;
+        }
+        dp[(unsigned long long)mask * m + j] = best;
+    }
+}
+
+// Close the tour and walk it back, with one warp (lane = city - 1, m <= 32): the last city
+// is the lowest one with the best closed cost; each predecessor is the lowest city whose
+// value explains the current one, so no parent table is stored.
+extern "C" __global__ void held_karp_backtrack_kernel(const COST_T* __restrict__ dp,
+                                                      const COST_T* __restrict__ W, int n,
+                                                      int* __restrict__ tour,
+                                                      COST_T* __restrict__ length) {
+    const int m = n - 1;
+    const int lane = threadIdx.x & 31;
+    const unsigned full = m >= 32 ? 0xffffffffu : ((1u << m) - 1u);
+    COST_T v = COST_MAX;
+    int j = lane;
+    if (lane < m) v = dp[(unsigned long long)full * m + lane] + W[(lane + 1) * n];
+    warp_argmin(v, j);
+    if (lane == 0) { *length = v; tour[0] = 0; }
+    unsigned mask = full;
+    for (int pos = n - 1; pos >= 1; --pos) {
+        if (lane == 0) tour[pos] = j + 1;
+        unsigned prev = mask & ~(1u << j);
+        if (prev == 0u) break;
+        COST_T target = dp[(unsigned long long)mask * m + j];
+        bool ok = lane < m && ((prev >> lane) & 1u) &&
+                  dp[(unsigned long long)prev * m + lane] + W[(lane + 1) * n + j + 1] == target;
+        unsigned votes = __ballot_sync(GPUALGO_FULL_MASK, ok);
+        j = __ffs(votes) - 1;
+        mask = prev;
+    }
+}

@@ -1,0 +1,241 @@
+"""TSP instances: the :class:`TSPInstance` container, input validation and random generators.
+
+Distances are integers (``int64``). A missing edge (a road that does not exist, as in the
+random graphs of the source report) is stored as :data:`NO_EDGE` (``-1``); a tour that uses
+one is infeasible. The diagonal is ignored and stored as 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Sentinel stored in :attr:`TSPInstance.dist` for a missing edge.
+NO_EDGE = -1
+
+#: Largest accepted distance. Tour lengths of up to 64 cities, and the solvers' internal
+#: "missing edge" weight (larger than any feasible tour), must fit in int64.
+MAX_DISTANCE = 2**40
+
+
+@dataclass
+class TSPInstance:
+    """A travelling-salesman instance.
+
+    Attributes:
+        dist: (n, n) int64 distances, ``dist[i, j]`` is the cost of going from i to j;
+            :data:`NO_EDGE` (-1) marks a missing edge; the diagonal is 0.
+        coords: (n, 2) float coordinates when the instance has them (for drawing), else None.
+        name: a short name.
+        comment: free text (TSPLIB COMMENT).
+        edge_weight_type: how the distances were made ("EXPLICIT", "EUC_2D", "GEO", ...).
+    """
+
+    dist: np.ndarray
+    coords: np.ndarray | None = None
+    name: str = "instance"
+    comment: str = ""
+    edge_weight_type: str = "EXPLICIT"
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.dist = validate_matrix(self.dist)
+        if self.coords is not None:
+            self.coords = np.asarray(self.coords, dtype=np.float64)
+            if self.coords.ndim != 2 or self.coords.shape[0] != self.n:
+                raise ValueError(
+                    f"coords must have one row per city ({self.n}), got shape {self.coords.shape}")
+
+    @property
+    def n(self) -> int:
+        """Number of cities."""
+        return int(self.dist.shape[0])
+
+    @property
+    def missing(self) -> np.ndarray:
+        """(n, n) bool mask of the missing edges (never on the diagonal)."""
+        return self.dist == NO_EDGE
+
+    @property
+    def has_missing(self) -> bool:
+        """True when at least one edge is missing."""
+        return bool(self.missing.any())
+
+    @property
+    def symmetric(self) -> bool:
+        """True when ``dist[i, j] == dist[j, i]`` for every pair (missing edges included)."""
+        return bool(np.array_equal(self.dist, self.dist.T))
+
+    @property
+    def kind(self) -> str:
+        """TSPLIB TYPE: "TSP" for symmetric instances, "ATSP" otherwise."""
+        return "TSP" if self.symmetric else "ATSP"
+
+    def __repr__(self) -> str:
+        extra = ", missing edges" if self.has_missing else ""
+        return f"TSPInstance(name={self.name!r}, n={self.n}, {self.kind}{extra})"
+
+
+def validate_matrix(d) -> np.ndarray:
+    """Check a distance matrix and return it as a fresh (n, n) int64 array.
+
+    Accepted: a square 2-D array of integers, or of floats holding integral values, with
+    missing edges given as ``np.inf`` (floats) or :data:`NO_EDGE` (-1). The diagonal is
+    ignored (set to 0).
+
+    Raises:
+        ValueError: not 2-D or not square, empty, NaN, -inf, negative values other than
+            NO_EDGE, non-integral values, or values above :data:`MAX_DISTANCE`.
+    """
+    a = np.asarray(d)
+    if a.dtype == object or a.dtype.kind not in "biuf":
+        raise ValueError(f"distance matrix must be numeric, got dtype {a.dtype}")
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"distance matrix must be square (n, n), got shape {a.shape}")
+    n = a.shape[0]
+    if n == 0:
+        raise ValueError("distance matrix is empty (0 cities)")
+    off = ~np.eye(n, dtype=bool)
+    if a.dtype.kind == "f":
+        vals = a[off]
+        if np.isnan(vals).any():
+            i, j = _first(np.isnan(a) & off)
+            raise ValueError(f"distance matrix has NaN at ({i}, {j})")
+        if np.isneginf(vals).any():
+            i, j = _first(np.isneginf(a) & off)
+            raise ValueError(f"distance matrix has -inf at ({i}, {j})")
+        miss = np.isposinf(a) & off
+        finite = np.where(miss | ~off, 0.0, a)
+        frac = (finite != np.rint(finite)) & off
+        if frac.any():
+            i, j = _first(frac)
+            raise ValueError(
+                f"distances must be integers, got {a[i, j]!r} at ({i}, {j}); "
+                "scale and round them first, e.g. np.rint(d * 100)")
+        big = (np.abs(finite) > MAX_DISTANCE) & off
+        if big.any():
+            i, j = _first(big)
+            raise ValueError(f"distance {a[i, j]!r} at ({i}, {j}) exceeds {MAX_DISTANCE}")
+        out = finite.astype(np.int64)
+        out[miss] = NO_EDGE
+        neg = (out < 0) & ~miss & off
+    else:
+        out = a.astype(np.int64, copy=True)
+        if a.dtype.kind == "u":
+            big = (a > MAX_DISTANCE) & off
+        else:
+            big = (out > MAX_DISTANCE) & off
+        if big.any():
+            i, j = _first(big)
+            raise ValueError(f"distance {a[i, j]!r} at ({i}, {j}) exceeds {MAX_DISTANCE}")
+        neg = (out < 0) & (out != NO_EDGE) & off
+    if neg.any():
+        i, j = _first(neg)
+        raise ValueError(
+            f"negative distance {a[i, j]!r} at ({i}, {j}); only {NO_EDGE} (NO_EDGE) or inf "
+            "may mark a missing edge")
+    np.fill_diagonal(out, 0)
+    return out
+
+
+def _first(mask):
+    i, j = np.argwhere(mask)[0]
+    return int(i), int(j)
+
+
+def as_instance(x, name: str = "matrix") -> TSPInstance:
+    """Return ``x`` if it is a :class:`TSPInstance`, else wrap a distance matrix in one."""
+    if isinstance(x, TSPInstance):
+        return x
+    return TSPInstance(dist=x, name=name)
+
+
+# --------------------------------------------------------------------------- generators
+
+def _nint(x):
+    # TSPLIB's nint: (int)(x + 0.5), for the non-negative values that distances are
+    return np.floor(np.asarray(x, dtype=np.float64) + 0.5).astype(np.int64)
+
+
+def random_euclidean(n: int, seed=None, scale: float = 1000.0) -> TSPInstance:
+    """Cities uniform in the square [0, scale)^2, distances rounded as TSPLIB EUC_2D.
+
+    Args:
+        n: number of cities (>= 1).
+        seed: seed for ``numpy.random.default_rng``.
+        scale: side of the square; larger scales give finer integer distances.
+
+    Returns:
+        a symmetric :class:`TSPInstance` with ``coords`` and ``edge_weight_type="EUC_2D"``.
+    """
+    n = _check_n(n)
+    if not scale > 0:
+        raise ValueError(f"scale must be positive, got {scale!r}")
+    rng = np.random.default_rng(seed)
+    # coordinates with 2 decimals, so that a TSPLIB file written from them is exact
+    xy = np.round(rng.uniform(0.0, scale, size=(n, 2)), 2)
+    diff = xy[:, None, :] - xy[None, :, :]
+    d = _nint(np.sqrt((diff ** 2).sum(axis=2)))
+    return TSPInstance(dist=d, coords=xy, name=f"euclid{n}_s{seed}",
+                       edge_weight_type="EUC_2D",
+                       meta=dict(generator="random_euclidean", seed=seed, scale=scale))
+
+
+def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: int = 100,
+                 symmetric: bool = True, plant_tour: bool = False) -> TSPInstance:
+    """Random graph with integer weights and missing edges, as in the source report.
+
+    Each edge exists with probability ``density`` (for a symmetric graph both directions
+    together); weights are uniform integers in [low, high].
+
+    Args:
+        n: number of cities.
+        density: probability that an edge exists, in [0, 1].
+        seed: seed for ``numpy.random.default_rng``.
+        low, high: weight range (inclusive, non-negative).
+        symmetric: undirected graph (True) or independent directions (False).
+        plant_tour: first add the edges of a random Hamiltonian cycle, so a feasible tour
+            always exists.
+    """
+    n = _check_n(n)
+    if not 0.0 <= density <= 1.0:
+        raise ValueError(f"density must be in [0, 1], got {density!r}")
+    if not 0 <= low <= high:
+        raise ValueError(f"need 0 <= low <= high, got low={low!r}, high={high!r}")
+    rng = np.random.default_rng(seed)
+    w = rng.integers(low, high + 1, size=(n, n), dtype=np.int64)
+    present = rng.random((n, n)) < density
+    if symmetric:
+        w = np.triu(w, 1)
+        w = w + w.T
+        present = np.triu(present, 1)
+        present = present | present.T
+    if plant_tour and n > 1:
+        order = rng.permutation(n)
+        a, b = order, np.roll(order, -1)
+        present[a, b] = True
+        if symmetric:
+            present[b, a] = True
+    d = np.where(present, w, NO_EDGE)
+    return TSPInstance(dist=d, name=f"graph{n}_d{density}_s{seed}",
+                       meta=dict(generator="random_graph", seed=seed, density=density,
+                                 low=low, high=high, symmetric=symmetric,
+                                 plant_tour=plant_tour))
+
+
+def random_asymmetric(n: int, seed=None, low: int = 1, high: int = 1000) -> TSPInstance:
+    """Complete directed graph with independent integer weights uniform in [low, high]."""
+    n = _check_n(n)
+    if not 0 <= low <= high:
+        raise ValueError(f"need 0 <= low <= high, got low={low!r}, high={high!r}")
+    rng = np.random.default_rng(seed)
+    d = rng.integers(low, high + 1, size=(n, n), dtype=np.int64)
+    return TSPInstance(dist=d, name=f"asym{n}_s{seed}",
+                       meta=dict(generator="random_asymmetric", seed=seed, low=low, high=high))
+
+
+def _check_n(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    return int(n)

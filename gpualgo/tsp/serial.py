@@ -1,0 +1,194 @@
+"""Serial versions (numba): brute force over the orders with city 0 fixed, and Held-Karp.
+
+Both return the best tour, not only its length. They follow the same conventions as the GPU
+versions so that tours can be compared exactly:
+
+- brute force walks the chunks of :mod:`gpualgo.tsp.enumeration` in order and keeps the
+  first best order it meets;
+- Held-Karp closes the tour at the lowest-numbered best last city and, walking back, picks
+  the lowest-numbered predecessor that explains each value.
+
+Missing edges get the weight ``M = n * max_distance + 1``, longer than any feasible tour,
+so a tour is infeasible exactly when its weighted length is >= M (see :func:`weights`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .instances import NO_EDGE, TSPInstance
+
+INT32_MAX = np.iinfo(np.int32).max
+
+
+def weights(inst: TSPInstance):
+    """Solver weights: (W, big, dtype).
+
+    ``W`` is the distance matrix with missing edges replaced by ``big = n * max + 1`` (larger
+    than any feasible tour) in the narrowest integer type that holds every partial sum the
+    solvers form (at most n edges, each <= big): int32 when possible, since it halves memory
+    traffic on the GPU and the Held-Karp table, else int64.
+    """
+    d = inst.dist
+    n = inst.n
+    finite = d[d != NO_EDGE]
+    dmax = int(finite.max()) if finite.size else 0
+    big = n * dmax + 1
+    dtype = np.int32 if (n + 1) * big < INT32_MAX else np.int64
+    W = np.where(d == NO_EDGE, big, d).astype(dtype)
+    return W, big, dtype
+
+
+# ----------------------------------------------------------------------- brute force
+
+@njit(cache=True)
+def _bruteforce(W, prefix, last, f, k):
+    n = W.shape[0]
+    Wf = W.ravel().astype(np.int64)
+    p = np.empty(k, dtype=np.int64)
+    pc = np.empty(k, dtype=np.int64)       # pc[t]: cost of 0 -> prefix -> p[0..t]
+    close = np.empty(n, dtype=np.int64)    # close[c]: cost of c -> (fixed last) -> 0
+    best_perm = np.empty(k, dtype=np.int64)
+    best = np.iinfo(np.int64).max
+    best_chunk = -1
+    used = np.zeros(n, dtype=np.bool_)
+    for c in range(last.shape[0]):
+        anchor = 0
+        base = 0
+        used[:] = False
+        used[0] = True
+        for t in range(f):
+            city = prefix[c, t]
+            base += Wf[anchor * n + city]
+            anchor = city
+            used[city] = True
+        lst = last[c]
+        if lst >= 0:
+            used[lst] = True
+        for city in range(n):
+            close[city] = Wf[city * n + lst] + Wf[lst * n] if lst >= 0 else Wf[city * n]
+        idx = 0
+        for city in range(1, n):
+            if not used[city]:
+                p[idx] = city
+                idx += 1
+        pc[0] = base + Wf[anchor * n + p[0]]
+        i = 1                               # first position whose prefix cost is stale
+        while True:
+            # incremental update: only the suffix changed by the last step is re-added
+            acc = pc[i - 1]
+            for t in range(i, k):
+                acc += Wf[p[t - 1] * n + p[t]]
+                pc[t] = acc
+            cost = acc + close[p[k - 1]]
+            if cost < best:
+                best = cost
+                best_chunk = c
+                best_perm[:] = p
+            # next permutation in lexicographic order
+            i = k - 2
+            while i >= 0 and p[i] > p[i + 1]:
+                i -= 1
+            if i < 0:
+                break
+            j = k - 1
+            while p[j] < p[i]:
+                j -= 1
+            tmp = p[i]
+            p[i] = p[j]
+            p[j] = tmp
+            lo = i + 1
+            hi = k - 1
+            while lo < hi:
+                tmp = p[lo]
+                p[lo] = p[hi]
+                p[hi] = tmp
+                lo += 1
+                hi -= 1
+            if i == 0:
+                pc[0] = base + Wf[anchor * n + p[0]]
+                i = 1
+    return best, best_chunk, best_perm
+
+
+def bruteforce(W, plan):
+    """Serial brute force over ``plan``; returns (weighted length, tour)."""
+    best, chunk, perm = _bruteforce(W, plan.prefix, plan.last, plan.f, plan.k)
+    tour = [0] + [int(c) for c in plan.prefix[chunk, :plan.f]] + [int(c) for c in perm]
+    if plan.last[chunk] >= 0:
+        tour.append(int(plan.last[chunk]))
+    return int(best), np.asarray(tour, dtype=np.int64)
+
+
+# ------------------------------------------------------------------------ Held-Karp
+
+@njit(cache=True)
+def _held_karp(W, dp):
+    # dp[mask * m + j]: cheapest path 0 -> (all cities of mask) ending at city j + 1, where
+    # bit j of mask stands for city j + 1. Masks grow numerically, so every sub-mask is done
+    # before it is needed.
+    n = W.shape[0]
+    m = n - 1
+    full = (1 << m) - 1
+    bits = np.empty(m, dtype=np.int64)
+    for j in range(m):
+        dp[(1 << j) * m + j] = W[0, j + 1]
+    for mask in range(1, full + 1):
+        if mask & (mask - 1) == 0:
+            continue
+        s = 0
+        for j in range(m):
+            if (mask >> j) & 1:
+                bits[s] = j
+                s += 1
+        for a in range(s):
+            j = bits[a]
+            prev = mask ^ (1 << j)
+            best = np.iinfo(np.int64).max
+            for b in range(s):
+                if b != a:
+                    kk = bits[b]
+                    v = dp[prev * m + kk] + W[kk + 1, j + 1]
+                    if v < best:
+                        best = v
+            dp[mask * m + j] = best
+    best = np.iinfo(np.int64).max
+    bj = -1
+    for j in range(m):
+        v = dp[full * m + j] + W[j + 1, 0]
+        if v < best:
+            best = v
+            bj = j
+    tour = np.zeros(n, dtype=np.int64)
+    pos = n - 1
+    mask = full
+    j = bj
+    while True:
+        tour[pos] = j + 1
+        pos -= 1
+        prev = mask ^ (1 << j)
+        if prev == 0:
+            break
+        target = dp[mask * m + j]
+        kk = 0
+        for kk in range(m):
+            if (prev >> kk) & 1 and dp[prev * m + kk] + W[kk + 1, j + 1] == target:
+                break
+        mask = prev
+        j = kk
+    return best, tour
+
+
+def held_karp_bytes(n: int, dtype) -> int:
+    """Bytes of the Held-Karp table for n cities: 2^(n-1) * (n-1) entries."""
+    m = n - 1
+    return (1 << m) * m * np.dtype(dtype).itemsize
+
+
+def held_karp(W):
+    """Serial Held-Karp on solver weights ``W`` (n >= 2); returns (weighted length, tour)."""
+    n = W.shape[0]
+    dp = np.empty((1 << (n - 1)) * (n - 1), dtype=W.dtype)
+    best, tour = _held_karp(W, dp)
+    return int(best), tour

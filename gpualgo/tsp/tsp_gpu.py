@@ -1,0 +1,343 @@
+"""GPU versions of the exact TSP solvers (CuPy RawKernels from ``gpualgo/kernels/tsp.cu``).
+
+In the order they are taught:
+
+- :func:`host_chunks` (a): the host writes chunks of orders (1 byte per city) into pinned
+  buffers, copies them in, one thread per order computes its cost, the host finds the
+  minimum. Two buffers alternate, so the host fills one while the GPU works on the other.
+- :func:`unrank` (b): each thread builds its orders from their ranks (factorial number
+  system); the minimum is reduced on the device.
+- :func:`shared_incremental` (c): matrix in shared memory, a contiguous range of orders per
+  thread walked with next_permutation and an incremental cost, device reduction.
+- :func:`held_karp` : dynamic programming by layers of subset size.
+
+CuPy is imported only inside these functions (through :func:`gpualgo.gpu.require`).
+All brute-force versions take ``plan`` (:class:`~gpualgo.tsp.enumeration.Plan`) and return
+the first best order of the plan, like the serial version.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from .. import gpu
+from .serial import held_karp_bytes
+
+#: orders per launch of (b) and (c), so one launch lasts about a second and its rank
+#: count stays far below 2^63
+LAUNCH_ORDERS = 1 << 37
+#: least orders per thread in (c): below this, unranking the start dominates
+MIN_PER_THREAD = 256
+#: orders per host batch in (a)
+HOST_BATCH = 1 << 22
+#: Held-Karp on the GPU: bit j of a 32-bit mask is city j + 1
+HK_MAX_N = 33
+HK_MAXN_DEFINE = 33          # HK_MAXN in tsp.cu (binomial table stride)
+#: brute force on the GPU: a set of cities is a 32-bit mask
+BF_MAX_N = 32
+
+
+def _module(dtype):
+    defines = {"COST_INT64": 1} if np.dtype(dtype) == np.int64 else None
+    return gpu.load_module("tsp", defines=defines)
+
+
+def _check_block(block) -> int:
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) \
+            or block < 32 or block > 1024 or block % 32:
+        raise ValueError(f"block must be a multiple of 32 in 32..1024, got {block!r}")
+    return int(block)
+
+
+def launch_config(kernel, block: int, work: int, per_thread_min: int = 1):
+    """The grid of a launch, computed in one place for every kernel.
+
+    One wave of resident blocks (from the kernel's register count), fewer when ``work``
+    items at ``per_thread_min`` per thread need fewer threads. Returns (grid, threads).
+    """
+    regs = max(int(getattr(kernel, "num_regs", 32)), 1)
+    regs_per_block = ((regs + 7) // 8 * 8) * block
+    per_sm = max(1, min(2048 // block, 65536 // regs_per_block, 32))
+    resident = gpu.sm_count() * per_sm
+    want = max(1, math.ceil(work / max(per_thread_min, 1) / block))
+    grid = max(1, min(resident, want))
+    return grid, grid * block
+
+
+def _plan_arrays(cp, plan):
+    return (cp.asarray(np.ascontiguousarray(plan.prefix)), cp.asarray(plan.last))
+
+
+def _launches(plan):
+    """(first chunk, chunks) of each launch."""
+    per = max(1, LAUNCH_ORDERS // plan.kfact)
+    return [(c0, min(per, plan.n_chunks - c0)) for c0 in range(0, plan.n_chunks, per)]
+
+
+def _device_bruteforce(W, plan, block, which):
+    cp = gpu.require()
+    block = _check_block(block)
+    n = W.shape[0]
+    if n > BF_MAX_N:
+        raise ValueError(f"GPU brute force handles at most {BF_MAX_N} cities, got n={n}")
+    mod = _module(W.dtype)
+    name = "unrank_kernel" if which == "unrank" else "shared_incremental_kernel"
+    kern = mod.get_function(name)
+    reduce_k = mod.get_function("reduce_best_kernel")
+    t0 = time.perf_counter()
+    dW = cp.asarray(W)
+    prefix, last = _plan_arrays(cp, plan)
+    F = plan.prefix.shape[1]
+    kfact = plan.kfact
+    out_c = cp.empty(1, dtype=W.dtype)
+    out_g = cp.empty(1, dtype=np.int64)
+    best, best_rank = None, None
+    kernel_ms = 0.0
+    grid_max = 0
+    for c0, cc in _launches(plan):
+        total = cc * kfact
+        if which == "unrank":
+            grid, _ = launch_config(kern, block, total)
+            extra = ()
+        else:
+            grid, threads = launch_config(kern, block, total, MIN_PER_THREAD)
+            per_thread = math.ceil(total / threads)
+            grid = math.ceil(math.ceil(total / per_thread) / block)
+            extra = (np.int64(per_thread),)
+        grid_max = max(grid_max, grid)
+        bc = cp.empty(grid, dtype=W.dtype)
+        bg = cp.empty(grid, dtype=np.int64)
+        with gpu.CudaTimer() as t:
+            kern((grid,), (block,),
+                 (dW, np.int32(n), prefix, np.int32(F), last, np.int32(plan.f),
+                  np.int32(plan.k), np.int64(kfact), np.int64(c0), np.int64(total))
+                 + extra + (bc, bg))
+            reduce_k((1,), (1024,), (bc, bg, np.int32(grid), out_c, out_g))
+        kernel_ms += t.ms
+        cost, g = int(out_c.get()[0]), int(out_g.get()[0])
+        if best is None or cost < best:
+            best, best_rank = cost, c0 * kfact + g
+    total_ms = (time.perf_counter() - t0) * 1e3
+    tour = plan.tour_of_rank(best_rank)
+    stats = dict(kernel_ms=kernel_ms, total_ms=total_ms, launches=len(_launches(plan)),
+                 grid=grid_max, block=block, device=gpu.device_name())
+    return best, tour, stats
+
+
+def unrank(W, plan, block: int = 256):
+    """Version (b): every thread unranks each of its orders. Returns (cost, tour, stats)."""
+    return _device_bruteforce(W, plan, block, "unrank")
+
+
+def shared_incremental(W, plan, block: int = 256):
+    """Version (c): shared matrix, contiguous ranges, incremental cost. Returns (cost, tour, stats)."""
+    return _device_bruteforce(W, plan, block, "incremental")
+
+
+# ------------------------------------------------------------------ version (a): host chunks
+
+@njit(cache=True)
+def _fill_orders(n, prefix, last, f, k, chunk, local, count, out):
+    # Write `count` orders (cities after 0, one byte each, m = n - 1 bytes per order) into
+    # the flat buffer `out`, starting at order `local` of `chunk`; return where the next
+    # batch starts.
+    m = n - 1
+    p = np.empty(k, dtype=np.uint8)
+    used = np.zeros(n, dtype=np.bool_)
+    fact = np.ones(k + 1, dtype=np.int64)
+    for i in range(1, k + 1):
+        fact[i] = fact[i - 1] * i
+    start_new = True
+    pos = 0
+    lst = 0
+    for _ in range(count):
+        if start_new:
+            used[:] = False
+            used[0] = True
+            for t in range(f):
+                used[prefix[chunk, t]] = True
+            lst = last[chunk]
+            if lst >= 0:
+                used[lst] = True
+            # unrank `local` over the free cities (ascending)
+            r = local
+            for t in range(k):
+                d = r // fact[k - 1 - t]
+                r -= d * fact[k - 1 - t]
+                city = 0
+                for c in range(1, n):
+                    if not used[c]:
+                        if d == 0:
+                            city = c
+                            break
+                        d -= 1
+                p[t] = city
+                used[city] = True
+            start_new = False
+        for t in range(f):
+            out[pos + t] = prefix[chunk, t]
+        for t in range(k):
+            out[pos + f + t] = p[t]
+        if lst >= 0:
+            out[pos + m - 1] = lst
+        pos += m
+        local += 1
+        i = k - 2
+        while i >= 0 and p[i] > p[i + 1]:
+            i -= 1
+        if i < 0:
+            chunk += 1
+            local = 0
+            start_new = True
+            continue
+        j = k - 1
+        while p[j] < p[i]:
+            j -= 1
+        tmp = p[i]
+        p[i] = p[j]
+        p[j] = tmp
+        lo = i + 1
+        hi = k - 1
+        while lo < hi:
+            tmp = p[lo]
+            p[lo] = p[hi]
+            p[hi] = tmp
+            lo += 1
+            hi -= 1
+    return chunk, local
+
+
+def host_chunks(W, plan, block: int = 256, batch: int = HOST_BATCH):
+    """Version (a): orders written on the host, costs on the device, minimum on the host.
+
+    Returns (cost, tour, stats); stats split the time into host generation and the rest.
+    """
+    cp = gpu.require()
+    block = _check_block(block)
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    n = W.shape[0]
+    m = n - 1
+    kern = _module(W.dtype).get_function("tour_cost_kernel")
+    t0 = time.perf_counter()
+    dW = cp.asarray(W)
+    total = plan.total
+    batch = int(min(batch, total))
+    stream = cp.cuda.Stream(non_blocking=True)
+    slots = []
+    for _ in range(2):
+        h_orders = np.frombuffer(cp.cuda.alloc_pinned_memory(batch * m), np.uint8, batch * m)
+        h_costs = np.frombuffer(cp.cuda.alloc_pinned_memory(batch * W.itemsize), W.dtype, batch)
+        slots.append(dict(h_orders=h_orders, h_costs=h_costs,
+                          d_orders=cp.empty(batch * m, np.uint8),
+                          d_costs=cp.empty(batch, W.dtype),
+                          event=cp.cuda.Event(), count=0, first=0, pending=False))
+    best, best_rank = None, None
+    host_ms = 0.0
+    wait_ms = 0.0
+    grid_max = 0
+
+    def consume(s):
+        nonlocal best, best_rank, wait_ms
+        tw = time.perf_counter()
+        s["event"].synchronize()
+        wait_ms += (time.perf_counter() - tw) * 1e3
+        costs = s["h_costs"][:s["count"]]
+        i = int(np.argmin(costs))        # first minimum: ties to the lowest rank
+        if best is None or int(costs[i]) < best:
+            best, best_rank = int(costs[i]), s["first"] + i
+        s["pending"] = False
+
+    chunk, local, done, b = 0, 0, 0, 0
+    with stream:
+        while done < total:
+            s = slots[b % 2]
+            if s["pending"]:
+                consume(s)
+            cnt = int(min(batch, total - done))
+            th = time.perf_counter()
+            chunk, local = _fill_orders(n, plan.prefix, plan.last, plan.f, plan.k,
+                                        chunk, local, cnt, s["h_orders"])
+            host_ms += (time.perf_counter() - th) * 1e3
+            s["d_orders"][:cnt * m].set(s["h_orders"][:cnt * m], stream=stream)
+            grid, _ = launch_config(kern, block, cnt)
+            grid_max = max(grid_max, grid)
+            kern((grid,), (block,), (s["d_orders"], np.int64(cnt), np.int32(n), dW, s["d_costs"]))
+            s["d_costs"][:cnt].get(stream=stream, out=s["h_costs"][:cnt])
+            s["event"].record(stream)
+            s.update(count=cnt, first=done, pending=True)
+            done += cnt
+            b += 1
+        for i in range(b, b + 2):     # the two last batches, in order
+            s = slots[i % 2]
+            if s["pending"]:
+                consume(s)
+    total_ms = (time.perf_counter() - t0) * 1e3
+    tour = plan.tour_of_rank(best_rank)
+    stats = dict(total_ms=total_ms, host_ms=host_ms, wait_ms=wait_ms, batches=b,
+                 batch=batch, grid=grid_max, block=block, device=gpu.device_name())
+    return best, tour, stats
+
+
+# ------------------------------------------------------------------------- Held-Karp
+
+def _binomials():
+    B = np.zeros((HK_MAXN_DEFINE, HK_MAXN_DEFINE), dtype=np.uint32)
+    for b in range(HK_MAXN_DEFINE):
+        for i in range(HK_MAXN_DEFINE):
+            B[b, i] = math.comb(b, i) if math.comb(b, i) < 2**32 else 0xFFFFFFFF
+    return B
+
+
+def held_karp_memory(n: int, dtype) -> int:
+    """Bytes of GPU memory the GPU Held-Karp needs for n cities (its table dominates)."""
+    return held_karp_bytes(n, dtype) + (1 << 20)
+
+
+def held_karp(W, block: int = 256, force: bool = False):
+    """GPU Held-Karp by layers; returns (cost, tour, stats).
+
+    Raises:
+        ValueError: n > 33, or the table does not fit in the free GPU memory.
+    """
+    cp = gpu.require()
+    block = _check_block(block)
+    n = W.shape[0]
+    if n > HK_MAX_N:
+        raise ValueError(f"GPU Held-Karp handles at most {HK_MAX_N} cities, got n={n}")
+    need = held_karp_memory(n, W.dtype)
+    free = cp.cuda.runtime.memGetInfo()[0]
+    if need > 0.9 * free:
+        raise ValueError(
+            f"Held-Karp for n={n} needs {need / 2**30:.1f} GiB of GPU memory "
+            f"(2^{n - 1} x {n - 1} {np.dtype(W.dtype).name} entries); "
+            f"{free / 2**30:.1f} GiB are free")
+    mod = _module(W.dtype)
+    k_init = mod.get_function("held_karp_init_kernel")
+    k_layer = mod.get_function("held_karp_layer_kernel")
+    k_back = mod.get_function("held_karp_backtrack_kernel")
+    m = n - 1
+    t0 = time.perf_counter()
+    dW = cp.asarray(W)
+    binom = cp.asarray(_binomials())
+    dp = cp.empty((1 << m) * m, dtype=W.dtype)
+    tour = cp.empty(n, dtype=np.int32)
+    length = cp.empty(1, dtype=W.dtype)
+    with gpu.CudaTimer() as t:
+        k_init((1,), (32,), (dp, dW, np.int32(n)))
+        for s in range(2, m + 1):
+            count = math.comb(m, s) * s
+            grid, _ = launch_config(k_layer, block, count)
+            k_layer((grid,), (block,), (dp, dW, np.int32(n), binom, np.int32(s), np.int64(count)))
+        k_back((1,), (32,), (dp, dW, np.int32(n), tour, length))
+    best = int(length.get()[0])
+    tour_h = tour.get().astype(np.int64)
+    del dp
+    total_ms = (time.perf_counter() - t0) * 1e3
+    stats = dict(kernel_ms=t.ms, total_ms=total_ms, layers=max(m - 1, 0), block=block,
+                 table_bytes=held_karp_bytes(n, W.dtype), device=gpu.device_name())
+    return best, tour_h, stats

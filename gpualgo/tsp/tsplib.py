@@ -1,0 +1,384 @@
+"""TSPLIB files: a reader and a writer for TSP and ATSP instances.
+
+Supported (as defined in Reinelt's TSPLIB 95 description):
+
+- TYPE: TSP, ATSP.
+- EDGE_WEIGHT_TYPE EXPLICIT with EDGE_WEIGHT_FORMAT FULL_MATRIX, UPPER_ROW, LOWER_ROW,
+  UPPER_DIAG_ROW, LOWER_DIAG_ROW, UPPER_COL, LOWER_COL, UPPER_DIAG_COL, LOWER_DIAG_COL
+  (the triangular formats describe symmetric matrices).
+- Coordinates (NODE_COORD_SECTION) with EUC_2D, CEIL_2D, ATT, GEO, and also MAN_2D,
+  MAX_2D, EUC_3D, MAN_3D, MAX_3D. Distances are computed exactly as TSPLIB defines them:
+  ``nint(x) = (int)(x + 0.5)``; ATT is pseudo-Euclidean, ``r = sqrt((dx^2 + dy^2) / 10)``
+  rounded up when ``nint(r) < r``; GEO reads ``DDD.MM`` as degrees and minutes
+  (``deg = (int) x``, truncation as in TSPLIB's reference code, ``min = x - deg``), with
+  ``PI = 3.141592`` and ``RRR = 6378.388``.
+- DISPLAY_DATA_SECTION (coordinates for drawing), EOF.
+
+Errors name the file and the line. TSPLIB has no missing edges: an instance with missing
+edges is written with a stand-in weight (``missing=``) and read back by passing the same
+value to :func:`read_tsplib`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from .instances import NO_EDGE, TSPInstance
+
+FORMATS = ("FULL_MATRIX", "UPPER_ROW", "LOWER_ROW", "UPPER_DIAG_ROW", "LOWER_DIAG_ROW",
+           "UPPER_COL", "LOWER_COL", "UPPER_DIAG_COL", "LOWER_DIAG_COL")
+COORD_TYPES = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "MAN_2D", "MAX_2D", "EUC_3D", "MAN_3D",
+               "MAX_3D")
+_SECTIONS = ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION",
+             "FIXED_EDGES_SECTION", "DEPOT_SECTION", "DEMAND_SECTION", "TOUR_SECTION")
+_KEYS = ("NAME", "TYPE", "COMMENT", "DIMENSION", "CAPACITY", "EDGE_WEIGHT_TYPE",
+         "EDGE_WEIGHT_FORMAT", "EDGE_DATA_FORMAT", "NODE_COORD_TYPE", "DISPLAY_DATA_TYPE")
+
+PI = 3.141592
+RRR = 6378.388
+
+
+class TSPLIBError(ValueError):
+    """A malformed or unsupported TSPLIB file (the message names the line)."""
+
+
+# ---------------------------------------------------------------------- distances
+
+def _nint(x):
+    return np.floor(x + 0.5).astype(np.int64)
+
+
+def coord_distances(coords: np.ndarray, kind: str) -> np.ndarray:
+    """(n, n) int64 distances between the rows of ``coords`` as TSPLIB defines ``kind``."""
+    c = np.asarray(coords, dtype=np.float64)
+    if kind == "GEO":
+        deg = np.trunc(c)
+        rad = PI * (deg + 5.0 * (c - deg) / 3.0) / 180.0
+        lat, lon = rad[:, 0], rad[:, 1]
+        q1 = np.cos(lon[:, None] - lon[None, :])
+        q2 = np.cos(lat[:, None] - lat[None, :])
+        q3 = np.cos(lat[:, None] + lat[None, :])
+        arg = np.clip(0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3), -1.0, 1.0)
+        d = (RRR * np.arccos(arg) + 1.0).astype(np.int64)
+    else:
+        diff = c[:, None, :] - c[None, :, :]
+        if kind in ("EUC_2D", "EUC_3D"):
+            d = _nint(np.sqrt((diff ** 2).sum(axis=2)))
+        elif kind == "CEIL_2D":
+            d = np.ceil(np.sqrt((diff ** 2).sum(axis=2))).astype(np.int64)
+        elif kind == "ATT":
+            r = np.sqrt((diff ** 2).sum(axis=2) / 10.0)
+            t = _nint(r)
+            d = np.where(t < r, t + 1, t)
+        elif kind in ("MAN_2D", "MAN_3D"):
+            d = _nint(np.abs(diff).sum(axis=2))
+        elif kind in ("MAX_2D", "MAX_3D"):
+            d = _nint(np.abs(diff).max(axis=2))
+        else:
+            raise ValueError(f"unsupported EDGE_WEIGHT_TYPE {kind!r}; supported: {COORD_TYPES}")
+    d = np.asarray(d, dtype=np.int64)
+    np.fill_diagonal(d, 0)
+    return d
+
+
+def _positions(fmt: str, n: int):
+    """(row, col) of each value of an EDGE_WEIGHT_SECTION in file order."""
+    if fmt == "FULL_MATRIX":
+        return [(i, j) for i in range(n) for j in range(n)]
+    if fmt == "UPPER_ROW":
+        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+    if fmt == "LOWER_ROW":
+        return [(i, j) for i in range(n) for j in range(i)]
+    if fmt == "UPPER_DIAG_ROW":
+        return [(i, j) for i in range(n) for j in range(i, n)]
+    if fmt == "LOWER_DIAG_ROW":
+        return [(i, j) for i in range(n) for j in range(i + 1)]
+    if fmt == "UPPER_COL":       # column by column, the entries above the diagonal
+        return [(i, j) for j in range(n) for i in range(j)]
+    if fmt == "LOWER_COL":
+        return [(i, j) for j in range(n) for i in range(j + 1, n)]
+    if fmt == "UPPER_DIAG_COL":
+        return [(i, j) for j in range(n) for i in range(j + 1)]
+    if fmt == "LOWER_DIAG_COL":
+        return [(i, j) for j in range(n) for i in range(j, n)]
+    raise ValueError(f"unsupported EDGE_WEIGHT_FORMAT {fmt!r}; supported: {FORMATS}")
+
+
+# -------------------------------------------------------------------------- reader
+
+def read_tsplib(path, missing: int | None = None) -> TSPInstance:
+    """Read a TSPLIB ``.tsp`` / ``.atsp`` file.
+
+    Args:
+        path: the file.
+        missing: if given, explicit weights equal to this value become missing edges
+            (the convention of :func:`write_tsplib` for instances with missing edges).
+
+    Returns:
+        a :class:`TSPInstance` (``coords`` from NODE_COORD_SECTION or DISPLAY_DATA_SECTION
+        when present; for 3-D coordinates the first two).
+
+    Raises:
+        TSPLIBError (a ValueError): malformed or unsupported content, with the line number.
+    """
+    path = os.fspath(path)
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        lines = fh.read().splitlines()
+    where = os.path.basename(path)
+
+    def fail(lineno, msg):
+        raise TSPLIBError(f"{where}, line {lineno}: {msg}")
+
+    head: dict = {}
+    head_line: dict = {}
+    coords = display = weights = None
+    i = 0
+    while i < len(lines):
+        lineno = i + 1
+        raw = lines[i].strip()
+        i += 1
+        if not raw:
+            continue
+        word = raw.split(":", 1)[0].split()[0].upper() if raw.split(":", 1)[0].split() else ""
+        if word == "EOF":
+            break
+        if word in _SECTIONS:
+            if word not in ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION"):
+                fail(lineno, f"{word} is not supported (only TSP/ATSP distance data is)")
+            n = _dimension(head, head_line, fail, lineno)
+            if word == "EDGE_WEIGHT_SECTION":
+                fmt = head.get("EDGE_WEIGHT_FORMAT", "FULL_MATRIX" if
+                               head.get("EDGE_WEIGHT_TYPE") == "EXPLICIT" else None)
+                if head.get("EDGE_WEIGHT_TYPE") != "EXPLICIT":
+                    fail(lineno, "EDGE_WEIGHT_SECTION needs EDGE_WEIGHT_TYPE : EXPLICIT")
+                if fmt not in FORMATS:
+                    fail(head_line.get("EDGE_WEIGHT_FORMAT", lineno),
+                         f"unsupported EDGE_WEIGHT_FORMAT {fmt!r}; supported: {', '.join(FORMATS)}")
+                pos = _positions(fmt, n)
+                values, i = _read_numbers(lines, i, len(pos), fail, lineno, word)
+                weights = (fmt, pos, values)
+            else:
+                dim = 3 if head.get("EDGE_WEIGHT_TYPE", "").endswith("_3D") else 2
+                if head.get("NODE_COORD_TYPE", "").upper() == "THREED_COORDS":
+                    dim = 3
+                xy, i = _read_coords(lines, i, n, dim, fail, word)
+                if word == "NODE_COORD_SECTION":
+                    coords = xy
+                else:
+                    display = xy
+            continue
+        key, sep, value = raw.partition(":")
+        key = key.strip().upper()
+        if not sep:
+            parts = raw.split(None, 1)
+            key, value = parts[0].upper(), (parts[1] if len(parts) > 1 else "")
+        if key not in _KEYS:
+            fail(lineno, f"unknown keyword {key!r}")
+        if key == "COMMENT" and "COMMENT" in head:
+            head[key] += "\n" + value.strip()      # several COMMENT lines are allowed
+        elif key in head:
+            fail(lineno, f"{key} given twice (first on line {head_line[key]})")
+        else:
+            head[key] = value.strip() if key in ("NAME", "COMMENT") else value.strip().upper()
+        head_line[key] = lineno
+
+    last = len(lines)
+    kind = head.get("TYPE")
+    if kind is None:
+        fail(last, "no TYPE given (TSP or ATSP)")
+    if kind not in ("TSP", "ATSP"):
+        fail(head_line["TYPE"], f"TYPE {kind!r} is not supported (TSP or ATSP)")
+    n = _dimension(head, head_line, fail, last)
+    ewt = head.get("EDGE_WEIGHT_TYPE")
+    if ewt is None:
+        fail(last, "no EDGE_WEIGHT_TYPE given")
+    if ewt == "EXPLICIT":
+        if weights is None:
+            fail(last, "EDGE_WEIGHT_TYPE EXPLICIT but no EDGE_WEIGHT_SECTION")
+        fmt, pos, values = weights
+        d = np.zeros((n, n), dtype=np.int64)
+        for (r, c), (v, ln) in zip(pos, values):
+            d[r, c] = v
+            if fmt != "FULL_MATRIX":
+                d[c, r] = v
+        if kind == "ATSP" and fmt != "FULL_MATRIX":
+            fail(head_line["EDGE_WEIGHT_FORMAT"],
+                 f"ATSP needs FULL_MATRIX, not the symmetric format {fmt}")
+        if missing is not None:
+            d[d == missing] = NO_EDGE
+        for (r, c), (v, ln) in zip(pos, values):
+            if v < 0 and not (missing is not None and v == missing) and r != c:
+                fail(ln, f"negative distance {v} between cities {r + 1} and {c + 1}")
+        shown = coords if coords is not None else display
+    elif ewt in COORD_TYPES:
+        if coords is None:
+            fail(last, f"EDGE_WEIGHT_TYPE {ewt} but no NODE_COORD_SECTION")
+        d = coord_distances(coords, ewt)
+        shown = coords if display is None else display
+    else:
+        fail(head_line["EDGE_WEIGHT_TYPE"],
+             f"EDGE_WEIGHT_TYPE {ewt!r} is not supported; supported: EXPLICIT, {', '.join(COORD_TYPES)}")
+    np.fill_diagonal(d, 0)
+    if shown is not None:
+        shown = shown[:, :2]
+    try:
+        inst = TSPInstance(dist=d, coords=shown, name=head.get("NAME", os.path.splitext(where)[0]),
+                           comment=head.get("COMMENT", ""), edge_weight_type=ewt,
+                           meta=dict(source=path, type=kind))
+    except ValueError as exc:
+        raise TSPLIBError(f"{where}: {exc}") from None
+    if kind == "TSP" and not inst.symmetric:
+        fail(head_line["TYPE"], "TYPE TSP but the distances are not symmetric (use ATSP)")
+    return inst
+
+
+def _dimension(head, head_line, fail, lineno) -> int:
+    if "DIMENSION" not in head:
+        fail(lineno, "DIMENSION must be given before the data sections")
+    try:
+        n = int(head["DIMENSION"])
+    except ValueError:
+        fail(head_line["DIMENSION"], f"DIMENSION {head['DIMENSION']!r} is not an integer")
+    if n < 1:
+        fail(head_line["DIMENSION"], f"DIMENSION must be positive, got {n}")
+    return n
+
+
+def _number(tok, lineno, fail):
+    try:
+        v = float(tok)
+    except ValueError:
+        fail(lineno, f"{tok!r} is not a number")
+    if not math.isfinite(v):
+        fail(lineno, f"{tok!r} is not a finite number")
+    return v
+
+
+def _read_numbers(lines, i, count, fail, start_line, section):
+    out = []
+    while len(out) < count:
+        if i >= len(lines):
+            fail(len(lines), f"{section} ends after {len(out)} of {count} values")
+        lineno = i + 1
+        toks = lines[i].split()
+        i += 1
+        if toks and toks[0].upper() == "EOF" or toks and toks[0].upper() in _SECTIONS:
+            fail(lineno, f"{section} has {len(out)} values, {count} expected")
+        for tok in toks:
+            v = _number(tok, lineno, fail)
+            if v != int(v):
+                fail(lineno, f"explicit weights must be integers, got {tok!r}")
+            out.append((int(v), lineno))
+        if len(out) > count:
+            fail(lineno, f"{section} has more than the {count} values expected")
+    return out, i
+
+
+def _read_coords(lines, i, n, dim, fail, section):
+    xy = np.full((n, dim), np.nan)
+    seen = 0
+    while seen < n:
+        if i >= len(lines):
+            fail(len(lines), f"{section} ends after {seen} of {n} nodes")
+        lineno = i + 1
+        toks = lines[i].split()
+        i += 1
+        if not toks:
+            continue
+        if toks[0].upper() == "EOF" or toks[0].upper() in _SECTIONS:
+            fail(lineno, f"{section} has {seen} nodes, {n} expected")
+        if len(toks) != dim + 1:
+            fail(lineno, f"expected 'node x y{' z' if dim == 3 else ''}', got {lines[i - 1].strip()!r}")
+        node = _number(toks[0], lineno, fail)
+        if node != int(node) or not 1 <= node <= n:
+            fail(lineno, f"node number {toks[0]!r} outside 1..{n}")
+        node = int(node)
+        if not np.isnan(xy[node - 1, 0]):
+            fail(lineno, f"node {node} appears twice")
+        xy[node - 1] = [_number(t, lineno, fail) for t in toks[1:]]
+        seen += 1
+    return xy, i
+
+
+# -------------------------------------------------------------------------- writer
+
+def write_tsplib(instance: TSPInstance, path, fmt: str | None = None,
+                 missing: int | None = None) -> str:
+    """Write ``instance`` as a TSPLIB file; returns the path.
+
+    Args:
+        instance: the instance. If it has coordinates and a coordinate EDGE_WEIGHT_TYPE
+            whose distances match, the file holds the coordinates (NODE_COORD_SECTION);
+            otherwise EXPLICIT weights.
+        path: destination.
+        fmt: force EXPLICIT weights in this EDGE_WEIGHT_FORMAT (triangular formats only
+            for symmetric instances). Default: coordinates when possible, else
+            FULL_MATRIX.
+        missing: weight written for missing edges (required when the instance has them;
+            it must be larger than every distance; read back with ``read_tsplib(path,
+            missing=...)``).
+
+    Raises:
+        ValueError: missing edges without ``missing``, a triangular format for an
+            asymmetric instance, unknown format.
+    """
+    inst = instance
+    n = inst.n
+    kind = inst.kind
+    d = inst.dist.copy()
+    if inst.has_missing:
+        if missing is None:
+            raise ValueError("the instance has missing edges; pass missing=<a weight larger "
+                             "than every distance> (TSPLIB has no missing edges)")
+        if missing <= int(d.max()):
+            raise ValueError(f"missing={missing} must exceed the largest distance {int(d.max())}")
+        d[inst.missing] = missing
+    use_coords = False
+    if (fmt is None and inst.coords is not None and inst.edge_weight_type in COORD_TYPES
+            and not inst.edge_weight_type.endswith("3D") and not inst.has_missing):
+        # coordinates only if the text written reproduces the distances exactly
+        text = np.array([float(_fmt_num(v)) for v in inst.coords.ravel()]).reshape(n, 2)
+        use_coords = np.array_equal(coord_distances(text, inst.edge_weight_type), inst.dist)
+    if fmt is None:
+        fmt = "FULL_MATRIX"
+    if fmt not in FORMATS:
+        raise ValueError(f"unsupported EDGE_WEIGHT_FORMAT {fmt!r}; supported: {FORMATS}")
+    if fmt != "FULL_MATRIX" and kind == "ATSP":
+        raise ValueError(f"{fmt} describes a symmetric matrix; this instance is asymmetric")
+    out = [f"NAME : {inst.name}", f"TYPE : {kind}"]
+    comment = inst.comment
+    if inst.has_missing:
+        comment = (comment + " " if comment else "") + f"(missing edges written as {missing})"
+    if comment:
+        out.append(f"COMMENT : {' '.join(comment.split())}")
+    out.append(f"DIMENSION : {n}")
+    if use_coords:
+        out.append(f"EDGE_WEIGHT_TYPE : {inst.edge_weight_type}")
+        out.append("NODE_COORD_SECTION")
+        for i, (x, y) in enumerate(inst.coords):
+            out.append(f"{i + 1} {_fmt_num(x)} {_fmt_num(y)}")
+    else:
+        out.append("EDGE_WEIGHT_TYPE : EXPLICIT")
+        out.append(f"EDGE_WEIGHT_FORMAT : {fmt}")
+        if inst.coords is not None:
+            out.append("DISPLAY_DATA_TYPE : TWOD_DISPLAY")
+        out.append("EDGE_WEIGHT_SECTION")
+        vals = [str(int(d[r, c])) for r, c in _positions(fmt, n)]
+        for s in range(0, len(vals), 16):
+            out.append(" ".join(vals[s:s + 16]))
+        if inst.coords is not None:
+            out.append("DISPLAY_DATA_SECTION")
+            for i, (x, y) in enumerate(inst.coords):
+                out.append(f"{i + 1} {_fmt_num(x)} {_fmt_num(y)}")
+    out.append("EOF")
+    path = os.fspath(path)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(out) + "\n")
+    return path
+
+
+def _fmt_num(v) -> str:
+    return repr(float(v)) if float(v) != int(v) else str(int(v))

@@ -1,0 +1,157 @@
+"""Serial versions against each other and python-tsp; the enumeration; solve()'s guards."""
+import importlib
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from gpualgo import tsp
+from gpualgo.tsp import enumeration, tsp_gpu
+
+solve_mod = importlib.import_module("gpualgo.tsp.solve")
+
+
+def _every_tour_length(inst):
+    """Independent reference: try every order of the cities after 0 (itertools)."""
+    best = math.inf
+    for perm in itertools.permutations(range(1, inst.n)):
+        best = min(best, tsp.tour_length(inst, (0,) + perm))
+    return best
+
+
+def _instances(rng, n):
+    s = int(rng.integers(2**31))
+    return [tsp.random_euclidean(n, seed=s), tsp.random_graph(n, density=0.5, seed=s),
+            tsp.random_graph(n, density=0.6, seed=s, symmetric=False),
+            tsp.random_asymmetric(n, seed=s, high=20)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7])
+def test_serial_versions_against_itertools(n, rng):
+    for inst in _instances(rng, n):
+        want = _every_tour_length(inst)
+        for variant in ("serial_bruteforce", "held_karp"):
+            r = tsp.solve(inst, variant=variant)
+            assert r.length == want
+            assert r.feasible == (want != math.inf)
+            if r.feasible:
+                assert tsp.tour_length(inst, r.tour) == want and r.tour[0] == 0
+            else:
+                assert r.tour is None
+
+
+@pytest.mark.parametrize("n", [8, 9, 10])
+def test_brute_force_against_held_karp_and_python_tsp(n, rng):
+    from python_tsp.exact import solve_tsp_dynamic_programming
+    for inst in _instances(rng, n):
+        bf = tsp.solve(inst, variant="serial_bruteforce")
+        hk = tsp.solve(inst, variant="held_karp")
+        assert bf.length == hk.length
+        if not hk.feasible:
+            continue
+        big = 10**7        # python-tsp has no missing edges: give them a huge weight
+        d = np.where(inst.missing, big, inst.dist).astype(float)
+        _, dist = solve_tsp_dynamic_programming(d)
+        assert dist == hk.length
+
+
+@pytest.mark.parametrize("symmetric", [False, True])
+@pytest.mark.parametrize("max_free", [1, 2, 4, 20])
+def test_chunking_does_not_change_the_answer(symmetric, max_free, rng):
+    inst = tsp.random_euclidean(8, seed=int(rng.integers(2**31)))
+    ref = tsp.solve(inst, variant="serial_bruteforce", symmetric=symmetric)
+    r = tsp.solve(inst, variant="serial_bruteforce", symmetric=symmetric, max_free=max_free)
+    assert r.length == ref.length
+    np.testing.assert_array_equal(r.tour, ref.tour)     # same order, same first best
+
+
+@pytest.mark.parametrize("n, symmetric, max_free", [(2, False, 20), (3, True, 20), (6, True, 20),
+                                                    (7, False, 3), (8, True, 2), (7, True, 1)])
+def test_enumeration_visits_every_tour_once(n, symmetric, max_free):
+    plan = enumeration.make_plan(n, symmetric, max_free)
+    tours = [tuple(plan.tour_of_rank(g)) for g in range(plan.total)]
+    assert len(set(tours)) == len(tours) == enumeration.count_tours(n, symmetric)
+    cycles = {min(t[1:], t[:0:-1]) if plan.symmetric else t[1:] for t in tours}
+    assert len(cycles) == len(tours)          # no tour and its reverse both
+    # chunks follow each other in rank order, and local order is lexicographic
+    for g in range(1, plan.total):
+        c0, c1 = divmod(g - 1, plan.kfact)[0], divmod(g, plan.kfact)[0]
+        if c0 == c1:
+            assert tours[g] > tours[g - 1]
+
+
+@pytest.mark.parametrize("n, symmetric, max_free", [(6, True, 20), (7, False, 3), (8, True, 2)])
+def test_host_order_generator_matches_the_plan(n, symmetric, max_free):
+    # the generator of gpu_host_chunks runs on the CPU: check it, split in uneven batches
+    plan = enumeration.make_plan(n, symmetric, max_free)
+    out = np.zeros(plan.total * (n - 1), np.uint8)
+    chunk = local = done = 0
+    while done < plan.total:
+        cnt = min(37, plan.total - done)
+        chunk, local = tsp_gpu._fill_orders(n, plan.prefix, plan.last, plan.f, plan.k,
+                                            chunk, local, cnt, out[done * (n - 1):])
+        done += cnt
+    rows = out.reshape(plan.total, n - 1)
+    for g in range(plan.total):
+        assert rows[g].tolist() == plan.tour_of_rank(g)[1:].tolist()
+
+
+def test_unrank_and_rank():
+    items = [1, 3, 4, 7]
+    perms = [enumeration.unrank(r, items) for r in range(24)]
+    assert perms == [list(p) for p in itertools.permutations(items)]
+    assert [enumeration.rank(p) for p in perms] == list(range(24))
+
+
+def test_large_n_is_split_below_64_bits():
+    plan = enumeration.make_plan(24, symmetric=False)
+    assert plan.k == 20 and plan.total == math.factorial(23) > 2**64
+    assert plan.kfact < 2**63
+
+
+def test_size_guards():
+    inst = tsp.random_euclidean(16, seed=0)
+    with pytest.raises(ValueError, match="force=True") as exc:
+        tsp.solve(inst, variant="serial_bruteforce")
+    assert "orders" in str(exc.value) and "about" in str(exc.value)
+    with pytest.raises(ValueError, match="force=True"):
+        tsp.solve(tsp.random_euclidean(30, seed=0), variant="held_karp")
+    assert tsp.estimate_seconds(20, "gpu_shared_incremental") > 3600
+
+
+def test_unknown_variant_and_options():
+    d = tsp.random_euclidean(5, seed=0)
+    with pytest.raises(ValueError, match="unknown variant"):
+        tsp.solve(d, variant="nope")
+    with pytest.raises(ValueError, match="unknown option"):
+        tsp.solve(d, variant="held_karp", block=64)
+    with pytest.raises(ValueError, match="symmetric"):
+        tsp.solve(tsp.random_asymmetric(5, seed=0), variant="serial_bruteforce", symmetric=True)
+
+
+def test_gpu_variants_without_gpu_raise():
+    from gpualgo import gpu
+    if gpu.available():
+        pytest.skip("a GPU is present")
+    for v in ("gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental", "gpu_held_karp"):
+        with pytest.raises(gpu.GPUUnavailableError):
+            tsp.solve(tsp.random_euclidean(5, seed=0), variant=v)
+
+
+def test_variants_registry():
+    assert tsp.VARIANTS == ("serial_bruteforce", "held_karp", "gpu_host_chunks", "gpu_unrank",
+                            "gpu_shared_incremental", "gpu_held_karp")
+    assert set(solve_mod._OPTIONS) == set(tsp.VARIANTS)
+
+
+def test_bench_presets_quick_cpu():
+    from gpualgo import bench
+    rows = bench.run_preset("tsp", "cpu", progress=False, quick=True)
+    by = {r["variant"] for r in rows}
+    assert {"serial_bruteforce", "held_karp", "python_tsp_dp"} <= by
+    for n in {r["n"] for r in rows}:
+        lengths = {r["length"] for r in rows if r["n"] == n}
+        assert len(lengths) == 1, f"solvers disagree at n={n}: {lengths}"
+    for name, p in bench.presets("tsp").items():
+        assert list(p.cases(dict(p.params, quick=True))), name

@@ -1,0 +1,172 @@
+"""TSPLIB reader and writer: every explicit format, the coordinate distances, errors."""
+import numpy as np
+import pytest
+
+from gpualgo import tsp
+from gpualgo.tsp import tsplib
+
+FORMATS = tsplib.FORMATS
+
+
+def _write_explicit(path, d, fmt, kind="TSP"):
+    """Write an explicit-weight file by hand (independently of write_tsplib)."""
+    n = d.shape[0]
+    if fmt == "FULL_MATRIX":
+        vals = [d[i, j] for i in range(n) for j in range(n)]
+    else:
+        upper = "UPPER" in fmt
+        diag = "DIAG" in fmt
+        by_col = fmt.endswith("COL")
+        vals = []
+        for a in range(n):
+            for b in range(n):
+                i, j = (b, a) if by_col else (a, b)
+                if (i < j if upper else i > j) or (diag and i == j):
+                    vals.append(d[i, j])
+    # a ragged layout: the reader must not care about line breaks
+    chunks = [" ".join(str(v) for v in vals[s:s + 5]) for s in range(0, len(vals), 5)]
+    path.write_text(f"NAME: t\nTYPE: {kind}\nCOMMENT : hand made\nDIMENSION: {n}\n"
+                    f"EDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: {fmt}\n"
+                    "EDGE_WEIGHT_SECTION\n" + "\n".join(chunks) + "\nEOF\n")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_read_every_explicit_format(fmt, tmp_path, rng):
+    n = int(rng.integers(2, 9))
+    a = rng.integers(0, 1000, size=(n, n))
+    d = np.triu(a, 1) + np.triu(a, 1).T
+    p = tmp_path / "x.tsp"
+    _write_explicit(p, d, fmt)
+    inst = tsp.read_tsplib(p)
+    np.testing.assert_array_equal(inst.dist, d)
+    assert inst.name == "t" and inst.comment == "hand made" and inst.kind == "TSP"
+
+
+def test_read_atsp_full_matrix(tmp_path, rng):
+    d = rng.integers(1, 50, size=(6, 6))
+    np.fill_diagonal(d, 9999)      # TSPLIB files often put a large value on the diagonal
+    p = tmp_path / "x.atsp"
+    _write_explicit(p, d, "FULL_MATRIX", kind="ATSP")
+    inst = tsp.read_tsplib(p)
+    want = d.copy()
+    np.fill_diagonal(want, 0)
+    np.testing.assert_array_equal(inst.dist, want)
+    assert inst.kind == "ATSP"
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_write_read_round_trip(fmt, tmp_path, rng):
+    inst = tsp.random_graph(7, density=0.7, seed=int(rng.integers(2**31)))
+    p = tmp_path / "g.tsp"
+    tsp.write_tsplib(inst, p, fmt=fmt, missing=10**6)
+    back = tsp.read_tsplib(p, missing=10**6)
+    np.testing.assert_array_equal(back.dist, inst.dist)
+
+
+def test_write_needs_missing_weight(tmp_path):
+    inst = tsp.random_graph(6, density=0.3, seed=1)
+    assert inst.has_missing
+    with pytest.raises(ValueError, match="missing"):
+        tsp.write_tsplib(inst, tmp_path / "g.tsp")
+
+
+def test_asymmetric_round_trip_and_triangular_refused(tmp_path, rng):
+    inst = tsp.random_asymmetric(6, seed=int(rng.integers(2**31)))
+    p = tmp_path / "a.atsp"
+    tsp.write_tsplib(inst, p)
+    np.testing.assert_array_equal(tsp.read_tsplib(p).dist, inst.dist)
+    with pytest.raises(ValueError, match="symmetric"):
+        tsp.write_tsplib(inst, p, fmt="UPPER_ROW")
+
+
+def test_euclidean_written_as_coordinates(tmp_path, rng):
+    inst = tsp.random_euclidean(9, seed=int(rng.integers(2**31)))
+    p = tmp_path / "e.tsp"
+    tsp.write_tsplib(inst, p)
+    assert "NODE_COORD_SECTION" in p.read_text()
+    back = tsp.read_tsplib(p)
+    np.testing.assert_array_equal(back.dist, inst.dist)
+    np.testing.assert_allclose(back.coords, inst.coords)
+
+
+def test_coordinate_distances_by_hand():
+    c = np.array([[0.0, 0.0], [3.0, 4.0], [1.0, 1.0], [1.5, 0.0], [10.0, 0.0], [0.0, 30.0]])
+    euc = tsp.coord_distances(c, "EUC_2D")
+    assert euc[0, 1] == 5 and euc[0, 2] == 1 and euc[0, 3] == 2      # nint(1.5) = 2
+    ceil = tsp.coord_distances(c, "CEIL_2D")
+    assert ceil[0, 2] == 2 and ceil[0, 1] == 5
+    att = tsp.coord_distances(c, "ATT")
+    # sqrt(100/10) = 3.16 -> nint 3 < 3.16 -> 4;  sqrt(900/10) = 9.49 -> 10;  sqrt(2/10) -> 1
+    assert att[0, 4] == 4 and att[0, 5] == 10 and att[0, 2] == 1
+    assert tsp.coord_distances(c, "MAN_2D")[0, 1] == 7
+    assert tsp.coord_distances(c, "MAX_2D")[0, 1] == 4
+
+
+def test_geo_reproduces_burma14():
+    # the 14 cities of TSPLIB's burma14 (DDD.MM coordinates); published optimum 3323
+    c = np.array([[16.47, 96.10], [16.47, 94.44], [20.09, 92.54], [22.39, 93.37],
+                  [25.23, 97.24], [22.00, 96.05], [20.47, 97.02], [17.20, 96.29],
+                  [16.30, 97.38], [14.05, 98.12], [16.53, 97.38], [21.52, 95.59],
+                  [19.41, 97.13], [20.09, 94.55]])
+    d = tsp.coord_distances(c, "GEO")
+    assert d[0, 1:5].tolist() == [153, 510, 706, 966]
+    assert tsp.solve(d, variant="held_karp").length == 3323
+
+
+def test_geo_file(tmp_path):
+    p = tmp_path / "g.tsp"
+    p.write_text("NAME : g\nTYPE : TSP\nDIMENSION : 3\nEDGE_WEIGHT_TYPE : GEO\n"
+                 "NODE_COORD_SECTION\n1 16.47 96.10\n3 20.09 92.54\n2 16.47 94.44\nEOF\n")
+    inst = tsp.read_tsplib(p)
+    assert inst.dist[0, 1] == 153 and inst.dist[0, 2] == 510
+
+
+@pytest.mark.parametrize("body, line, match", [
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "UPPER_ROW\nEDGE_WEIGHT_SECTION\n1 2\nEOF\n", 8, "values"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "UPPER_ROW\nEDGE_WEIGHT_SECTION\n1 abc 3\nEOF\n", 7, "not a number"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "UPPER_ROW\nEDGE_WEIGHT_SECTION\n1 2.5 3\nEOF\n", 7, "integers"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "UPPER_ROW\nEDGE_WEIGHT_SECTION\n1 -2 3\nEOF\n", 7, "negative"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "UPPER_ROW\nEDGE_WEIGHT_SECTION\n1 2 3 4\nEOF\n", 7, "more than"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "WEIRD\nEDGE_WEIGHT_SECTION\n1 2 3\nEOF\n", 5, "EDGE_WEIGHT_FORMAT"),
+    ("NAME: x\nTYPE: CVRP\nDIMENSION: 3\n", 2, "TYPE"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: three\n", 3, "DIMENSION"),
+    ("NAME: x\nTYPE: TSP\nBOGUS: 1\n", 3, "unknown keyword"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n"
+     "1 0 0\n1 3 4\nEOF\n", 7, "twice"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n"
+     "1 0 0\n5 3 4\nEOF\n", 7, "outside"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n"
+     "1 0 0\n2 3\nEOF\n", 7, "expected"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: XRAY1\nNODE_COORD_SECTION\n"
+     "1 0 0\n2 3 4\nEOF\n", 4, "not supported"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "FULL_MATRIX\nEDGE_WEIGHT_SECTION\n0 1 2\n3 0 4\n2 4 0\nEOF\n", 2, "not symmetric"),
+    ("NAME: x\nTYPE: ATSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "UPPER_ROW\nEDGE_WEIGHT_SECTION\n1 2 3\nEOF\n", 5, "FULL_MATRIX"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "UPPER_ROW\nFIXED_EDGES_SECTION\n1 2\n-1\nEOF\n", 6, "not supported"),
+])
+def test_malformed_files_name_the_line(tmp_path, body, line, match):
+    p = tmp_path / "bad.tsp"
+    p.write_text(body)
+    with pytest.raises(tsp.TSPLIBError, match=match) as exc:
+        tsp.read_tsplib(p)
+    assert f"line {line}:" in str(exc.value)
+
+
+def test_shipped_instances_read_and_solve():
+    import pathlib
+    folder = pathlib.Path(__file__).resolve().parents[2] / "data" / "instances" / "tsp"
+    files = sorted(folder.glob("*.tsp")) + sorted(folder.glob("*.atsp"))
+    assert files, "data/instances/tsp holds no instance"
+    for f in files:
+        inst = tsp.read_tsplib(f, missing=10**6)
+        if inst.n <= 12:
+            r = tsp.solve(inst, variant="held_karp")
+            assert tsp.tour_length(inst, r.tour) == r.length
