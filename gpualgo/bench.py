@@ -97,12 +97,17 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, **overri
         bar = tqdm(cases, desc=f"{algo}/{preset}", unit="case")
     else:
         bar = cases
-    for case in bar:
+    seeds = p.seeds or params.get("seeds")
+    for done, case in enumerate(bar, 1):
         if progress:
             bar.set_postfix_str(case.label[:40])
         rows.extend(case.run())
+        if out is not None:  # rewritten after every case: an interrupted sweep keeps what it measured
+            path = results.write(out, preset, rows, params, seeds=seeds,
+                                 progress={"cases_done": done, "cases": len(cases), "complete": done == len(cases)})
     if out is not None:
-        path = results.write(out, preset, rows, params, seeds=p.seeds or params.get("seeds"))
+        if not cases:
+            path = results.write(out, preset, rows, params, seeds=seeds)
         print(f"wrote {len(rows)} rows to {path} (+ {path.with_suffix('.json').name})")
     return rows
 

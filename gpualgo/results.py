@@ -55,7 +55,8 @@ def metadata(params: dict, seeds=None, command: str | None = None) -> dict:
     }
 
 
-def write(out_dir, name: str, rows: list[dict], params: dict, seeds=None, command: str | None = None) -> pathlib.Path:
+def write(out_dir, name: str, rows: list[dict], params: dict, seeds=None, command: str | None = None,
+          progress: dict | None = None) -> pathlib.Path:
     """Write ``rows`` to ``out_dir/name.csv`` and the metadata to ``out_dir/name.json``.
 
     Parameters
@@ -64,6 +65,7 @@ def write(out_dir, name: str, rows: list[dict], params: dict, seeds=None, comman
     name: file stem (usually the preset name).
     rows: flat dicts of str / int / float / bool; the columns are the union of their keys.
     params, seeds: what produced the rows (stored in the metadata).
+    progress: for a sweep written as it goes, ``{"cases_done", "cases", "complete"}``.
 
     Returns the CSV path.
     """
@@ -79,6 +81,8 @@ def write(out_dir, name: str, rows: list[dict], params: dict, seeds=None, comman
         w.writerows(rows)
     meta = metadata(params, seeds, command)
     meta["rows"] = len(rows)
+    if progress is not None:
+        meta["progress"] = progress
     (out / f"{name}.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
     return csv_path
 
@@ -118,6 +122,9 @@ class Recorded:
             extra.append(f"CuPy {dev['cupy']}")
         date = str(self.meta.get("date", "?"))[:10]
         detail = f" ({', '.join(extra)})" if extra else ""
+        prog = self.meta.get("progress") or {}
+        if prog and not prog.get("complete"):
+            detail += f" [partial: {prog['cases_done']} of {prog['cases']} cases]"
         return f"recorded on {where}{detail} on {date} by `{self.meta.get('command', '?')}` [{self.path}]"
 
 

@@ -29,6 +29,19 @@ def test_run_preset_with_overrides(toy_suite, tmp_path):
     assert rows == [{"n": 4, "square": 16, "quick": True}, {"n": 5, "square": 25, "quick": True}]
     rec = results.read(tmp_path, "squares")
     assert rec.rows == rows and rec.meta["params"]["sizes"] == [4, 5]
+    assert rec.meta["progress"] == {"cases_done": 2, "cases": 2, "complete": True}
+
+
+def test_interrupted_sweep_keeps_its_rows(toy_suite, tmp_path):
+    def cases(p):
+        yield bench.Case("ok", lambda: [{"n": 1}])
+        yield bench.Case("boom", lambda: 1 / 0)
+    toy_suite.PRESETS["boom"] = bench.Preset("fails half way", {}, cases, needs_gpu=False)
+    with pytest.raises(ZeroDivisionError):
+        bench.run_preset("toy", "boom", out=tmp_path, progress=False)
+    rec = results.read(tmp_path, "boom")
+    assert rec.rows == [{"n": 1}] and rec.meta["progress"]["complete"] is False
+    assert "[partial: 1 of 2 cases]" in rec.source()
 
 
 def test_unknown_names_are_clear_errors(toy_suite):
