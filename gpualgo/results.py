@@ -42,6 +42,15 @@ def package_versions() -> dict:
     return out
 
 
+def _command_line() -> str:
+    """The command line as typed: ``python3 -m gpualgo.bench ...`` rather than the module's path."""
+    argv = list(sys.argv)
+    here = pathlib.Path(__file__).resolve().parent
+    if argv and argv[0].endswith(".py") and pathlib.Path(argv[0]).resolve().parent == here:
+        argv[0] = f"-m gpualgo.{pathlib.Path(argv[0]).stem}"
+    return " ".join([os.path.basename(sys.executable)] + argv)
+
+
 def metadata(params: dict, seeds=None, command: str | None = None) -> dict:
     """The metadata block stored beside every result file."""
     return {
@@ -49,7 +58,7 @@ def metadata(params: dict, seeds=None, command: str | None = None) -> dict:
         "device": gpu.describe(),
         "packages": package_versions(),
         "host": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
-        "command": command if command is not None else " ".join([os.path.basename(sys.executable)] + sys.argv),
+        "command": command if command is not None else _command_line(),
         "params": params,
         "seeds": seeds,
     }
