@@ -42,6 +42,36 @@ def weights(inst: TSPInstance):
 
 # ----------------------------------------------------------------------- brute force
 
+@njit(cache=True, inline="always")
+def next_permutation(p, k):
+    """Step ``p[:k]`` to the next permutation in lexicographic order, in place.
+
+    Returns the first position that changed (entries before it are untouched, which
+    is what lets the callers update a tour's cost incrementally), or -1 when ``p`` was
+    the last permutation (``p`` is then left as it was).
+    """
+    i = k - 2
+    while i >= 0 and p[i] > p[i + 1]:
+        i -= 1
+    if i < 0:
+        return -1
+    j = k - 1
+    while p[j] < p[i]:
+        j -= 1
+    tmp = p[i]
+    p[i] = p[j]
+    p[j] = tmp
+    lo = i + 1
+    hi = k - 1
+    while lo < hi:
+        tmp = p[lo]
+        p[lo] = p[hi]
+        p[hi] = tmp
+        lo += 1
+        hi -= 1
+    return i
+
+
 @njit(cache=True)
 def _bruteforce(W, prefix, last, f, k):
     n = W.shape[0]
@@ -86,26 +116,9 @@ def _bruteforce(W, prefix, last, f, k):
                 best = cost
                 best_chunk = c
                 best_perm[:] = p
-            # next permutation in lexicographic order
-            i = k - 2
-            while i >= 0 and p[i] > p[i + 1]:
-                i -= 1
+            i = next_permutation(p, k)
             if i < 0:
                 break
-            j = k - 1
-            while p[j] < p[i]:
-                j -= 1
-            tmp = p[i]
-            p[i] = p[j]
-            p[j] = tmp
-            lo = i + 1
-            hi = k - 1
-            while lo < hi:
-                tmp = p[lo]
-                p[lo] = p[hi]
-                p[hi] = tmp
-                lo += 1
-                hi -= 1
             if i == 0:
                 pc[0] = base + Wf[anchor * n + p[0]]
                 i = 1

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from .. import gpu
-from .serial import held_karp_bytes
+from .serial import held_karp_bytes, next_permutation
 
 #: orders per launch of (b) and (c), so one launch lasts about a second and its rank
 #: count stays far below 2^63
@@ -186,28 +186,10 @@ def _fill_orders(n, prefix, last, f, k, chunk, local, count, out):
             out[pos + m - 1] = lst
         pos += m
         local += 1
-        i = k - 2
-        while i >= 0 and p[i] > p[i + 1]:
-            i -= 1
-        if i < 0:
+        if next_permutation(p, k) < 0:
             chunk += 1
             local = 0
             start_new = True
-            continue
-        j = k - 1
-        while p[j] < p[i]:
-            j -= 1
-        tmp = p[i]
-        p[i] = p[j]
-        p[j] = tmp
-        lo = i + 1
-        hi = k - 1
-        while lo < hi:
-            tmp = p[lo]
-            p[lo] = p[hi]
-            p[hi] = tmp
-            lo += 1
-            hi -= 1
     return chunk, local
 
 
