@@ -38,6 +38,17 @@ def test_parameters_cell(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_papermill_reads_every_parameter_with_its_type(path):
+    # papermill must parse the cell: a comment holding '=' or a quote defeats its parser
+    import papermill
+    params = papermill.inspect_notebook(str(path))
+    assert params["quick"]["inferred_type_name"] == "bool" and params["quick"]["default"] == "False"
+    assert params["interactive"]["inferred_type_name"] == "bool"
+    untyped = [k for k, v in params.items() if v["inferred_type_name"] in ("None", "", None)]
+    assert not untyped, f"parameters without a type annotation: {untyped}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_runs_headless_in_quick_mode(path, tmp_path):
     row = run_notebooks.execute(path, tmp_path, {"quick": True, "interactive": False})
     assert row["ok"], f"{path.name} failed: {row['error']} (see {row['executed']})"
