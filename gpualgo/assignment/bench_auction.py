@@ -16,11 +16,11 @@ Every preset takes ``quick=True`` (tiny sizes, for notebooks in CI and tests).
 from __future__ import annotations
 
 import functools
-import time
 
 import numpy as np
 
 from .. import bench
+from ..timing import timed
 from . import checks, instances, solve
 
 __all__ = ["PRESETS", "REPORT_SIZES"]
@@ -88,18 +88,15 @@ def _exact_cases(p):
                     B = instances.uniform_instance(n, n, lo, hi, seed=seed)
                     common = dict(algorithm="auction", n=n, range=rng_name, seed=seed, rep=k)
                     rows = []
-                    t = time.perf_counter()
-                    rr, cc = linear_sum_assignment(B, maximize=True)
-                    t_scipy = (time.perf_counter() - t) * 1e3
+                    (rr, cc), t_scipy = timed(linear_sum_assignment, B, maximize=True)
                     opt = int(B[rr, cc].astype(np.int64).sum())
                     rows.append(dict(common, variant="scipy", time_ms=t_scipy, objective=opt, exact=1))
                     try:
                         import lap
-                        t = time.perf_counter()
-                        _, x, _ = lap.lapjv((B.max() - B).astype(np.float64))  # lap minimises
-                        t_lap = (time.perf_counter() - t) * 1e3
-                        rows.append(dict(common, variant="lap", time_ms=t_lap,
-                                         objective=checks.objective(B, x), exact=int(checks.objective(B, x) == opt)))
+                        (_, x, _), t_lap = timed(lap.lapjv, (B.max() - B).astype(np.float64))  # lap minimises
+                        obj_lap = checks.objective(B, x)
+                        rows.append(dict(common, variant="lap", time_ms=t_lap, objective=obj_lap,
+                                         exact=int(obj_lap == opt)))
                     except ImportError:
                         pass
                     for v in p["variants"]:
@@ -113,41 +110,36 @@ def _exact_cases(p):
                 yield bench.Case(f"n={n} {rng_name} #{k}", run)
 
 
-def _threads_cases(p):
+def _tuning_cases(p, variant, settings):
+    """One case per instance: ``variant`` at eps = 1 once per setting.
+
+    ``settings`` is a list of (solver options, extra row columns) pairs.
+    """
     sizes = [60, 120] if p["quick"] else p["sizes"]
     for n in sizes:
         for k in range(1 if p["quick"] else p["instances"]):
             def run(n=n, k=k):
                 seed = _seed(p["seed"], n, k)
                 B = instances.report_instance(n, n, p["density"], seed=seed, limit=p["limit"])
-                _warm_up(("gpu_queues",))
-                rows = []
-                for t in p["bid_threads"]:
-                    r = solve(B, variant="gpu_queues", eps=1.0, bid_threads=t)
-                    rows.append(dict(_row(r, algorithm="auction", n=n, seed=seed, rep=k), bid_threads=t))
-                return rows
+                _warm_up((variant,))
+                return [dict(_row(solve(B, variant=variant, eps=1.0, **opts), algorithm="auction", n=n, seed=seed,
+                                  rep=k), **cols)
+                        for opts, cols in settings]
             yield bench.Case(f"n={n} #{k}", run)
+
+
+def _threads_cases(p):
+    return _tuning_cases(p, "gpu_queues", [({"bid_threads": t}, {"bid_threads": t}) for t in p["bid_threads"]])
 
 
 def _graph_cases(p):
-    sizes = [60, 120] if p["quick"] else p["sizes"]
-    for n in sizes:
-        for k in range(1 if p["quick"] else p["instances"]):
-            def run(n=n, k=k):
-                seed = _seed(p["seed"], n, k)
-                B = instances.report_instance(n, n, p["density"], seed=seed, limit=p["limit"])
-                _warm_up(("gpu_graph",))
-                rows = []
-                for bt in p["bid_threads"]:
-                    for at in p["assign_threads"]:
-                        for g in p["grid_factors"]:
-                            r = solve(B, variant="gpu_graph", eps=1.0, bid_threads=bt, assign_threads=at,
-                                      grid_factor=g)
-                            rows.append(dict(_row(r, algorithm="auction", n=n, seed=seed, rep=k), bid_threads=bt,
-                                             assign_threads=at, grid_factor=g,
-                                             config=f"bid {bt} / assign {at} / grid {g}x SMs"))
-                return rows
-            yield bench.Case(f"n={n} #{k}", run)
+    settings = []
+    for bt in p["bid_threads"]:
+        for at in p["assign_threads"]:
+            for g in p["grid_factors"]:
+                opts = dict(bid_threads=bt, assign_threads=at, grid_factor=g)
+                settings.append((opts, dict(opts, config=f"bid {bt} / assign {at} / grid {g}x SMs")))
+    return _tuning_cases(p, "gpu_graph", settings)
 
 
 def _active_cases(p):
