@@ -15,9 +15,9 @@ Every preset takes ``quick`` (tiny sizes, for CI and headless notebooks).
 
 from __future__ import annotations
 
-import time
 
 from ..bench import Case, Preset
+from ..timing import timed
 from . import instances
 from .checks import tour_length
 from .solve import solve
@@ -88,9 +88,7 @@ def _peer_case(n, seed, reps):
         inst = instances.random_euclidean(n, seed=seed)
         rows = []
         for rep in range(reps):
-            t0 = time.perf_counter()
-            perm, dist = fn(inst.dist.astype(float))
-            ms = (time.perf_counter() - t0) * 1e3
+            (perm, dist), ms = timed(fn, inst.dist.astype(float))
             length = tour_length(inst, perm)
             if length != int(round(dist)):
                 raise RuntimeError(f"python-tsp reported {dist} for a tour of length {length}")
