@@ -10,9 +10,12 @@
 ``gpu_deterministic`` the same, ties to the lowest person: equals the serial version.
 ``gpu_graph``         the queue version, several rounds captured in one CUDA graph.
 ``gpu_eps_scaling``   beyond the report: eps-scaling (phases with decreasing eps, prices
-                      kept), warp-per-bidder bidding with a 64-bit atomicMax per object,
+                      kept), bidding by groups of warps (one to a block per bidder,
+                      from the number of bidders) with a 64-bit atomicMax per object,
                       and a single-block kernel that finishes each phase once few
-                      bidders remain.  Deterministic: equals the serial eps-scaling twin.
+                      bidders remain, its state in shared memory and most bids taken
+                      from per-person bid caches instead of row scans.  Deterministic:
+                      equals the serial eps-scaling twin.
 ``gpu_sparse``        the same on CSR rows (for the 10% density instances).
 
 Every variant takes ``(B, eps=None, **options)`` and returns an AssignmentResult.
@@ -32,8 +35,9 @@ __all__ = ["VARIANT_FUNCS", "launch_config", "gpu_v1", "gpu_queues", "gpu_determ
            "gpu_eps_scaling", "gpu_sparse"]
 
 _NULL = np.uint64(0)          # a null pointer argument
-_C_MATCHED, _C_ROUNDS = 4, 5  # counter slots (see auction.cu)
+_C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS = 4, 5, 6, 7  # counter slots (see auction.cu)
 TAIL_THREADS = 1024
+CACHE_K = 64                  # entries of a person's bid cache (auction.cu)
 
 
 def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_threads: int = 256,
@@ -60,7 +64,7 @@ def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_th
 
 
 def _kernels(names, tail_max: int = 32):
-    mod = gpu.load_module("auction", defines={"TAIL_MAX": tail_max})
+    mod = gpu.load_module("auction", defines={"TAIL_MAX": tail_max, "CACHE_K": CACHE_K})
     return {k: mod.get_function(k) for k in names}
 
 
@@ -108,9 +112,8 @@ def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads:
     _check_memory(cp, 4 * m * n + 20 * m * gx + 64 * (m + n), force)
     k = _kernels(("bid_kernel", "assign_kernel", "rebuild_queue_kernel"))
     t1 = time.perf_counter()
-    up0 = cp.cuda.Event(); up0.record()
-    raw = cp.asarray(prob.raw)
-    up1 = cp.cuda.Event(); up1.record()
+    with gpu.CudaTimer() as upload:
+        raw = cp.asarray(prob.raw)
     price = cp.zeros(n, dtype=cp.int64)
     person_obj = cp.full(m, -1, dtype=cp.int32)
     obj_owner = cp.full(n, -1, dtype=cp.int32)
@@ -158,9 +161,7 @@ def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads:
     pinned = _Pinned(cp)
     host_rounds = 0
     cp.cuda.Device().synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    with main:
-        start.record(main)
+    with main, gpu.CudaTimer(main) as timer:
         if variant == "gpu_graph":
             if rounds_per_graph < 2 or rounds_per_graph % 2:
                 raise ValueError(f"rounds_per_graph must be even and >= 2, got {rounds_per_graph}")
@@ -201,15 +202,12 @@ def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads:
                     break
                 if host_rounds > max_rounds:
                     raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
-        stop.record(main)
-        stop.synchronize()
-    kernel_ms = cp.cuda.get_elapsed_time(start, stop)
     rounds = host_rounds if not queued else int(counters[_C_ROUNDS].get())
     t2 = time.perf_counter()
     a = person_obj.get()
     pr = price.get()
     t3 = time.perf_counter()
-    stats = {"rounds": rounds, "kernel_ms": kernel_ms, "upload_ms": cp.cuda.get_elapsed_time(up0, up1),
+    stats = {"rounds": rounds, "kernel_ms": timer.ms, "upload_ms": upload.ms,
              "download_ms": (t3 - t2) * 1e3, "prepare_ms": (t1 - t0) * 1e3,
              "device": gpu.device_name(), "launch": {k_: v for k_, v in cfg.items()}}
     stats["transfer_ms"] = stats["upload_ms"] + stats["download_ms"]
@@ -220,14 +218,34 @@ def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads:
 
 def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps_factor: int = 8,
                  warps_per_block: int = 8, blocks_per_sm: int = 4, rounds_per_check: int = 16,
-                 tail_max: int = 32, max_rounds: int = 10**8, force: bool = False):
-    """gpu_eps_scaling (dense) and gpu_sparse (CSR): the kernels of family 2 in auction.cu."""
+                 tail_max: int = 32, tail_shared: bool = True, max_rounds: int = 10**8, force: bool = False):
+    """gpu_eps_scaling (dense) and gpu_sparse (CSR): the kernels of family 2 in auction.cu.
+
+    ``tail_shared``: the single-block tail keeps prices and owners in shared memory when
+    they fit (the default); False keeps them in global memory (for comparison).
+    """
     cp = gpu.require()
     t0 = time.perf_counter()
-    prob = problem.prepare(B, eps, square=True)
+    upload = gpu.CudaTimer()
+    # A square C-contiguous int32 matrix with n % 4 == 0 is used as it is: upload it
+    # first and take its range on the device (two host passes cost more than that).
+    direct = (not sparse and isinstance(B, np.ndarray) and B.dtype == np.int32 and B.ndim == 2
+              and B.shape[0] == B.shape[1] and B.shape[0] % 4 == 0 and B.flags.c_contiguous)
+    value_range, upload_host_s = None, 0.0
+    if direct:
+        _check_memory(cp, 4 * B.size + (64 + 8 * CACHE_K) * B.shape[0], force)
+        tu = time.perf_counter()
+        with upload:
+            raw_d = cp.asarray(B)
+        value_range = (int(raw_d.min()), int(raw_d.max()))
+        upload_host_s = time.perf_counter() - tu
+    prob = problem.prepare(B, eps, square=True, value_range=value_range)
     N = prob.n  # persons after padding = objects
     if N >= (1 << problem.KEY_BITS):
         raise ValueError(f"at most {(1 << problem.KEY_BITS) - 1} persons, got {N}")
+    if prob.scale >= 2**31:
+        raise ValueError(f"eps={eps} needs a benefit scale of {prob.scale} >= 2**31, beyond these kernels; "
+                         "eps=None gives the exact optimum")
     if not 1 <= tail_max <= 32:
         raise ValueError(f"tail_max must be in [1, 32], got {tail_max}")
     sched = auction_serial.eps_schedule(prob.span, prob.eps, eps_start if scaling else prob.eps, eps_factor)
@@ -235,7 +253,7 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps
     if sparse:
         present = prob.raw != problem.MISSING
         nnz = int(present.sum())
-        _check_memory(cp, 16 * nnz + 64 * N, force)
+        _check_memory(cp, 16 * nnz + (64 + 8 * CACHE_K) * N, force)
         indptr_h = np.zeros(N + 1, dtype=np.int64)
         np.cumsum(present.sum(axis=1), out=indptr_h[1:])
         rows_h, cols_h = np.nonzero(present)  # row-major: columns ascending in each row
@@ -243,7 +261,8 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps
         names = ("phase_start_kernel", "bid_warp_csr_kernel", "assign_winner_kernel", "tail_rounds_csr_kernel")
     else:
         ld = -(-N // 4) * 4
-        _check_memory(cp, 4 * N * ld + 64 * N, force)
+        if not direct:
+            _check_memory(cp, 4 * N * ld + (64 + 8 * CACHE_K) * N, force)
         raw_h = prob.raw
         if ld != N:
             raw_h = np.full((N, ld), problem.MISSING, dtype=np.int32)
@@ -251,30 +270,37 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps
         names = ("phase_start_kernel", "bid_warp_kernel", "assign_winner_kernel", "tail_rounds_kernel")
     k = _kernels(names, tail_max)
     bid_k, tail_k = k[names[1]], k[names[3]]
+    n_price = N if sparse else ld
+    tail_smem = 8 * n_price + 4 * N
+    tail_limit = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"] - tail_k.attributes["shared_size_bytes"]
+    tail_shared = bool(tail_shared) and tail_smem <= tail_limit
+    if tail_shared and tail_k.max_dynamic_shared_size_bytes < tail_smem:
+        tail_k.max_dynamic_shared_size_bytes = tail_smem
     t1 = time.perf_counter()
-    up0 = cp.cuda.Event(); up0.record()
     if sparse:
-        rows_args = (cp.asarray(indptr_h), cp.asarray(cols_h.astype(np.int32)), cp.asarray(vals_h))
+        with upload:
+            rows_args = (cp.asarray(indptr_h), cp.asarray(cols_h.astype(np.int32)), cp.asarray(vals_h))
+    elif direct:
+        rows_args = (raw_d, _i32(ld))
     else:
-        rows_args = (cp.asarray(raw_h), _i32(ld))
-    up1 = cp.cuda.Event(); up1.record()
+        with upload:
+            rows_args = (cp.asarray(raw_h), _i32(ld))
     # dense scans load the prices of whole int4 groups, padding columns included
-    price = cp.zeros(N if sparse else ld, dtype=cp.int64)
+    price = cp.zeros(n_price, dtype=cp.int64)
     person_obj = cp.full(N, -1, dtype=cp.int32)
     obj_owner = cp.full(N, -1, dtype=cp.int32)
     obj_key = cp.zeros(N, dtype=cp.uint64)
+    cache = (cp.empty(2 * CACHE_K * N, dtype=cp.int32), cp.zeros(N, dtype=cp.int32), cp.empty(N, dtype=cp.int64))
     lists = [cp.zeros(2 * N, dtype=cp.int32), cp.zeros(2 * N, dtype=cp.int32)]
     objq = [cp.zeros(N, dtype=cp.int32), cp.zeros(N, dtype=cp.int32)]
     counters = cp.zeros(8, dtype=cp.int32)
     c = [counters[t:t + 1] for t in range(4)]
-    scale = _i64(prob.scale)
+    scale = _i32(prob.scale)
     stream = cp.cuda.Stream(non_blocking=True)
     pinned = _Pinned(cp)
     per_phase, checks_done = [], 0
     cp.cuda.Device().synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    with stream:
-        start.record(stream)
+    with stream, gpu.CudaTimer(stream) as timer:
         for eps_phase in sched:
             e, cap = _i64(eps_phase), _i64(max(prob.cap, eps_phase))
             k["phase_start_kernel"](cfg["phase"][0], cfg["phase"][1],
@@ -290,7 +316,8 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps
                         lists[1 - p], c[1 - p], c[p]))
                     p ^= 1
                 tail_k(cfg["tail"][0], cfg["tail"][1], rows_args + (
-                    scale, price, lists[p], c[p], person_obj, obj_owner, e, cap, counters))
+                    scale, price, _i32(N), lists[p], c[p], person_obj, obj_owner, e, cap, counters) + cache + (
+                    _i32(tail_shared),), shared_mem=tail_smem if tail_shared else 0)
                 pinned.copy_from(counters[_C_MATCHED:_C_MATCHED + 1], stream)
                 stream.synchronize()
                 checks_done += 1
@@ -300,17 +327,17 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps
                     raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
             total = int(counters[_C_ROUNDS].get())
             per_phase.append(total - sum(per_phase))
-        stop.record(stream)
-        stop.synchronize()
-    kernel_ms = cp.cuda.get_elapsed_time(start, stop)
     t2 = time.perf_counter()
     a = person_obj.get()
     pr = price[:N].get()
     t3 = time.perf_counter()
     stats = {"rounds": int(sum(per_phase)), "rounds_per_phase": per_phase, "eps_schedule": sched,
-             "phases": len(sched), "kernel_ms": kernel_ms, "upload_ms": cp.cuda.get_elapsed_time(up0, up1),
-             "download_ms": (t3 - t2) * 1e3, "prepare_ms": (t1 - t0) * 1e3, "host_checks": checks_done,
-             "device": gpu.device_name(), "launch": cfg}
+             "phases": len(sched), "kernel_ms": timer.ms, "upload_ms": upload.ms,
+             "download_ms": (t3 - t2) * 1e3, "prepare_ms": (t1 - t0 - upload_host_s) * 1e3,
+             "host_checks": checks_done,
+             "device": gpu.device_name(), "launch": cfg, "tail_shared": tail_shared}
+    hits, scans = (int(v) for v in counters[_C_CACHE_HITS:_C_TAIL_SCANS + 1].get())
+    stats.update(tail_cache_hits=hits, tail_scans=scans)
     stats["transfer_ms"] = stats["upload_ms"] + stats["download_ms"]
     return make_result(B, prob, a, pr, "gpu_sparse" if sparse else "gpu_eps_scaling", stats, t0)
 

@@ -40,8 +40,9 @@ def _warm_up(variants: tuple) -> None:
 
 def _row(r, **common):
     s = r.stats
+    extra = {k: s[k] for k in ("tail_cache_hits", "tail_scans") if k in s}
     return dict(common, variant=r.variant, time_ms=s["total_ms"], kernel_ms=s.get("kernel_ms", s.get("solve_ms")),
-                rounds=s["rounds"], objective=r.objective)
+                rounds=s["rounds"], objective=r.objective, **extra)
 
 
 def _seed(base, n, k):

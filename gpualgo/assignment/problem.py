@@ -61,7 +61,8 @@ def _as_matrix(B) -> np.ndarray:
     return A
 
 
-def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False) -> IntProblem:
+def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
+            value_range: tuple[int, int] | None = None) -> IntProblem:
     """Validate ``B`` and build its :class:`IntProblem`.
 
     ``eps=None`` asks for the exact optimum: the benefits must be integers, and the
@@ -76,6 +77,10 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False) -
     prices kept between phases, a forward auction leaves unassigned objects with
     positive prices, which breaks optimality).  The dummies count as persons in the
     choice of epsilon, so the guarantee on the original problem is unchanged.
+
+    ``value_range``: ``(min, max)`` of an integer ``B`` when the caller has computed it
+    already (the dense GPU variants reduce the matrix on the device after uploading
+    it, which is faster than two passes on the host); ignored for float ``B``.
 
     Raises ValueError for: wrong shapes, ``m > n``, NaN or ``+inf``, non-integer
     benefits with ``eps=None``, a bad ``eps``, values too large for exact 64-bit
@@ -113,8 +118,11 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False) -
     if eps is not None and square:
         eps = eps * m / n  # n persons within n*eps' <= m*eps
     if integer:
-        lo = int(finite.min()) if missing is None else int(finite[~missing].min())
-        hi = int(finite.max()) if missing is None else int(finite[~missing].max())
+        if value_range is not None and missing is None:
+            lo, hi = (int(v) for v in value_range)
+        else:
+            lo = int(finite.min()) if missing is None else int(finite[~missing].min())
+            hi = int(finite.max()) if missing is None else int(finite[~missing].max())
         if max(abs(lo), abs(hi)) >= _RAW_LIMIT:
             raise ValueError(f"benefits must satisfy |b| < 2**30 for exact arithmetic, got range [{lo}, {hi}]")
         scale, eps_int = persons + 1, 1

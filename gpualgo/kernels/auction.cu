@@ -17,12 +17,13 @@
 //  1. the report's kernels: bid_kernel (2-D grid, two-stage top-2 reduction with the
 //     last block found by an atomic counter), assign_kernel (one block per object),
 //     rebuild_queue_kernel (the unassigned queue for the next round);
-//  2. the fast kernels of eps-scaling: phase_start_kernel, bid_warp_kernel (one warp
-//     per bidder, coalesced int4 row scan, the winner per object chosen with one 64-bit
-//     atomicMax), assign_winner_kernel (one thread per object that got a bid),
+//  2. the fast kernels of eps-scaling: phase_start_kernel, bid_warp_kernel (a group of
+//     warps per bidder, one warp to a whole block, coalesced int4 row scan, the winner
+//     per object chosen with one 64-bit atomicMax), assign_winner_kernel (one thread per
+//     object that got a bid),
 //     tail_rounds_kernel (once 32 bidders or fewer remain, a single block runs all the
-//     remaining rounds of the phase without going back to the host), plus their CSR
-//     twins for sparse matrices.
+//     remaining rounds of the phase without going back to the host, deciding most bids
+//     from per-person bid caches), plus their CSR twins for sparse matrices.
 #include "common.cuh"
 
 #define MISSING_EDGE (-2147483647 - 1)
@@ -35,9 +36,12 @@
 #define TAIL_MAX 32
 #endif
 // counters: [0], [1] person queue lengths (by round parity); [2], [3] object queue
-// lengths (by parity); [4] persons matched; [5] rounds
+// lengths (by parity); [4] persons matched; [5] rounds; [6], [7] bids of the tail
+// kernel decided by a cache, and by a full scan
 #define C_MATCHED 4
 #define C_ROUNDS 5
+#define C_CACHE_HITS 6
+#define C_TAIL_SCANS 7
 
 // Fold one profit into a thread's running (best, second, argmax).  Objects arrive in
 // increasing index order within a thread, so a strict > keeps the lowest index.
@@ -212,46 +216,62 @@ extern "C" __global__ void phase_start_kernel(int m, int n, int* person_obj, int
     }
 }
 
-// A thread's running (best, second, argmax) of the profits it has seen.
+// A thread's running (best, second, argmax) of the profits it has seen, with the
+// benefit of the best (what a bid cache stores).
 // `price` is deliberately never __restrict__ in the scans below: the tail kernel writes
 // prices between scans, so they must not go through the non-coherent read-only cache.
+// `scale` is an int (the host checks that it fits): raw * scale is then one 32 x 32 ->
+// 64-bit multiply instead of a 64 x 64 one.
 struct Top2 {
     long long best, second;
-    int idx;
-    __device__ __forceinline__ void clear() { best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX; }
-    __device__ __forceinline__ void push(long long p, int j) { top2_push(p, j, best, second, idx); }
+    int idx, val;
+    __device__ __forceinline__ void clear() { best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX; val = 0; }
+    // objects in increasing index order: a strict > keeps the lowest index
+    __device__ __forceinline__ void push(long long p, int j, int v) {
+        if (p > best) { second = best; best = p; idx = j; val = v; }
+        else if (p > second) second = p;
+    }
 };
 
-__device__ __forceinline__ void fold4(int4 v, longlong2 pa, longlong2 pb, int j, long long scale, Top2& t)
+// raw * scale as a single 32 x 32 -> 64-bit multiply
+__device__ __forceinline__ long long scaled(int a, int scale)
 {
-    if (v.x != MISSING_EDGE) t.push((long long)v.x * scale - pa.x, j);
-    if (v.y != MISSING_EDGE) t.push((long long)v.y * scale - pa.y, j + 1);
-    if (v.z != MISSING_EDGE) t.push((long long)v.z * scale - pb.x, j + 2);
-    if (v.w != MISSING_EDGE) t.push((long long)v.w * scale - pb.y, j + 3);
+    long long r;
+    asm("mul.wide.s32 %0, %1, %2;" : "=l"(r) : "r"(a), "r"(scale));
+    return r;
+}
+
+__device__ __forceinline__ void fold4(int4 v, const longlong2* p2, int q, int scale, Top2& t)
+{
+    const longlong2 pa = p2[2 * q], pb = p2[2 * q + 1];
+    const int j = q << 2;
+    if (v.x != MISSING_EDGE) t.push(scaled(v.x, scale) - pa.x, j, v.x);
+    if (v.y != MISSING_EDGE) t.push(scaled(v.y, scale) - pa.y, j + 1, v.y);
+    if (v.z != MISSING_EDGE) t.push(scaled(v.z, scale) - pb.x, j + 2, v.z);
+    if (v.w != MISSING_EDGE) t.push(scaled(v.w, scale) - pb.y, j + 3, v.w);
 }
 
 // Dense rows: int32 benefits, row pitch ld (a multiple of 4, padded with MISSING_EDGE).
-// A lane reads the int4 groups first, first + stride, ...; two groups and their 2 x 4
-// prices are loaded before any is used, so the loads overlap (the tail kernel's
-// rounds are latency bound).
+// A lane handles the int4 groups first, first + stride, ... in increasing order; it
+// loads up to ROW_BATCH groups before folding any, so that their memory latencies
+// overlap (the tail kernel's rounds are latency bound).
+#define ROW_BATCH 4
 struct DenseRows {
     const int* raw;
     int ld;
-    __device__ __forceinline__ void scan(int i, long long scale, const long long* price, int first, int stride,
+    __device__ __forceinline__ void scan(int i, int scale, const long long* price, int first, int stride,
                                          Top2& t) const {
         const int4* row = reinterpret_cast<const int4*>(raw + (size_t)i * ld);
         const longlong2* p2 = reinterpret_cast<const longlong2*>(price);
         const int n4 = ld >> 2;
-        for (int q = first; q < n4; q += 2 * stride) {
-            const int q2 = q + stride;
-            const bool two = q2 < n4;
-            const int4 v = __ldg(row + q);
-            const longlong2 pa = p2[2 * q], pb = p2[2 * q + 1];
-            int4 w = v;
-            longlong2 wa = pa, wb = pb;
-            if (two) { w = __ldg(row + q2); wa = p2[2 * q2]; wb = p2[2 * q2 + 1]; }
-            fold4(v, pa, pb, q << 2, scale, t);  // increasing object order
-            if (two) fold4(w, wa, wb, q2 << 2, scale, t);
+        for (int q = first; q < n4; q += ROW_BATCH * stride) {
+            int4 v[ROW_BATCH];
+#pragma unroll
+            for (int u = 0; u < ROW_BATCH; ++u)
+                if (q + u * stride < n4) v[u] = __ldg(row + q + u * stride);
+#pragma unroll
+            for (int u = 0; u < ROW_BATCH; ++u)
+                if (q + u * stride < n4) fold4(v[u], p2, q + u * stride, scale, t);
         }
     }
 };
@@ -262,44 +282,101 @@ struct CsrRows {
     const long long* indptr;
     const int* cols;
     const int* vals;
-    __device__ __forceinline__ void scan(int i, long long scale, const long long* price, int first, int stride,
+    __device__ __forceinline__ void scan(int i, int scale, const long long* price, int first, int stride,
                                          Top2& t) const {
         const long long end = indptr[i + 1];
         for (long long e = indptr[i] + first; e < end; e += stride) {
-            const int j = __ldg(cols + e);
-            t.push((long long)__ldg(vals + e) * scale - price[j], j);
+            const int j = __ldg(cols + e), v = __ldg(vals + e);
+            t.push(scaled(v, scale) - price[j], j, v);
         }
     }
 };
 
-// One warp per entry of the current list.  Entries whose person got assigned since
-// they were queued are skipped (the list is compacted lazily).  The bid goes into
-// obj_key[j] with a single atomicMax on (increment << 24 | (2^24 - 1 - person)): the
-// largest increment wins, ties to the lowest person, independent of timing.  The
-// first bidder of an object queues it; every bidder re-queues itself (a winner is
-// skipped next round).
-template <class Rows>
-__device__ void bid_warp(const Rows rows, long long scale, const long long* price,
-                         const int* __restrict__ list, const int* __restrict__ list_len,
-                         const int* __restrict__ person_obj, long long eps, long long cap,
-                         unsigned long long* obj_key, int* obj_queue, int* obj_len,
-                         int* next_list, int* next_len, int* reset_len)
+// ---------------------------------------------------------------------------------
+// Bid caches (used by the tail kernel).  Prices never fall, so a person's profit for
+// any object never rises.  After a full scan of person i, its cache keeps a few
+// objects (with their benefits) and `thr`, a bound on the profit of every object not
+// in the cache.  Later, if the best cached profit is above thr and the second best is
+// not below it, no other object can change the bid: (object, increment) are exactly
+// those of a full scan, ties included.  Otherwise the person scans its row again.
+// The scan that fills the cache is the one the bid needs anyway: each thread keeps
+// the best of its own objects; `thr` is the largest thread-level second best, and the
+// cache holds every thread-level best above it (at most CACHE_K, else no cache).
+// ---------------------------------------------------------------------------------
+#ifndef CACHE_K
+#define CACHE_K 64
+#endif
+struct BidCache {
+    int2* entry;     // [person][CACHE_K]: (object, benefit)
+    int* len;        // entries in use; 0 = no cache
+    long long* thr;  // bound on the profit of every object outside the cache
+};
+
+// One warp: person i's bid from its cache.  Returns false (and the warp scans) when
+// the person has no cache or the cache cannot decide.  Entries are in no particular
+// order, so ties are broken explicitly by the lowest object index.
+__device__ __forceinline__ bool cached_bid(const BidCache c, int i, int scale, const long long* price,
+                                           long long& best, long long& second, int& idx)
 {
-    if (blockIdx.x == 0 && threadIdx.x == 0) *reset_len = 0;  // object queue of the previous round
+    const int len = c.len[i];
+    if (len == 0) return false;  // warp-uniform
     const int lane = threadIdx.x & 31;
-    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const int nwarps = (gridDim.x * blockDim.x) >> 5;
+    best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX;
+    for (int s = lane; s < len; s += 32) {
+        const int2 e = c.entry[(size_t)i * CACHE_K + s];
+        top2_merge(best, second, idx, scaled(e.y, scale) - price[e.x], NEG_PROFIT, e.x);
+    }
+    warp_top2(best, second, idx);
+    const long long thr = c.thr[i];
+    return best > thr && second >= thr;
+}
+
+// One group of g warps per entry of the current list, g = 1, 2, 4, ... up to the warps
+// of a block, chosen from the list's length so that a short list still spreads over
+// the GPU (one warp scanning a whole row alone is latency bound).  Entries whose
+// person got assigned since they were queued are skipped (the list is compacted
+// lazily).  The bid goes into obj_key[j] with a single atomicMax on
+// (increment << 24 | (2^24 - 1 - person)): the largest increment wins, ties to the
+// lowest person, independent of timing.  The first bidder of an object queues it;
+// every bidder re-queues itself (a winner is skipped next round).
+template <class Rows>
+__device__ void bid_groups(const Rows rows, int scale, const long long* price,
+                           const int* __restrict__ list, const int* __restrict__ list_len,
+                           const int* __restrict__ person_obj, long long eps, long long cap,
+                           unsigned long long* obj_key, int* obj_queue, int* obj_len,
+                           int* next_list, int* next_len, int* reset_len)
+{
+    __shared__ long long part_best[32], part_second[32];
+    __shared__ int part_idx[32];
+    if (blockIdx.x == 0 && threadIdx.x == 0) *reset_len = 0;  // object queue of the previous round
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wpb = blockDim.x >> 5;
     const int count = *list_len;
-    for (int k = warp; k < count; k += nwarps) {
-        const int i = list[k];
-        if (person_obj[i] >= 0) continue;  // warp-uniform
+    int g = (gridDim.x * wpb) / (count > 0 ? count : 1);
+    g = g < 1 ? 1 : (g > wpb ? wpb : g);
+    while (g & (g - 1)) g &= g - 1;  // a power of two that divides wpb
+    const int groups = wpb / g, grp = warp / g, part = warp % g;
+    // a block-uniform trip count, so the group merge may use __syncthreads()
+    for (int base = blockIdx.x * groups; base < count; base += gridDim.x * groups) {
+        int i = base + grp < count ? list[base + grp] : -1;
+        if (i >= 0 && person_obj[i] >= 0) i = -1;  // group-uniform
         Top2 t;
         t.clear();
-        rows.scan(i, scale, price, lane, 32, t);
+        if (i >= 0) rows.scan(i, scale, price, part * 32 + lane, g * 32, t);
         warp_top2(t.best, t.second, t.idx);
-        const int j = t.idx;
-        const long long inc = bid_increment(t.best, t.second, eps, cap);
-        if (lane == 0) {
+        if (g > 1) {
+            if (lane == 0) { part_best[warp] = t.best; part_second[warp] = t.second; part_idx[warp] = t.idx; }
+            __syncthreads();
+            if (part == 0) {
+                t.best = lane < g ? part_best[warp + lane] : NEG_PROFIT;
+                t.second = lane < g ? part_second[warp + lane] : NEG_PROFIT;
+                t.idx = lane < g ? part_idx[warp + lane] : NO_INDEX;
+                warp_top2(t.best, t.second, t.idx);
+            }
+            __syncthreads();  // the partials are reused by the next entry
+        }
+        if (i >= 0 && part == 0 && lane == 0) {
+            const int j = t.idx;
+            const long long inc = bid_increment(t.best, t.second, eps, cap);
             const unsigned long long key = ((unsigned long long)inc << KEY_BITS) | (KEY_MASK - (unsigned long long)i);
             if (atomicMax(&obj_key[j], key) == 0ULL) obj_queue[atomicAdd(obj_len, 1)] = j;
             next_list[atomicAdd(next_len, 1)] = i;
@@ -307,25 +384,25 @@ __device__ void bid_warp(const Rows rows, long long scale, const long long* pric
     }
 }
 
-extern "C" __global__ void bid_warp_kernel(
-    const int* __restrict__ raw, int ld, long long scale, const long long* price,
+extern "C" __global__ void __launch_bounds__(1024) bid_warp_kernel(
+    const int* __restrict__ raw, int ld, int scale, const long long* price,
     const int* __restrict__ list, const int* __restrict__ list_len, const int* __restrict__ person_obj,
     long long eps, long long cap, unsigned long long* obj_key, int* obj_queue, int* obj_len,
     int* next_list, int* next_len, int* reset_len)
 {
-    bid_warp(DenseRows{raw, ld}, scale, price, list, list_len, person_obj, eps, cap,
-             obj_key, obj_queue, obj_len, next_list, next_len, reset_len);
+    bid_groups(DenseRows{raw, ld}, scale, price, list, list_len, person_obj, eps, cap,
+               obj_key, obj_queue, obj_len, next_list, next_len, reset_len);
 }
 
-extern "C" __global__ void bid_warp_csr_kernel(
+extern "C" __global__ void __launch_bounds__(1024) bid_warp_csr_kernel(
     const long long* __restrict__ indptr, const int* __restrict__ cols, const int* __restrict__ vals,
-    long long scale, const long long* price,
+    int scale, const long long* price,
     const int* __restrict__ list, const int* __restrict__ list_len, const int* __restrict__ person_obj,
     long long eps, long long cap, unsigned long long* obj_key, int* obj_queue, int* obj_len,
     int* next_list, int* next_len, int* reset_len)
 {
-    bid_warp(CsrRows{indptr, cols, vals}, scale, price, list, list_len, person_obj, eps, cap,
-             obj_key, obj_queue, obj_len, next_list, next_len, reset_len);
+    bid_groups(CsrRows{indptr, cols, vals}, scale, price, list, list_len, person_obj, eps, cap,
+               obj_key, obj_queue, obj_len, next_list, next_len, reset_len);
 }
 
 // assign_winner_kernel: one thread per object that got a bid: decode the key, raise
@@ -362,23 +439,35 @@ extern "C" __global__ void assign_winner_kernel(
 // tail_rounds_kernel: launched with ONE block of 1024 threads.  The number of bidders
 // never grows within a phase (each round, every object that got a bid stays taken),
 // and most rounds of a phase have a handful of bidders.  Once at most TAIL_MAX are
-// left, this block runs all remaining rounds itself: the bidders are split over the
-// 32 warps (32 / nb warps per bidder), __syncthreads() separates bidding from
-// assignment, warp 0 merges the partial results, decides the winners and updates
-// prices and owners, and no kernel launch or host round trip is paid per round.
+// left, this block runs all remaining rounds itself, with no kernel launch or host
+// round trip per round.  A round:
+//   (a) warp b tries bidder b's cache;                                  __syncthreads()
+//   (b) if some bidders missed: the 32 warps are split over them (32 / misses warps
+//       each), scan the rows, store per-warp partial results;          __syncthreads()
+//       each bidder's warps refill its cache while warp 0 merges the partials into
+//       its bid;                                                        __syncthreads()
+//   (c) warp 0 decides the winners and updates prices, owners and the bidder list;
+//                                                                       __syncthreads()
 // With more than TAIL_MAX unassigned persons it returns without changing anything.
+// With state_in_shared, the launch provides dynamic shared memory for the prices
+// (n_price of them) and the owners (n_obj): they are copied in once, every round
+// reads and writes them there, and they are copied back at the end.  Otherwise the
+// rounds use global memory.
 template <class Rows>
-__device__ void tail_rounds(const Rows rows, long long scale, long long* price,
+__device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_price, int n_obj,
                             const int* __restrict__ list, const int* __restrict__ list_len,
-                            int* person_obj, int* obj_owner, long long eps, long long cap, int* counters)
+                            int* person_obj, int* obj_owner, long long eps, long long cap, int* counters,
+                            const BidCache cache, int state_in_shared)
 {
-    __shared__ int bidders[TAIL_MAX], next[TAIL_MAX], tgt[TAIL_MAX];
-    __shared__ long long inc[TAIL_MAX];
-    __shared__ int nb, nn;
-    __shared__ long long part_best[32], part_second[32];
+    extern __shared__ __align__(16) long long shared_state[];
+    __shared__ int bidders[TAIL_MAX], next[TAIL_MAX], tgt[TAIL_MAX], miss[TAIL_MAX], fill_cnt[TAIL_MAX];
+    __shared__ long long inc[TAIL_MAX], fill_thr[TAIL_MAX];
+    __shared__ int nb, nn, n_miss, matched, hits, scans;
+    __shared__ long long part_best[32], part_second[32], part_thr[32];
     __shared__ int part_idx[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0) { nb = 0; nn = 0; }
+    if (threadIdx.x == 0) { nb = 0; nn = 0; n_miss = 0; matched = 0; hits = 0; scans = 0; }
+    if (threadIdx.x < TAIL_MAX) fill_cnt[threadIdx.x] = 0;
     __syncthreads();
     const int count = *list_len;
     for (int k = threadIdx.x; k < count; k += blockDim.x) {
@@ -389,33 +478,83 @@ __device__ void tail_rounds(const Rows rows, long long scale, long long* price,
         }
     }
     __syncthreads();
-    if (nb > TAIL_MAX) return;  // block-uniform: the multi-block rounds go on
+    if (nb > TAIL_MAX || nb == 0) return;  // block-uniform: the multi-block rounds go on, or done
+    long long* P = price;
+    int* O = obj_owner;
+    if (state_in_shared) {
+        P = shared_state;
+        O = reinterpret_cast<int*>(shared_state + n_price);
+        for (int t = threadIdx.x; t < n_price; t += blockDim.x) P[t] = price[t];
+        for (int t = threadIdx.x; t < n_obj; t += blockDim.x) O[t] = obj_owner[t];
+        __syncthreads();
+    }
     int rounds = 0;
     while (nb > 0) {
         const int b_count = nb;
-        int per = 32 / b_count;  // warps per bidder, a power of two
-        while (per & (per - 1)) per &= per - 1;
-        const int b = warp / per, part = warp % per;
-        Top2 t;
-        t.clear();
-        if (b < b_count) rows.scan(bidders[b], scale, price, part * 32 + lane, per * 32, t);
-        warp_top2(t.best, t.second, t.idx);
-        if (lane == 0) { part_best[warp] = t.best; part_second[warp] = t.second; part_idx[warp] = t.idx; }
+        // (a) the caches
+        if (warp < b_count) {
+            long long g1, g2;
+            int x;
+            const bool hit = cached_bid(cache, bidders[warp], scale, P, g1, g2, x);
+            if (lane == 0) {
+                if (hit) { tgt[warp] = x; inc[warp] = bid_increment(g1, g2, eps, cap); }
+                else miss[atomicAdd(&n_miss, 1)] = warp;
+            }
+        }
         __syncthreads();
-        if (warp == 0) {  // warp 0 merges, decides the winners and updates: no block barrier
-            long long g1 = part_best[lane], g2 = part_second[lane];
-            int x = part_idx[lane];
-            for (int o = 1; o < per; o <<= 1) {  // segments of `per` lanes, one per bidder
-                const long long ob = __shfl_xor_sync(GPUALGO_FULL_MASK, g1, o);
-                const long long os = __shfl_xor_sync(GPUALGO_FULL_MASK, g2, o);
-                const int oi = __shfl_xor_sync(GPUALGO_FULL_MASK, x, o);
-                top2_merge(g1, g2, x, ob, os, oi);
+        const int m_count = n_miss;
+        if (m_count > 0) {  // block-uniform
+            // (b) full scans of the rows of the bidders that missed
+            int per = 32 / m_count;  // warps per bidder, a power of two
+            while (per & (per - 1)) per &= per - 1;
+            const int k = warp / per, part = warp % per;
+            const int person = k < m_count ? bidders[miss[k]] : -1;
+            Top2 t;
+            t.clear();
+            if (person >= 0) rows.scan(person, scale, P, part * 32 + lane, per * 32, t);
+            const long long my_best = t.best;
+            const int my_idx = t.idx, my_val = t.val;
+            const long long my_thr = warp_max(t.second);
+            warp_top2(t.best, t.second, t.idx);
+            if (lane == 0) {
+                part_best[warp] = t.best; part_second[warp] = t.second; part_idx[warp] = t.idx;
+                part_thr[warp] = my_thr;
             }
-            if (lane % per == 0 && lane / per < b_count) {
-                tgt[lane / per] = x;
-                inc[lane / per] = bid_increment(g1, g2, eps, cap);
+            __syncthreads();
+            if (person >= 0) {  // refill the cache: the thread-level bests above every thread-level second
+                long long thr = lane < per ? part_thr[k * per + lane] : NEG_PROFIT;
+                thr = warp_max(thr);
+                if (part == 0 && lane == 0) fill_thr[k] = thr;
+                if (my_idx != NO_INDEX && my_best > thr) {
+                    const int s = atomicAdd(&fill_cnt[k], 1);
+                    if (s < CACHE_K) cache.entry[(size_t)person * CACHE_K + s] = make_int2(my_idx, my_val);
+                }
             }
-            __syncwarp();
+            if (warp == 0) {  // merge the partials of each bidder's segment of `per` warps
+                long long g1 = part_best[lane], g2 = part_second[lane];
+                int x = part_idx[lane];
+                for (int o = 1; o < per; o <<= 1) {
+                    const long long ob = __shfl_xor_sync(GPUALGO_FULL_MASK, g1, o);
+                    const long long os = __shfl_xor_sync(GPUALGO_FULL_MASK, g2, o);
+                    const int oi = __shfl_xor_sync(GPUALGO_FULL_MASK, x, o);
+                    top2_merge(g1, g2, x, ob, os, oi);
+                }
+                if (lane % per == 0 && lane / per < m_count) {
+                    const int b = miss[lane / per];
+                    tgt[b] = x;
+                    inc[b] = bid_increment(g1, g2, eps, cap);
+                }
+            }
+            __syncthreads();
+            if (warp == 0 && lane < m_count) {
+                const int p = bidders[miss[lane]], c = fill_cnt[lane];
+                cache.len[p] = c <= CACHE_K ? c : 0;
+                cache.thr[p] = fill_thr[lane];
+                fill_cnt[lane] = 0;
+            }
+        }
+        // (c) warp 0 decides the winners and updates: no block barrier inside
+        if (warp == 0) {
             if (lane < b_count) {
                 const int t = lane, i = bidders[t], j = tgt[t];
                 bool wins = true;
@@ -423,15 +562,15 @@ __device__ void tail_rounds(const Rows rows, long long scale, long long* price,
                     if (v != t && tgt[v] == j && (inc[v] > inc[t] || (inc[v] == inc[t] && bidders[v] < i)))
                         wins = false;
                 if (wins) {
-                    const int prev = obj_owner[j];
+                    const int prev = O[j];
                     if (prev < 0) {
-                        atomicAdd(&counters[C_MATCHED], 1);
+                        atomicAdd(&matched, 1);
                     } else {
                         person_obj[prev] = -1;
                         next[atomicAdd(&nn, 1)] = prev;
                     }
-                    price[j] += inc[t];
-                    obj_owner[j] = i;
+                    P[j] += inc[t];
+                    O[j] = i;
                     person_obj[i] = j;
                 } else {
                     next[atomicAdd(&nn, 1)] = i;
@@ -441,26 +580,39 @@ __device__ void tail_rounds(const Rows rows, long long scale, long long* price,
             const int cnt = nn;
             if (lane < cnt) bidders[lane] = next[lane];
             __syncwarp();
-            if (lane == 0) { nb = cnt; nn = 0; }
+            if (lane == 0) { hits += b_count - n_miss; scans += n_miss; nb = cnt; nn = 0; n_miss = 0; }
         }
         ++rounds;
         __syncthreads();
     }
-    if (threadIdx.x == 0) counters[C_ROUNDS] += rounds;
+    if (state_in_shared) {
+        for (int t = threadIdx.x; t < n_price; t += blockDim.x) price[t] = P[t];
+        for (int t = threadIdx.x; t < n_obj; t += blockDim.x) obj_owner[t] = O[t];
+    }
+    if (threadIdx.x == 0) {
+        counters[C_ROUNDS] += rounds;
+        counters[C_MATCHED] += matched;
+        counters[C_CACHE_HITS] += hits;
+        counters[C_TAIL_SCANS] += scans;
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(1024, 1) tail_rounds_kernel(
-    const int* __restrict__ raw, int ld, long long scale, long long* price,
+    const int* __restrict__ raw, int ld, int scale, long long* price, int n_obj,
     const int* __restrict__ list, const int* __restrict__ list_len,
-    int* person_obj, int* obj_owner, long long eps, long long cap, int* counters)
+    int* person_obj, int* obj_owner, long long eps, long long cap, int* counters,
+    int2* cache_entry, int* cache_len, long long* cache_thr, int state_in_shared)
 {
-    tail_rounds(DenseRows{raw, ld}, scale, price, list, list_len, person_obj, obj_owner, eps, cap, counters);
+    tail_rounds(DenseRows{raw, ld}, scale, price, ld, n_obj, list, list_len, person_obj, obj_owner, eps, cap,
+                counters, BidCache{cache_entry, cache_len, cache_thr}, state_in_shared);
 }
 
 extern "C" __global__ void __launch_bounds__(1024, 1) tail_rounds_csr_kernel(
     const long long* __restrict__ indptr, const int* __restrict__ cols, const int* __restrict__ vals,
-    long long scale, long long* price, const int* __restrict__ list, const int* __restrict__ list_len,
-    int* person_obj, int* obj_owner, long long eps, long long cap, int* counters)
+    int scale, long long* price, int n_obj, const int* __restrict__ list, const int* __restrict__ list_len,
+    int* person_obj, int* obj_owner, long long eps, long long cap, int* counters,
+    int2* cache_entry, int* cache_len, long long* cache_thr, int state_in_shared)
 {
-    tail_rounds(CsrRows{indptr, cols, vals}, scale, price, list, list_len, person_obj, obj_owner, eps, cap, counters);
+    tail_rounds(CsrRows{indptr, cols, vals}, scale, price, n_obj, n_obj, list, list_len, person_obj, obj_owner,
+                eps, cap, counters, BidCache{cache_entry, cache_len, cache_thr}, state_in_shared);
 }

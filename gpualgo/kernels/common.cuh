@@ -41,25 +41,21 @@ __device__ __forceinline__ T warp_sum(T v) {
     return v;
 }
 
-// (v, idx) <- the smallest v, ties to the lowest idx.
-template <class T, class I>
-__device__ __forceinline__ void warp_argmin(T& v, I& idx) {
+// (v, idx) <- the largest (Max) or smallest v, ties to the lowest idx.
+template <bool Max, class T, class I>
+__device__ __forceinline__ void warp_arg_extreme(T& v, I& idx) {
     for (int o = 16; o > 0; o >>= 1) {
         T w = __shfl_xor_sync(GPUALGO_FULL_MASK, v, o);
         I j = __shfl_xor_sync(GPUALGO_FULL_MASK, idx, o);
-        if (w < v || (w == v && j < idx)) { v = w; idx = j; }
+        if ((Max ? w > v : w < v) || (w == v && j < idx)) { v = w; idx = j; }
     }
 }
 
-// (v, idx) <- the largest v, ties to the lowest idx.
 template <class T, class I>
-__device__ __forceinline__ void warp_argmax(T& v, I& idx) {
-    for (int o = 16; o > 0; o >>= 1) {
-        T w = __shfl_xor_sync(GPUALGO_FULL_MASK, v, o);
-        I j = __shfl_xor_sync(GPUALGO_FULL_MASK, idx, o);
-        if (w > v || (w == v && j < idx)) { v = w; idx = j; }
-    }
-}
+__device__ __forceinline__ void warp_argmin(T& v, I& idx) { warp_arg_extreme<false>(v, idx); }
+
+template <class T, class I>
+__device__ __forceinline__ void warp_argmax(T& v, I& idx) { warp_arg_extreme<true>(v, idx); }
 
 // Merge two (best, second, idx) triples, best >= second in each.  The merged second
 // is the second largest of the multiset, so a value equal to the best held elsewhere
@@ -121,19 +117,19 @@ __device__ T block_sum(T v) {
     return sv[0];
 }
 
-template <class T, class I>
-__device__ void block_argmin(T& v, I& idx, T identity, I no_index) {
+template <bool Max, class T, class I>
+__device__ void block_arg_extreme(T& v, I& idx, T identity, I no_index) {
     __shared__ T sv[32];
     __shared__ I si[32];
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    warp_argmin(v, idx);
+    warp_arg_extreme<Max>(v, idx);
     __syncthreads();
     if (lane == 0) { sv[wid] = v; si[wid] = idx; }
     __syncthreads();
     if (wid == 0) {
         v = lane < nw ? sv[lane] : identity;
         idx = lane < nw ? si[lane] : no_index;
-        warp_argmin(v, idx);
+        warp_arg_extreme<Max>(v, idx);
         if (lane == 0) { sv[0] = v; si[0] = idx; }
     }
     __syncthreads();
@@ -142,24 +138,10 @@ __device__ void block_argmin(T& v, I& idx, T identity, I no_index) {
 }
 
 template <class T, class I>
-__device__ void block_argmax(T& v, I& idx, T identity, I no_index) {
-    __shared__ T sv[32];
-    __shared__ I si[32];
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    warp_argmax(v, idx);
-    __syncthreads();
-    if (lane == 0) { sv[wid] = v; si[wid] = idx; }
-    __syncthreads();
-    if (wid == 0) {
-        v = lane < nw ? sv[lane] : identity;
-        idx = lane < nw ? si[lane] : no_index;
-        warp_argmax(v, idx);
-        if (lane == 0) { sv[0] = v; si[0] = idx; }
-    }
-    __syncthreads();
-    v = sv[0];
-    idx = si[0];
-}
+__device__ void block_argmin(T& v, I& idx, T identity, I no_index) { block_arg_extreme<false>(v, idx, identity, no_index); }
+
+template <class T, class I>
+__device__ void block_argmax(T& v, I& idx, T identity, I no_index) { block_arg_extreme<true>(v, idx, identity, no_index); }
 
 // identity: a value below every real one (used for both best and second of the
 // missing warps); no_index: an index above every real one.

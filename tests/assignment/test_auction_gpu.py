@@ -80,3 +80,34 @@ def test_bad_input_on_gpu():
     for v in GPU_VARIANTS:
         with pytest.raises(ValueError, match="Hall"):
             A.solve(np.array([[1, -np.inf], [2, -np.inf]]), variant=v)
+
+
+@pytest.mark.parametrize("opts", [{}, dict(tail_shared=False), dict(warps_per_block=32, blocks_per_sm=1),
+                                  dict(warps_per_block=1), dict(tail_max=4), dict(rounds_per_check=1)])
+def test_eps_scaling_options_equal_serial_twin(opts, rng):
+    """Launch shapes, the tail's state in shared or global memory and its bid caches change no result."""
+    for n, lim in [(700, 10000), (1024, 3), (1500, 1500)]:
+        B = A.uniform_instance(n, n, 1, lim, seed=rng)
+        s = A.solve(B, variant="serial", scaling=True)
+        g = A.solve(B, variant="gpu_eps_scaling", **opts)
+        assert np.array_equal(s.assignment, g.assignment)
+        assert np.array_equal(s.prices, g.prices)
+        assert s.stats["rounds_per_phase"] == g.stats["rounds_per_phase"]
+        assert g.stats["tail_cache_hits"] + g.stats["tail_scans"] >= 1
+    B = A.report_instance(1200, 1200, 0.1, seed=rng)
+    s = A.solve(B, variant="serial", scaling=True)
+    g = A.solve(B, variant="gpu_sparse", **opts)
+    assert np.array_equal(s.assignment, g.assignment) and np.array_equal(s.prices, g.prices)
+
+
+def test_eps_scaling_upload_paths_agree(rng):
+    """A square int32 matrix is uploaded as it is and its range taken on the GPU; other inputs go through the host."""
+    B = A.uniform_instance(512, 512, 0, 511, seed=rng).astype(np.int32)
+    direct = A.solve(B, variant="gpu_eps_scaling")
+    for other in (B.astype(np.int64), np.asfortranarray(B), B.astype(np.float64)):
+        r = A.solve(other, variant="gpu_eps_scaling")
+        assert np.array_equal(r.assignment, direct.assignment) and np.array_equal(r.prices, direct.prices)
+    assert direct.objective == A.reference_objective(B)
+    B[3, 7] = 2**30
+    with pytest.raises(ValueError, match="2\\*\\*30"):
+        A.solve(B, variant="gpu_eps_scaling")
