@@ -20,10 +20,10 @@
 //  2. the fast kernels of eps-scaling: phase_start_kernel, bid_warp_kernel (a group of
 //     warps per bidder, one warp to a whole block, coalesced int4 row scan, the winner
 //     per object chosen with one 64-bit atomicMax), assign_winner_kernel (one thread per
-//     object that got a bid),
-//     tail_rounds_kernel (once 32 bidders or fewer remain, a single block runs all the
-//     remaining rounds of the phase without going back to the host, deciding most bids
-//     from per-person bid caches), plus their CSR twins for sparse matrices.
+//     object that got a bid), tail_rounds_kernel (once TAIL_MAX bidders or fewer
+//     remain, a single block runs all the remaining rounds of the phase without going
+//     back to the host), plus their CSR twins for sparse matrices.  Both bidding
+//     kernels decide most bids from per-person bid caches instead of row scans.
 #include "common.cuh"
 
 #define MISSING_EDGE (-2147483647 - 1)
@@ -33,7 +33,7 @@
 #define KEY_BITS 24
 #define KEY_MASK ((1ULL << KEY_BITS) - 1ULL)
 #ifndef TAIL_MAX
-#define TAIL_MAX 32
+#define TAIL_MAX 8
 #endif
 // counters: [0], [1] person queue lengths (by round parity); [2], [3] object queue
 // lengths (by parity); [4] persons matched; [5] rounds; [6], [7] bids of the tail
@@ -293,87 +293,127 @@ struct CsrRows {
 };
 
 // ---------------------------------------------------------------------------------
-// Bid caches (used by the tail kernel).  Prices never fall, so a person's profit for
-// any object never rises.  After a full scan of person i, its cache keeps a few
-// objects (with their benefits) and `thr`, a bound on the profit of every object not
-// in the cache.  Later, if the best cached profit is above thr and the second best is
-// not below it, no other object can change the bid: (object, increment) are exactly
-// those of a full scan, ties included.  Otherwise the person scans its row again.
-// The scan that fills the cache is the one the bid needs anyway: each thread keeps
-// the best of its own objects; `thr` is the largest thread-level second best, and the
-// cache holds every thread-level best above it (at most CACHE_K, else no cache).
+// Bid caches.  Prices never fall, so a person's profit for any object never rises.
+// After a full scan of person i, its cache keeps a few objects (with their benefits)
+// and `thr`, a bound on the profit of every object not in the cache.  Later, if the
+// best cached profit is above thr and the second best is not below it, no other object
+// can change the bid: (object, increment) are exactly those of a full scan, ties
+// included.  Otherwise the person scans its row again, which refills the cache: each
+// thread of the scan keeps the best of its own objects; `thr` is the largest
+// thread-level second best, and the cache gets every thread-level best above it.
+// The slot counter is len[i] itself (reset to 0 on a miss); a count above CACHE_K
+// means that the cache overflowed and holds nothing usable.
 // ---------------------------------------------------------------------------------
 #ifndef CACHE_K
 #define CACHE_K 64
 #endif
+static_assert(CACHE_K % 32 == 0, "CACHE_K must be a multiple of 32");
 struct BidCache {
     int2* entry;     // [person][CACHE_K]: (object, benefit)
-    int* len;        // entries in use; 0 = no cache
+    int* len;        // entries in use; 0 or > CACHE_K: no cache
     long long* thr;  // bound on the profit of every object outside the cache
 };
 
-// One warp: person i's bid from its cache.  Returns false (and the warp scans) when
-// the person has no cache or the cache cannot decide.  Entries are in no particular
-// order, so ties are broken explicitly by the lowest object index.
+// One warp: person i's bid from its cache.  Returns false when the person has no cache
+// or the cache cannot decide; then lane 0 resets the cache for the refill.  The
+// length, the bound and all CACHE_K slots are loaded before any is used, so their
+// latencies overlap.  Entries are in no particular order, so ties are broken
+// explicitly by the lowest object index.
 __device__ __forceinline__ bool cached_bid(const BidCache c, int i, int scale, const long long* price,
                                            long long& best, long long& second, int& idx)
 {
-    const int len = c.len[i];
-    if (len == 0) return false;  // warp-uniform
     const int lane = threadIdx.x & 31;
-    best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX;
-    for (int s = lane; s < len; s += 32) {
-        const int2 e = c.entry[(size_t)i * CACHE_K + s];
-        top2_merge(best, second, idx, scaled(e.y, scale) - price[e.x], NEG_PROFIT, e.x);
-    }
-    warp_top2(best, second, idx);
+    const int len = c.len[i];
     const long long thr = c.thr[i];
-    return best > thr && second >= thr;
+    int2 e[CACHE_K / 32];
+#pragma unroll
+    for (int u = 0; u < CACHE_K / 32; ++u) e[u] = c.entry[(size_t)i * CACHE_K + u * 32 + lane];
+    bool hit = false;
+    if (len > 0 && len <= CACHE_K) {  // warp-uniform
+        best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX;
+#pragma unroll
+        for (int u = 0; u < CACHE_K / 32; ++u)
+            if (u * 32 + lane < len) top2_merge(best, second, idx, scaled(e[u].y, scale) - price[e[u].x], NEG_PROFIT, e[u].x);
+        warp_top2(best, second, idx);
+        hit = best > thr && second >= thr;
+    }
+    if (!hit && lane == 0) c.len[i] = 0;
+    __syncwarp();  // the reset is ordered before the refill's slot claims
+    return hit;
+}
+
+// A thread's part of the refill after a scan of person i: `mine` is its own (best,
+// index, benefit), thr the largest thread-level second best of all threads that
+// scanned the row.  The leader (one thread) stores thr.
+__device__ __forceinline__ void cache_offer(const BidCache c, int i, const Top2& mine, long long thr, bool leader)
+{
+    if (mine.idx != NO_INDEX && mine.best > thr) {
+        const int s = atomicAdd(&c.len[i], 1);
+        if (s < CACHE_K) c.entry[(size_t)i * CACHE_K + s] = make_int2(mine.idx, mine.val);
+    }
+    if (leader) c.thr[i] = thr;
 }
 
 // One group of g warps per entry of the current list, g = 1, 2, 4, ... up to the warps
 // of a block, chosen from the list's length so that a short list still spreads over
-// the GPU (one warp scanning a whole row alone is latency bound).  Entries whose
-// person got assigned since they were queued are skipped (the list is compacted
-// lazily).  The bid goes into obj_key[j] with a single atomicMax on
-// (increment << 24 | (2^24 - 1 - person)): the largest increment wins, ties to the
-// lowest person, independent of timing.  The first bidder of an object queues it;
-// every bidder re-queues itself (a winner is skipped next round).
+// the GPU (one warp scanning a whole row alone is latency bound).  The group's first
+// warp tries the person's cache; on a miss the whole group scans the row and refills
+// the cache.  Entries whose person got assigned since they were queued are skipped
+// (the list is compacted lazily).  The bid goes into obj_key[j] with a single
+// atomicMax on (increment << 24 | (2^24 - 1 - person)): the largest increment wins,
+// ties to the lowest person, independent of timing.  The first bidder of an object
+// queues it; every bidder re-queues itself (a winner is skipped next round).
 template <class Rows>
 __device__ void bid_groups(const Rows rows, int scale, const long long* price,
                            const int* __restrict__ list, const int* __restrict__ list_len,
                            const int* __restrict__ person_obj, long long eps, long long cap,
                            unsigned long long* obj_key, int* obj_queue, int* obj_len,
-                           int* next_list, int* next_len, int* reset_len)
+                           int* next_list, int* next_len, int* reset_len, const BidCache cache)
 {
-    __shared__ long long part_best[32], part_second[32];
+    __shared__ long long part_best[32], part_second[32], part_thr[32];
     __shared__ int part_idx[32];
+    __shared__ bool group_hit[32];
     if (blockIdx.x == 0 && threadIdx.x == 0) *reset_len = 0;  // object queue of the previous round
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wpb = blockDim.x >> 5;
     const int count = *list_len;
     int g = (gridDim.x * wpb) / (count > 0 ? count : 1);
     g = g < 1 ? 1 : (g > wpb ? wpb : g);
     while (g & (g - 1)) g &= g - 1;  // a power of two that divides wpb
-    const int groups = wpb / g, grp = warp / g, part = warp % g;
-    // a block-uniform trip count, so the group merge may use __syncthreads()
+    const int groups = wpb / g, grp = warp / g, part = warp % g, first = grp * g;
+    // a block-uniform trip count, so the group steps may use __syncthreads()
     for (int base = blockIdx.x * groups; base < count; base += gridDim.x * groups) {
         int i = base + grp < count ? list[base + grp] : -1;
         if (i >= 0 && person_obj[i] >= 0) i = -1;  // group-uniform
         Top2 t;
         t.clear();
-        if (i >= 0) rows.scan(i, scale, price, part * 32 + lane, g * 32, t);
-        warp_top2(t.best, t.second, t.idx);
+        bool hit = false;
+        if (i >= 0 && part == 0) hit = cached_bid(cache, i, scale, price, t.best, t.second, t.idx);
         if (g > 1) {
-            if (lane == 0) { part_best[warp] = t.best; part_second[warp] = t.second; part_idx[warp] = t.idx; }
+            if (part == 0 && lane == 0) group_hit[grp] = hit;
             __syncthreads();
-            if (part == 0) {
-                t.best = lane < g ? part_best[warp + lane] : NEG_PROFIT;
-                t.second = lane < g ? part_second[warp + lane] : NEG_PROFIT;
-                t.idx = lane < g ? part_idx[warp + lane] : NO_INDEX;
+            hit = group_hit[grp];
+        }
+        const bool scan = i >= 0 && !hit;  // group-uniform
+        if (scan) {
+            t.clear();
+            rows.scan(i, scale, price, part * 32 + lane, g * 32, t);
+        }
+        const Top2 mine = t;
+        long long thr = warp_max(t.second);
+        if (scan) warp_top2(t.best, t.second, t.idx);
+        if (g > 1) {
+            if (lane == 0) { part_best[warp] = t.best; part_second[warp] = t.second; part_idx[warp] = t.idx; part_thr[warp] = thr; }
+            __syncthreads();
+            thr = warp_max(lane < g ? part_thr[first + lane] : NEG_PROFIT);
+            if (part == 0 && scan) {
+                t.best = lane < g ? part_best[first + lane] : NEG_PROFIT;
+                t.second = lane < g ? part_second[first + lane] : NEG_PROFIT;
+                t.idx = lane < g ? part_idx[first + lane] : NO_INDEX;
                 warp_top2(t.best, t.second, t.idx);
             }
             __syncthreads();  // the partials are reused by the next entry
         }
+        if (scan) cache_offer(cache, i, mine, thr, part == 0 && lane == 0);
         if (i >= 0 && part == 0 && lane == 0) {
             const int j = t.idx;
             const long long inc = bid_increment(t.best, t.second, eps, cap);
@@ -388,10 +428,11 @@ extern "C" __global__ void __launch_bounds__(1024) bid_warp_kernel(
     const int* __restrict__ raw, int ld, int scale, const long long* price,
     const int* __restrict__ list, const int* __restrict__ list_len, const int* __restrict__ person_obj,
     long long eps, long long cap, unsigned long long* obj_key, int* obj_queue, int* obj_len,
-    int* next_list, int* next_len, int* reset_len)
+    int* next_list, int* next_len, int* reset_len, int2* cache_entry, int* cache_len, long long* cache_thr)
 {
     bid_groups(DenseRows{raw, ld}, scale, price, list, list_len, person_obj, eps, cap,
-               obj_key, obj_queue, obj_len, next_list, next_len, reset_len);
+               obj_key, obj_queue, obj_len, next_list, next_len, reset_len,
+               BidCache{cache_entry, cache_len, cache_thr});
 }
 
 extern "C" __global__ void __launch_bounds__(1024) bid_warp_csr_kernel(
@@ -399,10 +440,11 @@ extern "C" __global__ void __launch_bounds__(1024) bid_warp_csr_kernel(
     int scale, const long long* price,
     const int* __restrict__ list, const int* __restrict__ list_len, const int* __restrict__ person_obj,
     long long eps, long long cap, unsigned long long* obj_key, int* obj_queue, int* obj_len,
-    int* next_list, int* next_len, int* reset_len)
+    int* next_list, int* next_len, int* reset_len, int2* cache_entry, int* cache_len, long long* cache_thr)
 {
     bid_groups(CsrRows{indptr, cols, vals}, scale, price, list, list_len, person_obj, eps, cap,
-               obj_key, obj_queue, obj_len, next_list, next_len, reset_len);
+               obj_key, obj_queue, obj_len, next_list, next_len, reset_len,
+               BidCache{cache_entry, cache_len, cache_thr});
 }
 
 // assign_winner_kernel: one thread per object that got a bid: decode the key, raise
@@ -445,7 +487,7 @@ extern "C" __global__ void assign_winner_kernel(
 //   (b) if some bidders missed: the 32 warps are split over them (32 / misses warps
 //       each), scan the rows, store per-warp partial results;          __syncthreads()
 //       each bidder's warps refill its cache while warp 0 merges the partials into
-//       its bid;                                                        __syncthreads()
+//       the bids;
 //   (c) warp 0 decides the winners and updates prices, owners and the bidder list;
 //                                                                       __syncthreads()
 // With more than TAIL_MAX unassigned persons it returns without changing anything.
@@ -460,14 +502,13 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
                             const BidCache cache, int state_in_shared)
 {
     extern __shared__ __align__(16) long long shared_state[];
-    __shared__ int bidders[TAIL_MAX], next[TAIL_MAX], tgt[TAIL_MAX], miss[TAIL_MAX], fill_cnt[TAIL_MAX];
-    __shared__ long long inc[TAIL_MAX], fill_thr[TAIL_MAX];
+    __shared__ int bidders[TAIL_MAX], next[TAIL_MAX], tgt[TAIL_MAX], miss[TAIL_MAX];
+    __shared__ long long inc[TAIL_MAX];
     __shared__ int nb, nn, n_miss, matched, hits, scans;
     __shared__ long long part_best[32], part_second[32], part_thr[32];
     __shared__ int part_idx[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (threadIdx.x == 0) { nb = 0; nn = 0; n_miss = 0; matched = 0; hits = 0; scans = 0; }
-    if (threadIdx.x < TAIL_MAX) fill_cnt[threadIdx.x] = 0;
     __syncthreads();
     const int count = *list_len;
     for (int k = threadIdx.x; k < count; k += blockDim.x) {
@@ -512,8 +553,7 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
             Top2 t;
             t.clear();
             if (person >= 0) rows.scan(person, scale, P, part * 32 + lane, per * 32, t);
-            const long long my_best = t.best;
-            const int my_idx = t.idx, my_val = t.val;
+            const Top2 mine = t;
             const long long my_thr = warp_max(t.second);
             warp_top2(t.best, t.second, t.idx);
             if (lane == 0) {
@@ -521,15 +561,8 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
                 part_thr[warp] = my_thr;
             }
             __syncthreads();
-            if (person >= 0) {  // refill the cache: the thread-level bests above every thread-level second
-                long long thr = lane < per ? part_thr[k * per + lane] : NEG_PROFIT;
-                thr = warp_max(thr);
-                if (part == 0 && lane == 0) fill_thr[k] = thr;
-                if (my_idx != NO_INDEX && my_best > thr) {
-                    const int s = atomicAdd(&fill_cnt[k], 1);
-                    if (s < CACHE_K) cache.entry[(size_t)person * CACHE_K + s] = make_int2(my_idx, my_val);
-                }
-            }
+            const long long thr = warp_max(lane < per && person >= 0 ? part_thr[k * per + lane] : NEG_PROFIT);
+            if (person >= 0) cache_offer(cache, person, mine, thr, part == 0 && lane == 0);
             if (warp == 0) {  // merge the partials of each bidder's segment of `per` warps
                 long long g1 = part_best[lane], g2 = part_second[lane];
                 int x = part_idx[lane];
@@ -544,13 +577,6 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
                     tgt[b] = x;
                     inc[b] = bid_increment(g1, g2, eps, cap);
                 }
-            }
-            __syncthreads();
-            if (warp == 0 && lane < m_count) {
-                const int p = bidders[miss[lane]], c = fill_cnt[lane];
-                cache.len[p] = c <= CACHE_K ? c : 0;
-                cache.thr[p] = fill_thr[lane];
-                fill_cnt[lane] = 0;
             }
         }
         // (c) warp 0 decides the winners and updates: no block barrier inside

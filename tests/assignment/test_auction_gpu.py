@@ -80,10 +80,13 @@ def test_bad_input_on_gpu():
     for v in GPU_VARIANTS:
         with pytest.raises(ValueError, match="Hall"):
             A.solve(np.array([[1, -np.inf], [2, -np.inf]]), variant=v)
+    with pytest.raises(ValueError, match="rounds_per_check"):
+        A.solve(np.ones((4, 4)), variant="gpu_eps_scaling", rounds_per_check=3)
 
 
 @pytest.mark.parametrize("opts", [{}, dict(tail_shared=False), dict(warps_per_block=32, blocks_per_sm=1),
-                                  dict(warps_per_block=1), dict(tail_max=4), dict(rounds_per_check=1)])
+                                  dict(warps_per_block=1), dict(tail_max=4), dict(tail_max=32),
+                                  dict(rounds_per_check=2)])
 def test_eps_scaling_options_equal_serial_twin(opts, rng):
     """Launch shapes, the tail's state in shared or global memory and its bid caches change no result."""
     for n, lim in [(700, 10000), (1024, 3), (1500, 1500)]:
