@@ -504,11 +504,12 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
     extern __shared__ __align__(16) long long shared_state[];
     __shared__ int bidders[TAIL_MAX], next[TAIL_MAX], tgt[TAIL_MAX], miss[TAIL_MAX];
     __shared__ long long inc[TAIL_MAX];
-    __shared__ int nb, nn, n_miss, matched, hits, scans;
+    __shared__ int nb, nn, matched, hits, scans;
+    __shared__ int n_miss[2];  // by round parity: a round resets the next round's counter
     __shared__ long long part_best[32], part_second[32], part_thr[32];
     __shared__ int part_idx[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0) { nb = 0; nn = 0; n_miss = 0; matched = 0; hits = 0; scans = 0; }
+    if (threadIdx.x == 0) { nb = 0; nn = 0; n_miss[0] = 0; n_miss[1] = 0; matched = 0; hits = 0; scans = 0; }
     __syncthreads();
     const int count = *list_len;
     for (int k = threadIdx.x; k < count; k += blockDim.x) {
@@ -539,11 +540,11 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
             const bool hit = cached_bid(cache, bidders[warp], scale, P, g1, g2, x);
             if (lane == 0) {
                 if (hit) { tgt[warp] = x; inc[warp] = bid_increment(g1, g2, eps, cap); }
-                else miss[atomicAdd(&n_miss, 1)] = warp;
+                else miss[atomicAdd(&n_miss[rounds & 1], 1)] = warp;
             }
         }
         __syncthreads();
-        const int m_count = n_miss;
+        const int m_count = n_miss[rounds & 1];
         if (m_count > 0) {  // block-uniform
             // (b) full scans of the rows of the bidders that missed
             int per = 32 / m_count;  // warps per bidder, a power of two
@@ -606,7 +607,7 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
             const int cnt = nn;
             if (lane < cnt) bidders[lane] = next[lane];
             __syncwarp();
-            if (lane == 0) { hits += b_count - n_miss; scans += n_miss; nb = cnt; nn = 0; n_miss = 0; }
+            if (lane == 0) { hits += b_count - m_count; scans += m_count; nb = cnt; nn = 0; n_miss[(rounds + 1) & 1] = 0; }
         }
         ++rounds;
         __syncthreads();
