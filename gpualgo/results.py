@@ -134,7 +134,12 @@ class Recorded:
         prog = self.meta.get("progress") or {}
         if prog and not prog.get("complete"):
             detail += f" [partial: {prog['cases_done']} of {prog['cases']} cases]"
-        return f"recorded on {where}{detail} on {date} by `{self.meta.get('command', '?')}` [{self.path}]"
+        parts = self.meta.get("parts") or []
+        if len(parts) > 1:  # one sweep recorded in several runs
+            how = f"in {len(parts)} runs, by " + " and ".join(f"`{q.get('command', '?')}`" for q in parts)
+        else:
+            how = f"by `{self.meta.get('command', '?')}`"
+        return f"recorded on {where}{detail} on {date} {how} [{self.path}]"
 
 
 def read(where, name: str) -> Recorded:

@@ -32,3 +32,13 @@ def test_source_names_the_gpu(tmp_path):
 def test_read_missing_raises(tmp_path):
     with pytest.raises(FileNotFoundError, match="no recorded results"):
         results.read(tmp_path, "nothing")
+
+
+def test_source_names_every_run_of_a_merged_sweep(tmp_path):
+    results.write(tmp_path, "x", [{"a": 1}], {"p": 1}, command="run one")
+    meta_path = tmp_path / "x.json"
+    meta = json.loads(meta_path.read_text())
+    meta["parts"] = [{"command": "run one"}, {"command": "run two"}]
+    meta_path.write_text(json.dumps(meta))
+    src = results.read(tmp_path, "x").source()
+    assert "in 2 runs" in src and "`run one`" in src and "`run two`" in src
