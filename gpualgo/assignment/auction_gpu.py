@@ -38,6 +38,7 @@ _NULL = np.uint64(0)          # a null pointer argument
 _C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS = 4, 5, 6, 7  # counter slots (see auction.cu)
 TAIL_THREADS = 1024
 CACHE_K = 64                  # entries of a person's bid cache (auction.cu)
+TAIL_MAX = 8                  # the single-block tail kernel takes over at this many bidders
 
 
 def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_threads: int = 256,
@@ -63,7 +64,7 @@ def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_th
     raise ValueError(f"unknown kernel family {kind!r}")
 
 
-def _kernels(names, tail_max: int = 8):
+def _kernels(names, tail_max: int = TAIL_MAX):
     mod = gpu.load_module("auction", defines={"TAIL_MAX": tail_max, "CACHE_K": CACHE_K})
     return {k: mod.get_function(k) for k in names}
 
@@ -237,7 +238,7 @@ def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads:
 
 def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps_factor: int = 8,
                  warps_per_block: int = 8, blocks_per_sm: int = 4, rounds_per_check: int = 16,
-                 tail_max: int = 8, tail_shared: bool = True, max_rounds: int = 10**8, force: bool = False):
+                 tail_max: int = TAIL_MAX, tail_shared: bool = True, max_rounds: int = 10**8, force: bool = False):
     """gpu_eps_scaling (dense) and gpu_sparse (CSR): the kernels of family 2 in auction.cu.
 
     ``tail_shared``: the single-block tail keeps prices and owners in shared memory when

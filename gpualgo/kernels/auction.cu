@@ -226,10 +226,9 @@ struct Top2 {
     long long best, second;
     int idx, val;
     __device__ __forceinline__ void clear() { best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX; val = 0; }
-    // objects in increasing index order: a strict > keeps the lowest index
     __device__ __forceinline__ void push(long long p, int j, int v) {
-        if (p > best) { second = best; best = p; idx = j; val = v; }
-        else if (p > second) second = p;
+        if (p > best) val = v;
+        top2_push(p, j, best, second, idx);
     }
 };
 
@@ -399,8 +398,11 @@ __device__ void bid_groups(const Rows rows, int scale, const long long* price,
             rows.scan(i, scale, price, part * 32 + lane, g * 32, t);
         }
         const Top2 mine = t;
-        long long thr = warp_max(t.second);
-        if (scan) warp_top2(t.best, t.second, t.idx);
+        long long thr = NEG_PROFIT;
+        if (scan) {  // warp-uniform
+            thr = warp_max(t.second);
+            warp_top2(t.best, t.second, t.idx);
+        }
         if (g > 1) {
             if (lane == 0) { part_best[warp] = t.best; part_second[warp] = t.second; part_idx[warp] = t.idx; part_thr[warp] = thr; }
             __syncthreads();
