@@ -20,7 +20,7 @@ venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[notebooks,test]'
+	$(PY) -m pip install --quiet -e '.[notebooks,test,peers]'
 	touch $@
 
 clean:

@@ -31,6 +31,9 @@ __all__ = ["SUITES", "Preset", "Case", "suite", "presets", "run_preset", "live_o
 SUITES = {
     "auction": "gpualgo.assignment.bench_auction",
     "tsp": "gpualgo.tsp.bench",
+    "maxflow": "gpualgo.maxflow.bench",
+    "dgs": "gpualgo.assignment.bench_dgs",
+    "coalitions": "gpualgo.coalitions.bench",
 }
 
 

@@ -1,0 +1,67 @@
+"""The CPU solvers people pick, compared against in the notebooks and benchmarks.
+
+They are optional: ``pip install -e '.[peers]'`` installs them (``make run`` and
+``make test`` do).  Every caller goes through :func:`load`, so a missing peer is a
+sentence in the notebook, never an ImportError that stops it.
+
+>>> from gpualgo import peers
+>>> peers.load("no_such_peer")
+Traceback (most recent call last):
+...
+ValueError: unknown peer 'no_such_peer'; known: ['igraph', 'lap', 'ortools_graph', 'ortools_routing', 'python_tsp']
+"""
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["PEERS", "load", "available", "missing_text", "note"]
+
+#: peer name -> (module to import, pip requirement, what it is used for)
+PEERS = {
+    "lap": ("lap", "lap", "Jonker-Volgenant assignment (lap.lapjv)"),
+    "ortools_graph": ("ortools.graph.python.max_flow", "ortools",
+                      "OR-tools max flow (SimpleMaxFlow)"),
+    "ortools_routing": ("ortools.constraint_solver.pywrapcp", "ortools",
+                        "OR-tools routing (TSP heuristic)"),
+    "igraph": ("igraph", "igraph", "python-igraph max flow (Graph.maxflow)"),
+    "python_tsp": ("python_tsp.exact", "python-tsp",
+                   "python-tsp dynamic programming (pure Python; pins networkx < 3)"),
+}
+
+
+def _entry(name: str):
+    if name not in PEERS:
+        raise ValueError(f"unknown peer {name!r}; known: {sorted(PEERS)}")
+    return PEERS[name]
+
+
+def load(name: str):
+    """The peer's module, or None when it is not installed (see :func:`missing_text`)."""
+    module, _, _ = _entry(name)
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+def available(name: str) -> bool:
+    """True when :func:`load` finds the peer."""
+    return load(name) is not None
+
+
+def missing_text(name: str) -> str:
+    """One sentence: which package is missing and how to install it."""
+    _, pip_name, what = _entry(name)
+    return (f"{what} is not installed here, so it is left out of this comparison: "
+            f"`pip install {pip_name}` (or `pip install -e '.[peers]'`) adds it.")
+
+
+def note(name: str):
+    """The module when installed; else print :func:`missing_text` and return None.
+
+    For notebook cells: ``lap = peers.note("lap")`` then ``if lap: ...``.
+    """
+    mod = load(name)
+    if mod is None:
+        print(missing_text(name))
+    return mod
