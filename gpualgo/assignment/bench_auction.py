@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 
-from .. import bench
+from .. import bench, peers
 from ..timing import timed
 from . import checks, instances, solve
 
@@ -92,14 +92,12 @@ def _exact_cases(p):
                     (rr, cc), t_scipy = timed(linear_sum_assignment, B, maximize=True)
                     opt = int(B[rr, cc].astype(np.int64).sum())
                     rows.append(dict(common, variant="scipy", time_ms=t_scipy, objective=opt, exact=1))
-                    try:
-                        import lap
+                    lap = peers.load("lap")
+                    if lap is not None:
                         (_, x, _), t_lap = timed(lap.lapjv, (B.max() - B).astype(np.float64))  # lap minimises
                         obj_lap = checks.objective(B, x)
                         rows.append(dict(common, variant="lap", time_ms=t_lap, objective=obj_lap,
                                          exact=int(obj_lap == opt)))
-                    except ImportError:
-                        pass
                     for v in p["variants"]:
                         solve(B, variant=v)  # warm-up (compilation, allocator)
                         for rep in range(p["reps"]):

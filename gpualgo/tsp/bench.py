@@ -4,10 +4,12 @@
   brute-force version for 10..12 cities and beyond, every block size 32..1024, 20
   repetitions, all (n-1)! orders counted as the report does.
 - ``scaling``: exact solve time against n: GPU brute force up to n = 16, GPU Held-Karp up to
-  n = 25, against the numba serial versions and python-tsp (when installed).
+  n = 25, against the numba serial versions and the CPU peers: python-tsp's exact dynamic
+  programme (when installed) and OR-tools routing (the heuristic people use: its tour length
+  and gap to the exact optimum, local search alone and guided local search for ``gls_ms``).
 - ``targets``: the performance goals: orders/s at n = 13..15, n = 16 solved exactly, GPU
   Held-Karp against numba Held-Karp at n = 22.
-- ``cpu``: the CPU versions only (numba brute force, numba Held-Karp, python-tsp): runs
+- ``cpu``: the CPU versions only (numba brute force, numba Held-Karp, the peers): runs
   anywhere, for the notebook's same-run comparison.
 
 Every preset takes ``quick`` (tiny sizes, for CI and headless notebooks).
@@ -15,7 +17,11 @@ Every preset takes ``quick`` (tiny sizes, for CI and headless notebooks).
 
 from __future__ import annotations
 
+import math
 
+import numpy as np
+
+from .. import peers
 from ..bench import Case, Preset
 from ..timing import timed
 from . import instances
@@ -72,30 +78,86 @@ def _report_cases(p):
 
 # ---------------------------------------------------------------------------- scaling
 
-def _python_tsp():
-    try:
-        from python_tsp.exact import solve_tsp_dynamic_programming
-    except ImportError:
+def _peer_matrix(inst) -> np.ndarray:
+    # the peers know no missing edges: a weight larger than any feasible tour keeps them out
+    big = int(inst.dist.max()) * inst.n + 1
+    return np.where(inst.missing, big, inst.dist).astype(np.int64)
+
+
+def python_tsp_tour(inst):
+    """python-tsp's exact dynamic programme on ``inst``.
+
+    Returns ``(tour, length)`` (length by :func:`tour_length`, ``inf`` if the tour needs a
+    missing edge), or None when python-tsp is not installed (see ``gpualgo.peers``).
+    Raises RuntimeError when python-tsp's own length disagrees with its tour.
+    """
+    mod = peers.load("python_tsp")
+    if mod is None:
         return None
-    return solve_tsp_dynamic_programming
+    perm, dist = mod.solve_tsp_dynamic_programming(_peer_matrix(inst).astype(float))
+    length = tour_length(inst, perm)
+    if length != math.inf and length != int(round(dist)):
+        raise RuntimeError(f"python-tsp reported {dist} for a tour of length {length}")
+    return np.asarray(perm, dtype=np.int64), length
 
 
-def _peer_case(n, seed, reps):
+def ortools_tour(inst, time_limit_ms: int = 0):
+    """OR-tools routing, the TSP heuristic people use, on ``inst``.
+
+    ``time_limit_ms=0``: a path-cheapest-arc first tour improved by local search until no move
+    helps (a local optimum, fast); ``time_limit_ms > 0``: guided local search for that many
+    milliseconds (closer to the optimum, never proven).  Returns ``(tour, length)`` with the
+    tour starting at city 0 (length ``inf`` if it needs a missing edge), or None when
+    OR-tools is not installed.  Raises RuntimeError when OR-tools finds no tour.
+    """
+    pywrapcp = peers.load("ortools_routing")
+    if pywrapcp is None:
+        return None
+    from ortools.constraint_solver import routing_enums_pb2 as enums
+    manager = pywrapcp.RoutingIndexManager(inst.n, 1, 0)
+    model = pywrapcp.RoutingModel(manager)
+    # a matrix registered in C++: no Python callback per arc, so the peer runs at full speed
+    cost = model.RegisterTransitMatrix(_peer_matrix(inst).tolist())
+    model.SetArcCostEvaluatorOfAllVehicles(cost)
+    params = pywrapcp.DefaultRoutingSearchParameters()
+    params.first_solution_strategy = enums.FirstSolutionStrategy.PATH_CHEAPEST_ARC
+    if time_limit_ms > 0:
+        params.local_search_metaheuristic = enums.LocalSearchMetaheuristic.GUIDED_LOCAL_SEARCH
+        params.time_limit.FromMilliseconds(int(time_limit_ms))
+    else:
+        params.local_search_metaheuristic = enums.LocalSearchMetaheuristic.GREEDY_DESCENT
+    sol = model.SolveWithParameters(params)
+    if sol is None:
+        raise RuntimeError(f"OR-tools routing found no tour for {inst!r}")
+    tour, index = [], model.Start(0)
+    while not model.IsEnd(index):
+        tour.append(manager.IndexToNode(index))
+        index = sol.Value(model.NextVar(index))
+    return np.asarray(tour, dtype=np.int64), tour_length(inst, tour)
+
+
+def _peer_case(n, seed, reps, gls_ms):
+    """python-tsp (exact) and OR-tools routing (heuristic: length and gap to the optimum)."""
     def run():
-        fn = _python_tsp()
-        if fn is None:
-            return []
         inst = instances.random_euclidean(n, seed=seed)
+        opt = solve(inst, variant="held_karp").length
+        common = dict(algorithm="tsp", n=n, seed=seed, optimum=opt)
         rows = []
         for rep in range(reps):
-            (perm, dist), ms = timed(fn, inst.dist.astype(float))
-            length = tour_length(inst, perm)
-            if length != int(round(dist)):
-                raise RuntimeError(f"python-tsp reported {dist} for a tour of length {length}")
-            rows.append(dict(algorithm="tsp", variant="python_tsp_dp", n=n, length=length,
-                             time_ms=ms, rep=rep, seed=seed, device="CPU (python-tsp)"))
+            out, ms = timed(python_tsp_tour, inst)
+            if out is not None:
+                if out[1] != opt:
+                    raise RuntimeError(f"python-tsp: length {out[1]}, Held-Karp: {opt}")
+                rows.append(dict(common, variant="python_tsp_dp", length=out[1], time_ms=ms, rep=rep,
+                                 gap=0.0, device="CPU (python-tsp)"))
+            for variant, limit in (("ortools_routing", 0), ("ortools_routing_gls", gls_ms)):
+                out, ms = timed(ortools_tour, inst, limit)
+                if out is None:
+                    break
+                rows.append(dict(common, variant=variant, length=out[1], time_ms=ms, rep=rep,
+                                 gap=(out[1] - opt) / opt, time_limit_ms=limit, device="CPU (OR-tools)"))
         return rows
-    return Case(f"python-tsp n={n}", run)
+    return Case(f"peers n={n}", run)
 
 
 def _solve_case(variant, n, seed, reps, **opts):
@@ -122,8 +184,8 @@ def _scaling_cases(p):
             continue
         for n in ns:
             yield _solve_case(variant, n, seed, reps)
-    for n in (range(5, 8) if q else range(6, p["python_tsp_max"] + 1)):
-        yield _peer_case(n, seed, reps)
+    for n in (range(5, 8) if q else range(6, p["peers_max"] + 1)):
+        yield _peer_case(n, seed, reps, 50 if q else int(p["gls_ms"]))
 
 
 # ---------------------------------------------------------------------------- targets
@@ -180,8 +242,8 @@ PRESETS = {
         cases=_report_cases, needs_gpu=True, seeds=[1]),
     "scaling": Preset(
         description="exact solve time against n: GPU brute force and Held-Karp against the "
-                    "numba serial versions and python-tsp",
-        params=dict(bf_max=16, serial_bf_max=13, hk_max=25, serial_hk_max=22, python_tsp_max=12,
+                    "numba serial versions, python-tsp and OR-tools routing",
+        params=dict(bf_max=16, serial_bf_max=13, hk_max=25, serial_hk_max=22, peers_max=12, gls_ms=1000,
                     reps=3, seed=2, gpu=True),
         cases=_scaling_cases, needs_gpu=True, seeds=[2]),
     "targets": Preset(
@@ -190,8 +252,8 @@ PRESETS = {
         params=dict(rate_sizes=[13, 14, 15], exact_n=16, hk_n=22, seed=3),
         cases=_targets_cases, needs_gpu=True, seeds=[3]),
     "cpu": Preset(
-        description="CPU versions only: numba brute force and Held-Karp, python-tsp",
-        params=dict(bf_max=11, serial_bf_max=11, hk_max=0, serial_hk_max=16, python_tsp_max=10,
+        description="CPU versions only: numba brute force and Held-Karp, python-tsp, OR-tools routing",
+        params=dict(bf_max=11, serial_bf_max=11, hk_max=0, serial_hk_max=16, peers_max=10, gls_ms=200,
                     reps=2, seed=2, gpu=False),
         cases=_scaling_cases, needs_gpu=False, seeds=[2]),
 }
