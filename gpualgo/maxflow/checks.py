@@ -1,0 +1,112 @@
+"""Checks that share no code with our solvers, and the scipy reference.
+
+- :func:`check_flow`: capacities, antisymmetry and conservation of a (pre)flow.
+- :func:`check_cut`: the cut separates source from sink and its capacity equals the flow.
+- :func:`reference_value`: the value from ``scipy.sparse.csgraph.maximum_flow``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .network import INT32_MAX, FlowNetwork
+
+__all__ = ["check_flow", "check_cut", "cut_capacity", "reference_value", "scipy_matrix",
+           "residual_source_side"]
+
+
+def check_flow(net: FlowNetwork, flow, value: int | None = None, preflow: bool = False) -> int:
+    """Check a flow given as the net flow on every stored arc; return its value.
+
+    Requires ``flow[a] == -flow[rev[a]]``, ``flow[a] <= capacity[a]``, and at every vertex
+    other than source and sink a zero balance (``preflow=True``: inflow >= outflow, as a
+    preflow at the end of push-relabel's first phase leaves it). The value is the net
+    flow into the sink; with ``value`` given it must match.
+
+    Raises ValueError naming the first violation.
+    """
+    f = np.asarray(flow, dtype=np.int64)
+    if f.shape != (net.m,):
+        raise ValueError(f"flow has shape {f.shape}, the network has {net.m} stored arcs")
+    bad = np.flatnonzero(f != -f[net.rev])
+    if bad.size:
+        a = bad[0]
+        raise ValueError(f"flow on arc {a} is {f[a]} but on its reverse {f[net.rev[a]]}")
+    bad = np.flatnonzero(f > net.capacity)
+    if bad.size:
+        a = bad[0]
+        raise ValueError(f"arc {a} ({net.tails[a]} -> {net.heads[a]}) carries {f[a]} > capacity {net.capacity[a]}")
+    balance = np.zeros(net.n, dtype=np.int64)
+    np.add.at(balance, net.tails, f)
+    inner = np.ones(net.n, dtype=bool)
+    inner[[net.source, net.sink]] = False
+    wrong = (balance > 0) if preflow else (balance != 0)
+    bad = np.flatnonzero(wrong & inner)
+    if bad.size:
+        v = bad[0]
+        raise ValueError(f"vertex {v}: outflow - inflow = {balance[v]} "
+                         f"({'must be <= 0' if preflow else 'must be 0'})")
+    val = int(-balance[net.sink])
+    if not preflow and int(balance[net.source]) != val:
+        raise ValueError(f"source sends {balance[net.source]} but sink receives {val}")
+    if value is not None and val != int(value):
+        raise ValueError(f"the flow's value is {val}, reported {value}")
+    return val
+
+
+def cut_capacity(net: FlowNetwork, source_side) -> int:
+    """Capacity of the arcs leaving the vertex set ``source_side`` (bool per vertex)."""
+    side = np.asarray(source_side, dtype=bool)
+    if side.shape != (net.n,):
+        raise ValueError(f"source_side has shape {side.shape}, expected ({net.n},)")
+    crossing = side[net.tails] & ~side[net.heads]
+    return int(net.capacity[crossing].sum())
+
+
+def check_cut(net: FlowNetwork, source_side, value: int) -> int:
+    """Check that ``source_side`` holds the source, not the sink, and has capacity ``value``.
+
+    By max-flow/min-cut duality a cut whose capacity equals a feasible flow's value proves
+    both optimal. Returns the cut capacity; raises ValueError otherwise.
+    """
+    side = np.asarray(source_side, dtype=bool)
+    cap = cut_capacity(net, side)
+    if not side[net.source]:
+        raise ValueError("the cut's source side does not contain the source")
+    if side[net.sink]:
+        raise ValueError("the cut's source side contains the sink")
+    if cap != int(value):
+        raise ValueError(f"the cut has capacity {cap}, the flow value is {value}")
+    return cap
+
+
+def scipy_matrix(net: FlowNetwork):
+    """The network as the CSR matrix of capacities scipy's ``maximum_flow`` takes (int32)."""
+    import scipy.sparse as sp
+    u, v, c = net.arcs()
+    if c.size and (int(c.max()) > INT32_MAX or net.source_capacity() > INT32_MAX):
+        raise ValueError("scipy's maximum_flow works in int32: these capacities are too large")
+    return sp.csr_array((c.astype(np.int32), (u, v)), shape=(net.n, net.n))
+
+
+def reference_value(net: FlowNetwork, method: str = "dinic") -> int:
+    """Maximum flow value from ``scipy.sparse.csgraph.maximum_flow`` (``dinic`` or ``edmonds_karp``)."""
+    from scipy.sparse.csgraph import maximum_flow
+    return int(maximum_flow(scipy_matrix(net), net.source, net.sink, method=method).flow_value)
+
+
+def residual_source_side(net: FlowNetwork, flow) -> np.ndarray:
+    """Vertices that cannot reach the sink in the residual graph of ``flow`` (scipy BFS).
+
+    For a maximum (pre)flow this is the source side of a minimum cut.
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import breadth_first_order
+    res = net.capacity - np.asarray(flow, dtype=np.int64)
+    keep = res > 0
+    # reversed residual arcs: from the sink backwards
+    g = sp.csr_array((np.ones(int(keep.sum()), dtype=np.int8), (net.heads[keep], net.tails[keep])),
+                     shape=(net.n, net.n))
+    reach = breadth_first_order(g, net.sink, directed=True, return_predecessors=False)
+    side = np.ones(net.n, dtype=bool)
+    side[reach] = False
+    return side

@@ -1,0 +1,170 @@
+"""File formats: DIMACS ``.max`` (reader and writer) and the source report's text format.
+
+DIMACS max-flow (1-based ids)::
+
+    c a comment, allowed anywhere
+    p max 4 5
+    n 1 s
+    n 4 t
+    a 1 2 3
+
+The report's format (0-based ids; ``n`` is the vertex count, source 0 and sink n-1 unless
+given)::
+
+    n 4
+    e 0 1 3
+
+Every malformed line raises a ``ValueError`` naming its line number.
+"""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+
+from .network import FlowNetwork, from_edges
+
+__all__ = ["read_dimacs", "write_dimacs", "parse_dimacs", "read_text", "write_text", "parse_text", "read"]
+
+
+def _ints(parts, line_no: int, what: str):
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"line {line_no}: {what} must be integers, got {' '.join(parts)!r}") from None
+
+
+def parse_dimacs(text: str) -> FlowNetwork:
+    """Parse DIMACS max-flow text (see the module docstring)."""
+    n = m = None
+    source = sink = None
+    us, vs, cs = [], [], []
+    for no, raw in enumerate(text.splitlines(), 1):
+        parts = raw.split()
+        if not parts or parts[0] == "c":
+            continue
+        kind = parts[0]
+        if kind == "p":
+            if n is not None:
+                raise ValueError(f"line {no}: a second problem line 'p'")
+            if len(parts) != 4 or parts[1] != "max":
+                raise ValueError(f"line {no}: expected 'p max NODES ARCS', got {raw.strip()!r}")
+            n, m = _ints(parts[2:], no, "NODES and ARCS")
+            if n < 2 or m < 0:
+                raise ValueError(f"line {no}: need NODES >= 2 and ARCS >= 0, got {n} and {m}")
+        elif kind == "n":
+            if n is None:
+                raise ValueError(f"line {no}: node line before the problem line 'p max ...'")
+            if len(parts) != 3 or parts[2] not in ("s", "t"):
+                raise ValueError(f"line {no}: expected 'n ID s' or 'n ID t', got {raw.strip()!r}")
+            (vid,) = _ints(parts[1:2], no, "ID")
+            if not 1 <= vid <= n:
+                raise ValueError(f"line {no}: node id {vid} out of range 1..{n}")
+            if parts[2] == "s":
+                if source is not None:
+                    raise ValueError(f"line {no}: a second source")
+                source = vid - 1
+            else:
+                if sink is not None:
+                    raise ValueError(f"line {no}: a second sink")
+                sink = vid - 1
+        elif kind == "a":
+            if n is None:
+                raise ValueError(f"line {no}: arc line before the problem line 'p max ...'")
+            if len(parts) != 4:
+                raise ValueError(f"line {no}: expected 'a TAIL HEAD CAPACITY', got {raw.strip()!r}")
+            a, b, c = _ints(parts[1:], no, "TAIL, HEAD and CAPACITY")
+            for x in (a, b):
+                if not 1 <= x <= n:
+                    raise ValueError(f"line {no}: node id {x} out of range 1..{n}")
+            if c < 0:
+                raise ValueError(f"line {no}: negative capacity {c}")
+            us.append(a - 1)
+            vs.append(b - 1)
+            cs.append(c)
+        else:
+            raise ValueError(f"line {no}: unknown line type {kind!r} (expected c, p, n or a)")
+    if n is None:
+        raise ValueError("no problem line 'p max NODES ARCS' (empty file?)")
+    if source is None or sink is None:
+        raise ValueError(f"missing {'source' if source is None else 'sink'} line 'n ID {'s' if source is None else 't'}'")
+    if len(us) != m:
+        raise ValueError(f"the problem line announces {m} arcs but the file has {len(us)}")
+    return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64),
+                      _caps(cs), source, sink)
+
+
+def _caps(cs):
+    try:
+        return np.array(cs, dtype=np.int64)
+    except OverflowError:
+        raise ValueError("a capacity does not fit int64") from None
+
+
+def read_dimacs(path) -> FlowNetwork:
+    """Read a DIMACS ``.max`` file."""
+    return parse_dimacs(pathlib.Path(path).read_text())
+
+
+def write_dimacs(net: FlowNetwork, path, comment: str | None = None) -> None:
+    """Write ``net`` as a DIMACS ``.max`` file (the merged arcs of positive capacity)."""
+    u, v, c = net.arcs()
+    lines = [f"c {line}" for line in (comment or "").splitlines()]
+    lines += [f"p max {net.n} {u.size}", f"n {net.source + 1} s", f"n {net.sink + 1} t"]
+    lines += [f"a {a + 1} {b + 1} {w}" for a, b, w in zip(u.tolist(), v.tolist(), c.tolist())]
+    pathlib.Path(path).write_text("\n".join(lines) + "\n")
+
+
+def parse_text(text: str, source: int = 0, sink: int | None = None) -> FlowNetwork:
+    """Parse the report's text format (``n N`` then ``e u v c`` lines, 0-based)."""
+    n = None
+    us, vs, cs = [], [], []
+    for no, raw in enumerate(text.splitlines(), 1):
+        parts = raw.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        if parts[0] == "n":
+            if n is not None:
+                raise ValueError(f"line {no}: a second 'n' line")
+            if len(parts) != 2:
+                raise ValueError(f"line {no}: expected 'n NODES', got {raw.strip()!r}")
+            (n,) = _ints(parts[1:], no, "NODES")
+            if n < 2:
+                raise ValueError(f"line {no}: need at least 2 nodes, got {n}")
+        elif parts[0] == "e":
+            if n is None:
+                raise ValueError(f"line {no}: edge line before 'n NODES'")
+            if len(parts) != 4:
+                raise ValueError(f"line {no}: expected 'e U V CAPACITY', got {raw.strip()!r}")
+            a, b, c = _ints(parts[1:], no, "U, V and CAPACITY")
+            for x in (a, b):
+                if not 0 <= x < n:
+                    raise ValueError(f"line {no}: node id {x} out of range 0..{n - 1}")
+            if c < 0:
+                raise ValueError(f"line {no}: negative capacity {c}")
+            us.append(a)
+            vs.append(b)
+            cs.append(c)
+        else:
+            raise ValueError(f"line {no}: unknown line type {parts[0]!r} (expected n or e)")
+    if n is None:
+        raise ValueError("no 'n NODES' line (empty file?)")
+    return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64), _caps(cs),
+                      source, sink)
+
+
+def read_text(path, source: int = 0, sink: int | None = None) -> FlowNetwork:
+    """Read the report's ``.txt`` format."""
+    return parse_text(pathlib.Path(path).read_text(), source, sink)
+
+
+def write_text(net: FlowNetwork, path) -> None:
+    """Write the report's ``.txt`` format (source and sink are not stored in it)."""
+    u, v, c = net.arcs()
+    lines = [f"n {net.n}"] + [f"e {a} {b} {w}" for a, b, w in zip(u.tolist(), v.tolist(), c.tolist())]
+    pathlib.Path(path).write_text("\n".join(lines) + "\n")
+
+
+def read(path) -> FlowNetwork:
+    """Read by extension, as the report's program does: ``.max`` DIMACS, else text."""
+    return read_dimacs(path) if str(path).endswith(".max") else read_text(path)

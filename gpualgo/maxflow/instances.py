@@ -1,0 +1,154 @@
+"""Seeded instance generators: the report's random graphs and standard DIMACS families."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .network import FlowNetwork, from_edges
+
+__all__ = ["random_gnp", "report_density", "genrmf", "washington_rlg", "vision_grid"]
+
+
+def report_density(n: int) -> float:
+    """The report's density for the size sweep: p = 2 ln(n) / n (connected w.h.p.)."""
+    return min(1.0, 2.0 * math.log(n) / n)
+
+
+def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
+               directed: bool = True, connected: bool = True) -> FlowNetwork:
+    """The report's Erdos-Renyi G(n, p) with integer capacities in [low, high].
+
+    Each of the n(n-1) ordered pairs (directed) or n(n-1)/2 pairs (undirected) is an arc
+    with probability p; for large n the number of arcs is drawn from the binomial and the
+    pairs sampled without repetition (the same distribution). ``connected`` adds a random
+    path through all vertices in both directions, as the report made every instance
+    connected. Source 0, sink n-1.
+    """
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"density p must be in [0, 1], got {p}")
+    if low < 0 or high < low:
+        raise ValueError(f"need 0 <= low <= high, got low={low}, high={high}")
+    if n < 2:
+        raise ValueError(f"need n >= 2, got {n}")
+    rng = np.random.default_rng(seed)
+    if n <= 3000:
+        mask = rng.random((n, n)) < p
+        np.fill_diagonal(mask, False)
+        if not directed:
+            mask = np.triu(mask, 1)
+        u, v = np.nonzero(mask)
+    else:
+        pairs = n * (n - 1) // (1 if directed else 2)
+        m = int(rng.binomial(pairs, p))
+        keys = np.zeros(0, dtype=np.int64)
+        while keys.size < m:     # sample, drop loops and repeats, top up
+            k = m - keys.size
+            a = rng.integers(0, n, size=int(k * 1.1) + 16)
+            b = rng.integers(0, n, size=a.size)
+            ok = a != b
+            a, b = a[ok], b[ok]
+            if not directed:
+                a, b = np.minimum(a, b), np.maximum(a, b)
+            keys = np.unique(np.r_[keys, a.astype(np.int64) * n + b])
+        keys = rng.permutation(keys)[:m]
+        u, v = keys // n, keys % n
+    c = rng.integers(low, high + 1, size=u.size)
+    if connected:
+        perm = rng.permutation(n)
+        pu, pv = perm[:-1], perm[1:]
+        pc = rng.integers(low, high + 1, size=pu.size)
+        u, v, c = np.r_[u, pu], np.r_[v, pv], np.r_[c, pc]
+        if directed:  # the path both ways, so that every vertex reaches and is reached
+            pc2 = rng.integers(low, high + 1, size=pu.size)
+            u, v, c = np.r_[u, pv], np.r_[v, pu], np.r_[c, pc2]
+    return from_edges(n, u, v, c, 0, n - 1, directed=directed)
+
+
+def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None) -> FlowNetwork:
+    """The DIMACS genrmf family (Goldfarb and Grigoriadis): b frames of a x a grids.
+
+    Inside a frame every vertex is joined to its grid neighbours in both directions with
+    capacity ``c2 * a * a``; each vertex of frame k has one arc to a vertex of frame k + 1
+    (a random permutation per frame) with capacity uniform in [c1, c2]. The source is the
+    first vertex of the first frame, the sink the last vertex of the last frame.
+    n = a*a*b vertices, about 4 a (a - 1) b + a*a (b - 1) arcs.
+    """
+    if a < 1 or b < 2:
+        raise ValueError(f"genrmf needs a >= 1 and b >= 2, got a={a}, b={b}")
+    if c1 < 0 or c2 < c1:
+        raise ValueError(f"need 0 <= c1 <= c2, got c1={c1}, c2={c2}")
+    rng = np.random.default_rng(seed)
+    f = a * a
+    n = f * b
+    big = c2 * f
+    idx = np.arange(f).reshape(a, a)
+    right = np.c_[idx[:, :-1].ravel(), idx[:, 1:].ravel()]
+    down = np.c_[idx[:-1, :].ravel(), idx[1:, :].ravel()]
+    grid = np.r_[right, down]                                    # undirected pairs of a frame
+    grid = np.r_[grid, grid[:, ::-1]]                             # both directions
+    base = (np.arange(b, dtype=np.int64) * f)[:, None]
+    gu = (grid[:, 0][None, :] + base).ravel()
+    gv = (grid[:, 1][None, :] + base).ravel()
+    gc = np.full(gu.size, big, dtype=np.int64)
+    perms = np.argsort(rng.random((b - 1, f)), axis=1)            # one permutation per frame
+    iu = (np.arange(f)[None, :] + base[:-1]).ravel()
+    iv = (perms + base[1:]).ravel()
+    ic = rng.integers(c1, c2 + 1, size=iu.size)
+    return from_edges(n, np.r_[gu, iu], np.r_[gv, iv], np.r_[gc, ic], 0, n - 1)
+
+
+def washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 10000,
+                   seed=None) -> FlowNetwork:
+    """Washington random level graph (RLG), as the DIMACS 'washington' generator makes it.
+
+    ``levels`` levels of ``rows`` vertices; every vertex has ``degree`` arcs to random
+    vertices of the next level, capacities uniform in [1, maxcap]. The source has an arc
+    to every vertex of the first level and every vertex of the last level one to the
+    sink, of capacity ``maxcap * degree`` (so the level arcs decide the cut).
+    n = rows * levels + 2; source n-2, sink n-1.
+    """
+    if rows < 1 or levels < 1 or degree < 1:
+        raise ValueError(f"need rows, levels, degree >= 1, got {rows}, {levels}, {degree}")
+    rng = np.random.default_rng(seed)
+    n = rows * levels + 2
+    s, t = n - 2, n - 1
+    lv = np.arange(levels - 1, dtype=np.int64)[:, None, None] * rows
+    u = (np.arange(rows)[None, :, None] + lv + np.zeros((1, 1, degree), dtype=np.int64)).ravel()
+    v = (rng.integers(0, rows, size=(levels - 1, rows, degree)) + lv + rows).ravel()
+    c = rng.integers(1, maxcap + 1, size=u.size)
+    first = np.arange(rows)
+    last = np.arange(rows) + (levels - 1) * rows
+    big = maxcap * degree
+    u = np.r_[u, np.full(rows, s), last]
+    v = np.r_[v, first, np.full(rows, t)]
+    c = np.r_[c, np.full(2 * rows, big)]
+    return from_edges(n, u, v, c, s, t)
+
+
+def vision_grid(height: int, width: int, maxcap: int = 100, terminal_fraction: float = 0.3,
+                seed=None) -> FlowNetwork:
+    """A 2-D image-segmentation graph: 4-connected pixels plus source and sink terminals.
+
+    Neighbouring pixels are joined both ways with one capacity in [1, maxcap] (the
+    smoothness term); a pixel gets a source arc with probability ``terminal_fraction``,
+    else a sink arc with the same probability, capacities in [1, 2 * maxcap]
+    (the data term). n = height * width + 2; source n-2, sink n-1.
+    """
+    if height < 1 or width < 1:
+        raise ValueError(f"need height, width >= 1, got {height}, {width}")
+    rng = np.random.default_rng(seed)
+    npx = height * width
+    n = npx + 2
+    s, t = n - 2, n - 1
+    idx = np.arange(npx).reshape(height, width)
+    pu = np.r_[idx[:, :-1].ravel(), idx[:-1, :].ravel()]
+    pv = np.r_[idx[:, 1:].ravel(), idx[1:, :].ravel()]
+    pc = rng.integers(1, maxcap + 1, size=pu.size)
+    r = rng.random(npx)
+    src = np.flatnonzero(r < terminal_fraction)
+    snk = np.flatnonzero(r > 1 - terminal_fraction)
+    u = np.r_[pu, pv, np.full(src.size, s), snk]
+    v = np.r_[pv, pu, src, np.full(snk.size, t)]
+    c = np.r_[pc, pc, rng.integers(1, 2 * maxcap + 1, size=src.size + snk.size)]
+    return from_edges(n, u, v, c, s, t)

@@ -1,0 +1,193 @@
+"""The flow network every max-flow version reads: a CSR of arcs with reverse-arc indices.
+
+Each ordered pair of vertices joined in either direction gets exactly two stored arcs,
+``u -> v`` and ``v -> u``, adjacent to each other through ``rev``; the capacity of a
+direction that was not given is 0.  Parallel arcs are merged (capacities added), self
+loops dropped (they never carry flow), and an undirected edge becomes two arcs of the same
+capacity.  Arcs of a vertex are sorted by head, which is the report's BCSR layout: the
+outgoing and incoming neighbours of a vertex sit together, and the reverse arc of
+``u -> v`` is found by a lookup instead of a search.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["FlowNetwork", "from_edges", "from_networkx", "MAX_CAPACITY", "INT32_MAX"]
+
+INT32_MAX = 2**31 - 1
+#: capacities are int64; no capacity and no total (sum of the capacities leaving the
+#: source, which bounds every excess and the flow value) may exceed this, so that no
+#: intermediate sum of a solver can overflow int64
+MAX_CAPACITY = 2**62
+
+
+@dataclass(frozen=True)
+class FlowNetwork:
+    """A directed flow network in CSR form.
+
+    Attributes:
+        n: number of vertices (ids 0..n-1).
+        source, sink: the terminals (different vertices).
+        offsets: int64 (n + 1,), arcs of vertex u are ``offsets[u]:offsets[u+1]``.
+        heads: int32 (m,), head of each stored arc, increasing within a vertex.
+        capacity: int64 (m,), capacity of each stored arc (0 for a pure reverse arc).
+        rev: int64 (m,), index of the reverse arc (``heads[rev[a]]`` is the tail of a).
+    """
+
+    n: int
+    source: int
+    sink: int
+    offsets: np.ndarray
+    heads: np.ndarray
+    capacity: np.ndarray
+    rev: np.ndarray
+
+    @property
+    def m(self) -> int:
+        """Number of stored arcs (twice the number of joined vertex pairs)."""
+        return int(self.heads.size)
+
+    @property
+    def tails(self) -> np.ndarray:
+        """int32 (m,), tail of each stored arc."""
+        return np.repeat(np.arange(self.n, dtype=np.int32), np.diff(self.offsets))
+
+    @property
+    def n_input_arcs(self) -> int:
+        """Number of stored arcs with positive capacity (the arcs of the input, merged)."""
+        return int(np.count_nonzero(self.capacity))
+
+    def source_capacity(self) -> int:
+        """Sum of the capacities leaving the source: an upper bound of the flow value."""
+        s = self.source
+        return int(self.capacity[self.offsets[s]:self.offsets[s + 1]].sum())
+
+    def fits_int32(self) -> bool:
+        """True when every excess and every residual capacity fits int32.
+
+        Excesses are bounded by :meth:`source_capacity`; the residual capacity of an
+        arc by the sum of the capacities of its two directions.
+        """
+        pair = self.capacity + self.capacity[self.rev] if self.m else np.zeros(0, np.int64)
+        return self.source_capacity() <= INT32_MAX and (pair.size == 0 or int(pair.max()) <= INT32_MAX)
+
+    def arcs(self):
+        """(tails, heads, capacities) of the arcs with positive capacity."""
+        keep = self.capacity > 0
+        return self.tails[keep], self.heads[keep], self.capacity[keep]
+
+    def __repr__(self) -> str:
+        return (f"FlowNetwork(n={self.n}, arcs={self.n_input_arcs}, stored={self.m}, "
+                f"source={self.source}, sink={self.sink})")
+
+
+def _as_int_array(x, what: str) -> np.ndarray:
+    a = np.asarray(x)
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
+            raise ValueError(f"{what} must be integers; got non-integer values")
+        if np.any(np.abs(a) > MAX_CAPACITY):
+            raise ValueError(f"{what} exceed {MAX_CAPACITY} (int64 range of the solvers)")
+        a = a.astype(np.int64)
+    elif a.dtype.kind == "u":
+        if np.any(a > MAX_CAPACITY):
+            raise ValueError(f"{what} exceed {MAX_CAPACITY} (int64 range of the solvers)")
+        a = a.astype(np.int64)
+    elif a.dtype.kind not in "i":
+        raise ValueError(f"{what} must be integers; got dtype {a.dtype}")
+    return a.astype(np.int64).ravel()
+
+
+def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | None = None,
+               directed: bool = True) -> FlowNetwork:
+    """Build a :class:`FlowNetwork` from arc arrays.
+
+    Args:
+        n: number of vertices (>= 2).
+        tails, heads: vertex ids in 0..n-1, one per arc.
+        capacities: non-negative integers, one per arc.
+        source, sink: terminal ids (sink defaults to n - 1).
+        directed: False makes every edge two arcs of the same capacity.
+
+    Raises:
+        ValueError: n < 2, s == t, ids out of range, negative or non-integer capacities,
+            a capacity or the source's total capacity above :data:`MAX_CAPACITY`,
+            arrays of different lengths.
+    """
+    n = int(n)
+    if n < 2:
+        raise ValueError(f"a flow network needs at least 2 vertices (a source and a sink); got n={n}")
+    sink = n - 1 if sink is None else int(sink)
+    source = int(source)
+    for name, v in (("source", source), ("sink", sink)):
+        if not 0 <= v < n:
+            raise ValueError(f"{name} {v} is out of range 0..{n - 1}")
+    if source == sink:
+        raise ValueError(f"source and sink are the same vertex ({source})")
+    u = _as_int_array(tails, "tails")
+    v = _as_int_array(heads, "heads")
+    c = _as_int_array(capacities, "capacities")
+    if not (u.size == v.size == c.size):
+        raise ValueError(f"tails, heads and capacities differ in length ({u.size}, {v.size}, {c.size})")
+    for name, a in (("tail", u), ("head", v)):
+        bad = np.flatnonzero((a < 0) | (a >= n))
+        if bad.size:
+            raise ValueError(f"arc {bad[0]} has {name} {a[bad[0]]} out of range 0..{n - 1}")
+    bad = np.flatnonzero(c < 0)
+    if bad.size:
+        raise ValueError(f"arc {bad[0]} ({u[bad[0]]} -> {v[bad[0]]}) has negative capacity {c[bad[0]]}")
+    if not directed:
+        u, v, c = np.r_[u, v], np.r_[v, u], np.r_[c, c]
+    keep = u != v                       # a self loop never carries flow
+    u, v, c = u[keep], v[keep], c[keep]
+    # every arc and its reverse (capacity 0), then merge equal (tail, head) pairs
+    tt = np.r_[u, v]
+    hh = np.r_[v, u]
+    cc = np.r_[c, np.zeros_like(c)]
+    key = tt * n + hh
+    uniq, inv = np.unique(key, return_inverse=True)
+    cap = np.zeros(uniq.size, dtype=np.float64)
+    # sum in float64 only to detect overflow, then exactly in int64
+    np.add.at(cap, inv, cc.astype(np.float64))
+    if cap.size and cap.max() > MAX_CAPACITY:
+        raise ValueError(f"merged parallel arcs have capacity {cap.max():.3g} > {MAX_CAPACITY}")
+    capi = np.zeros(uniq.size, dtype=np.int64)
+    np.add.at(capi, inv, cc)
+    t_sorted = (uniq // n).astype(np.int64)
+    h_sorted = (uniq % n).astype(np.int32)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(t_sorted, minlength=n), out=offsets[1:])
+    rev = np.searchsorted(uniq, h_sorted.astype(np.int64) * n + t_sorted).astype(np.int64)
+    net = FlowNetwork(n=n, source=source, sink=sink, offsets=offsets, heads=h_sorted,
+                      capacity=capi, rev=rev)
+    total = float(capi[offsets[source]:offsets[source + 1]].astype(np.float64).sum())
+    if total > MAX_CAPACITY:
+        raise ValueError(f"the capacities leaving the source add up to {total:.3g} > {MAX_CAPACITY}: "
+                         "a flow value or an excess could overflow int64")
+    return net
+
+
+def from_networkx(graph, source, sink, capacity: str = "capacity") -> FlowNetwork:
+    """Build a network from a networkx (Di)Graph whose edges carry ``capacity``.
+
+    Nodes are numbered in ``graph.nodes`` order; an undirected graph gives two arcs per
+    edge. Raises ValueError for a missing capacity attribute or terminals not in the graph.
+    """
+    nodes = list(graph.nodes)
+    index = {x: i for i, x in enumerate(nodes)}
+    for name, x in (("source", source), ("sink", sink)):
+        if x not in index:
+            raise ValueError(f"{name} {x!r} is not a node of the graph")
+    us, vs, cs = [], [], []
+    for a, b, data in graph.edges(data=True):
+        if capacity not in data:
+            raise ValueError(f"edge ({a!r}, {b!r}) has no {capacity!r} attribute")
+        us.append(index[a])
+        vs.append(index[b])
+        cs.append(data[capacity])
+    return from_edges(len(nodes), us, vs, cs, index[source], index[sink],
+                      directed=graph.is_directed())

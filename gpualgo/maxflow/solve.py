@@ -1,0 +1,98 @@
+"""``maxflow.solve``: one entry point for every push-relabel version."""
+from __future__ import annotations
+
+import platform
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .network import FlowNetwork
+
+#: every version, in the order they are taught
+VARIANTS = ("serial", "gpu_matrix", "gpu_bcsr", "gpu_vertex_centric")
+
+_OPTIONS = {
+    "serial": {"freq"},
+    "gpu_matrix": {"cycle", "block", "force"},
+    "gpu_bcsr": {"cycle", "block"},
+    "gpu_vertex_centric": {"tile", "block", "gr_alpha", "gr_max_iters"},
+}
+
+
+@dataclass
+class MaxFlowResult:
+    """The answer of :func:`solve`.
+
+    Attributes:
+        flow_value: value of a maximum flow (= capacity of a minimum cut).
+        source_side: bool (n,), the source side of a minimum cut: the vertices that cannot
+            reach the sink in the final residual graph.
+        flow: int64 (m,), net flow on every stored arc (``network.capacity - residual``);
+            a flow for ``serial``, a maximum preflow (excess may stay at vertices cut off
+            from the sink) for the GPU versions: see ``is_preflow``.
+        is_preflow: True when ``flow`` may leave excess at inner vertices.
+        variant: the version that ran.
+        stats: ``phases`` (global-relabel rounds), ``pushes``, ``relabels``,
+            ``global_relabels``, ``init_ms`` (data structures and uploads), ``exec_ms``
+            (the algorithm), ``total_ms``, ``gr_ms`` (time in global relabels where
+            measured), ``cap_dtype``, ``device``.
+    """
+
+    flow_value: int
+    source_side: np.ndarray
+    flow: np.ndarray
+    is_preflow: bool
+    variant: str
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def cut_vertices(self) -> np.ndarray:
+        """Ids of the vertices on the source side."""
+        return np.flatnonzero(self.source_side)
+
+
+def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) -> MaxFlowResult:
+    """Maximum flow and minimum cut of ``network`` with one of :data:`VARIANTS`.
+
+    Options: ``serial``: ``freq`` (global relabel after freq * (n + m) work, default 1);
+    ``gpu_matrix``: ``cycle`` (push-relabel sweeps per kernel launch, default n as in the
+    report), ``block``, ``force`` (run above the memory limit); ``gpu_bcsr``: ``cycle``,
+    ``block``; ``gpu_vertex_centric``: ``tile`` (threads per active vertex, a power of two
+    <= 32, default from the mean degree), ``block``, ``gr_alpha`` (a global relabel after
+    gr_alpha * n relabels), ``gr_max_iters`` (and at least every this many sweeps).
+
+    A sink that cannot be reached is not an error: the flow is 0 and the cut valid.
+
+    Raises:
+        ValueError: unknown variant or option, not a FlowNetwork, a network too large for
+            the matrix version (with the memory estimate; ``force=True`` overrides).
+        GPUUnavailableError: a GPU variant without CuPy or a GPU.
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; known: {VARIANTS}")
+    if not isinstance(network, FlowNetwork):
+        raise ValueError(f"expected a FlowNetwork (see maxflow.from_edges), got {type(network).__name__}")
+    unknown = set(options) - _OPTIONS[variant]
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for {variant}; "
+                         f"it takes {sorted(_OPTIONS[variant])}")
+    if variant == "serial":
+        return _serial(network, **options)
+    from . import maxflow_gpu
+    return maxflow_gpu.run(network, variant, **options)
+
+
+def _serial(net: FlowNetwork, freq: float = 1.0) -> MaxFlowResult:
+    from . import serial
+    t0 = time.perf_counter()
+    args = (net.n, net.source, net.sink, net.offsets, net.heads.astype(np.int64), net.rev, net.capacity)
+    t1 = time.perf_counter()
+    res, value, st, side = serial.push_relabel(*args, float(freq))
+    t2 = time.perf_counter()
+    stats = dict(pushes=int(st[0]), relabels=int(st[1]), global_relabels=int(st[2]), gaps=int(st[3]),
+                 phases=int(st[2]), init_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3,
+                 total_ms=(t2 - t0) * 1e3, cap_dtype="int64",
+                 device=f"CPU {platform.processor() or platform.machine()} (1 core, numba)")
+    return MaxFlowResult(flow_value=int(value), source_side=np.asarray(side), flow=net.capacity - res,
+                         is_preflow=False, variant="serial", stats=stats)

@@ -1,0 +1,129 @@
+"""FlowNetwork construction, validation and the two file formats."""
+import networkx as nx
+import numpy as np
+import pytest
+
+from gpualgo import maxflow as mf
+
+
+def test_merging_and_reverse_arcs():
+    net = mf.from_edges(3, [0, 0, 1, 1, 2], [1, 1, 2, 0, 2], [2, 3, 4, 1, 9])
+    assert net.n == 3 and net.m == 4          # pairs {0,1} and {1,2}, self loop dropped
+    u, v, c = net.arcs()
+    assert dict(zip(zip(u.tolist(), v.tolist()), c.tolist())) == {(0, 1): 5, (1, 0): 1, (1, 2): 4}
+    assert np.all(net.rev[net.rev] == np.arange(net.m))
+    assert np.all(net.heads[net.rev] == net.tails)
+    for x in range(net.n):
+        assert np.all(np.diff(net.heads[net.offsets[x]:net.offsets[x + 1]]) > 0)
+
+
+def test_undirected_becomes_two_arcs():
+    net = mf.from_edges(3, [0, 1], [1, 2], [5, 7], directed=False)
+    u, v, c = net.arcs()
+    assert sorted(zip(u.tolist(), v.tolist(), c.tolist())) == [(0, 1, 5), (1, 0, 5), (1, 2, 7), (2, 1, 7)]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n=1, tails=[], heads=[], capacities=[]), "at least 2"),
+    (dict(n=0, tails=[], heads=[], capacities=[]), "at least 2"),
+    (dict(n=3, tails=[0], heads=[1], capacities=[1], source=1, sink=1), "same vertex"),
+    (dict(n=3, tails=[0], heads=[3], capacities=[1]), "out of range"),
+    (dict(n=3, tails=[-1], heads=[2], capacities=[1]), "out of range"),
+    (dict(n=3, tails=[0], heads=[2], capacities=[-4]), "negative capacity"),
+    (dict(n=3, tails=[0], heads=[2], capacities=[1.5]), "integers"),
+    (dict(n=3, tails=[0], heads=[2], capacities=[1], sink=5), "sink 5"),
+    (dict(n=3, tails=[0, 0], heads=[2], capacities=[1]), "differ in length"),
+    (dict(n=3, tails=[0, 0], heads=[1, 2], capacities=[2**61 + 2**60, 2**61 + 2**60]), "overflow"),
+    (dict(n=3, tails=[0, 0], heads=[1, 1], capacities=[2**62, 2**62]), "merged"),
+])
+def test_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        mf.from_edges(**kwargs)
+
+
+def test_int32_decision():
+    small = mf.from_edges(3, [0, 1], [1, 2], [10, 10])
+    assert small.fits_int32()
+    big = mf.from_edges(3, [0, 0, 1], [1, 2, 2], [2**30, 2**30, 5])   # source total 2^31
+    assert not big.fits_int32()
+
+
+def test_networkx_builder():
+    g = nx.DiGraph()
+    g.add_edge("s", "a", capacity=3)
+    g.add_edge("a", "t", capacity=2)
+    g.add_edge("s", "t", capacity=1)
+    net = mf.from_networkx(g, "s", "t")
+    assert mf.solve(net, "serial").flow_value == 3
+    g.add_edge("a", "b")
+    with pytest.raises(ValueError, match="no 'capacity'"):
+        mf.from_networkx(g, "s", "t")
+    with pytest.raises(ValueError, match="not a node"):
+        mf.from_networkx(nx.DiGraph([(0, 1)]), 0, 7)
+
+
+DIMACS = """c a small network
+p max 4 5
+n 1 s
+c comments anywhere
+n 4 t
+a 1 2 3
+a 1 3 2
+a 2 3 1
+a 2 4 2
+a 3 4 3
+"""
+
+
+def test_dimacs_roundtrip(tmp_path):
+    net = mf.parse_dimacs(DIMACS)
+    assert (net.n, net.source, net.sink, net.n_input_arcs) == (4, 0, 3, 5)
+    assert mf.solve(net, "serial").flow_value == 5
+    path = tmp_path / "g.max"
+    mf.write_dimacs(net, path, comment="written by a test")
+    again = mf.read(path)
+    for a, b in zip(net.arcs(), again.arcs()):
+        assert np.array_equal(a, b)
+
+
+def test_random_roundtrip_both_formats(tmp_path, rng):
+    net = mf.random_gnp(40, 0.1, seed=int(rng.integers(1 << 30)))
+    mf.write_dimacs(net, tmp_path / "g.max")
+    mf.write_text(net, tmp_path / "g.txt")
+    for other in (mf.read(tmp_path / "g.max"), mf.read(tmp_path / "g.txt")):
+        assert other.n == net.n and other.sink == net.sink
+        for a, b in zip(net.arcs(), other.arcs()):
+            assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("", "no problem line"),
+    ("p max 4\n", "line 1"),
+    ("p min 4 1\n", "line 1"),
+    ("c x\np max 4 1\nn 1 s\nn 4 t\na 1 5 3\n", "line 5: node id 5"),
+    ("p max 4 1\nn 1 s\nn 4 t\na 1 2 -3\n", "line 4: negative"),
+    ("p max 4 1\nn 1 s\nn 4 t\na 1 2 x\n", "line 4: .*integers"),
+    ("p max 4 1\nn 1 s\nn 4 t\nq 1 2 3\n", "line 4: unknown"),
+    ("a 1 2 3\np max 4 1\n", "line 1: arc line before"),
+    ("p max 4 1\nn 1 s\nn 1 s\n", "line 3: a second source"),
+    ("p max 4 1\nn 1 s\nn 9 t\n", "line 3: node id 9"),
+    ("p max 4 1\nn 1 s\nn 4 x\n", "line 3"),
+    ("p max 4 1\nn 1 s\na 1 2 3\n", "missing sink"),
+    ("p max 4 2\nn 1 s\nn 4 t\na 1 2 3\n", "announces 2 arcs"),
+    ("p max 3 1\nn 1 s\nn 1 t\na 1 2 3\n", "same vertex"),
+    ("p max 4 1\nn 1 s\nn 4 t\na 1 2 99999999999999999999999\n", "int64"),
+])
+def test_dimacs_errors(text, match):
+    with pytest.raises(ValueError, match=match):
+        mf.parse_dimacs(text)
+
+
+def test_text_format():
+    net = mf.parse_text("n 3\n# comment\ne 0 1 4\ne 1 2 3\n")
+    assert net.source == 0 and net.sink == 2
+    assert mf.solve(net, "serial").flow_value == 3
+    for text, match in [("", "no 'n NODES'"), ("e 0 1 2\n", "line 1"), ("n 3\ne 0 3 1\n", "line 2: node id 3"),
+                        ("n 3\ne 0 1\n", "line 2"), ("n 3\nn 4\n", "line 2"), ("n 3\nx\n", "line 2: unknown"),
+                        ("n 3\ne 0 1 -1\n", "line 2: negative"), ("n 1\n", "line 1")]:
+        with pytest.raises(ValueError, match=match):
+            mf.parse_text(text)
