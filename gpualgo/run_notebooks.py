@@ -4,6 +4,8 @@ For each ``notebooks/*.ipynb`` it runs papermill with ``interactive=False`` (and
 ``quick=True`` with ``--quick``), writes the executed copy to ``OUT/notebooks/``, saves
 every figure it drew as ``OUT/figures/<notebook>/fig-NN.png``, and ends with a
 one-screen summary.  Extra papermill parameters: ``-p NAME VALUE`` (repeatable).
+``--hide-peers`` runs the kernels as if the optional CPU peers (``gpualgo.peers``) were
+not installed, which is how the tests prove that a missing peer never stops a notebook.
 Exit status 1 when a notebook failed.
 """
 from __future__ import annotations
@@ -11,14 +13,17 @@ from __future__ import annotations
 import argparse
 import ast
 import base64
+import contextlib
 import json
+import os
 import pathlib
 import sys
+import tempfile
 import time
 
-from . import gpu
+from . import gpu, peers
 
-__all__ = ["execute", "save_figures", "main"]
+__all__ = ["execute", "hidden_peers", "save_figures", "main"]
 
 
 def save_figures(executed: pathlib.Path, fig_dir: pathlib.Path) -> int:
@@ -38,8 +43,49 @@ def save_figures(executed: pathlib.Path, fig_dir: pathlib.Path) -> int:
     return count
 
 
-def execute(nb_path: pathlib.Path, out: pathlib.Path, parameters: dict, kernel: str = "python3") -> dict:
-    """Run one notebook with papermill; return a summary row (name, ok, seconds, figures, error)."""
+_HIDE_PEERS = '''"""Written by gpualgo.run_notebooks --hide-peers: the optional peers look uninstalled."""
+import sys
+
+
+class _HiddenPeers:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in {names!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}} (hidden by --hide-peers)", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _HiddenPeers())
+'''
+
+
+@contextlib.contextmanager
+def hidden_peers():
+    """Kernels started inside this block cannot import the optional peers.
+
+    A ``sitecustomize.py`` put first on ``PYTHONPATH`` (which the kernel process inherits)
+    makes importing any top-level package of :data:`gpualgo.peers.PEERS` raise
+    ModuleNotFoundError, as if it were not installed.  This process is not affected.
+    """
+    names = sorted({module.partition(".")[0] for module, _, _ in peers.PEERS.values()})
+    old = os.environ.get("PYTHONPATH")
+    with tempfile.TemporaryDirectory(prefix="gpualgo-nopeers-") as tmp:
+        pathlib.Path(tmp, "sitecustomize.py").write_text(_HIDE_PEERS.format(names=names))
+        os.environ["PYTHONPATH"] = os.pathsep.join([tmp] + ([old] if old else []))
+        try:
+            yield names
+        finally:
+            if old is None:
+                os.environ.pop("PYTHONPATH", None)
+            else:
+                os.environ["PYTHONPATH"] = old
+
+
+def execute(nb_path: pathlib.Path, out: pathlib.Path, parameters: dict, kernel: str = "python3",
+            hide_peers: bool = False) -> dict:
+    """Run one notebook with papermill; return a summary row (name, ok, seconds, figures, error).
+
+    ``hide_peers``: run it as if no optional peer were installed (see :func:`hidden_peers`).
+    """
     import papermill
 
     executed = out / "notebooks" / nb_path.name
@@ -47,8 +93,9 @@ def execute(nb_path: pathlib.Path, out: pathlib.Path, parameters: dict, kernel: 
     t0 = time.perf_counter()
     row = {"notebook": nb_path.name, "ok": True, "error": ""}
     try:
-        papermill.execute_notebook(str(nb_path), str(executed), parameters=parameters, kernel_name=kernel, language="python",
-                                   cwd=str(nb_path.parent), progress_bar=False)
+        with hidden_peers() if hide_peers else contextlib.nullcontext():
+            papermill.execute_notebook(str(nb_path), str(executed), parameters=parameters, kernel_name=kernel,
+                                       language="python", cwd=str(nb_path.parent), progress_bar=False)
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         row["ok"] = False
         row["error"] = (str(exc).strip().splitlines() or [type(exc).__name__])[-1][:160]
@@ -72,6 +119,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="tiny sizes, as in the tests")
     ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                     help="a papermill parameter for every notebook")
+    ap.add_argument("--hide-peers", action="store_true",
+                    help="run as if the optional CPU peers (lap, OR-tools, igraph, python-tsp) were not installed")
     args = ap.parse_args(argv)
 
     paths = [pathlib.Path(p) for p in args.notebooks] or sorted(pathlib.Path("notebooks").glob("*.ipynb"))
@@ -91,7 +140,7 @@ def main(argv=None) -> int:
     rows = []
     for nb in paths:
         print(f"running {nb} ...", flush=True)
-        rows.append(execute(nb, out, params))
+        rows.append(execute(nb, out, params, hide_peers=args.hide_peers))
 
     print(f"\n{'notebook':34} {'status':7} {'time':>8} {'figures':>8}")
     for r in rows:

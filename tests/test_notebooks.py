@@ -1,10 +1,11 @@
 """Every notebook: committed clean, driven by a `parameters` cell, and runs headless in quick mode."""
 import json
 import pathlib
+import re
 
 import pytest
 
-from gpualgo import run_notebooks
+from gpualgo import peers, run_notebooks
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -56,3 +57,20 @@ def test_runs_headless_in_quick_mode(path, tmp_path):
     executed = json.loads((tmp_path / "notebooks" / path.name).read_text())
     errors = [o for c in executed["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
+
+
+def _outputs_text(executed: pathlib.Path) -> str:
+    cells = json.loads(executed.read_text())["cells"]
+    return "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                   for c in cells for o in c.get("outputs", []))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_runs_without_the_peers(path, tmp_path):
+    # as on a machine where lap, OR-tools, igraph and python-tsp are not installed
+    row = run_notebooks.execute(path, tmp_path, {"quick": True, "interactive": False}, hide_peers=True)
+    assert row["ok"], f"{path.name} fails without the optional peers: {row['error']} (see {row['executed']})"
+    source = "".join("".join(c["source"]) for c in _cells(path))
+    text = _outputs_text(tmp_path / "notebooks" / path.name)
+    for name in sorted(set(re.findall(r"peers\.note\(\s*[\"'](\w+)[\"']", source))):
+        assert peers.missing_text(name) in text, f"{path.name} does not say that {name} is missing"
