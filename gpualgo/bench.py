@@ -12,12 +12,17 @@ Examples::
     python -m gpualgo.bench --list
     python -m gpualgo.bench auction --preset report --out data/results/auction
     python -m gpualgo.bench auction --preset exact --set sizes=1024,2048 --set reps=2
+    python -m gpualgo.bench auction --preset exact --set sizes=8192
+
+Every override takes the type of the preset's default: one value where the default is a
+list is a list of one, and a value of the wrong type is an error naming the parameter.
 """
 from __future__ import annotations
 
 import argparse
 import ast
 import importlib
+import numbers
 import pathlib
 import sys
 from dataclasses import dataclass, field
@@ -73,13 +78,82 @@ def _preset(algo: str, name: str) -> Preset:
     return table[name]
 
 
+_TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
+
+
+def _kind(default) -> str:
+    """The type name an override must have, read from the preset's default value."""
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, numbers.Integral):
+        return "int"
+    if isinstance(default, numbers.Real):
+        return "float"
+    if isinstance(default, str):
+        return "str"
+    if isinstance(default, (list, tuple)):
+        kinds = {_kind(v) for v in default}
+        if not kinds:
+            return "list"
+        if kinds == {"int", "float"}:
+            kinds = {"float"}  # [1, 0.5]: a list of numbers
+        return f"list of {kinds.pop()}" if len(kinds) == 1 else "list"
+    return "any"
+
+
+def _coerce(name: str, value, kind: str):
+    """``value`` converted to ``kind`` (see :func:`_kind`); ValueError naming ``name`` otherwise."""
+    def bad():
+        return ValueError(f"parameter {name!r} takes {'a list of ' + kind[8:] if kind.startswith('list of ') else kind}"
+                          f"{' (one value or several)' if kind.startswith('list') else ''}, "
+                          f"got {value!r} ({type(value).__name__})")
+    if kind.startswith("list"):
+        items = list(value) if isinstance(value, (list, tuple)) else [value]  # one value: a list of one
+        if kind == "list":
+            return items
+        try:
+            return [_coerce(name, v, kind[8:]) for v in items]
+        except ValueError:
+            raise bad() from None
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, numbers.Integral) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise bad()
+    if kind == "int":
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            return int(value)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
+            return int(value)  # 1e4 on the command line
+        raise bad()
+    if kind == "float":
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            return float(value)  # ints are accepted for floats
+        raise bad()
+    if kind == "str":
+        if isinstance(value, str):
+            return value
+        raise bad()
+    return value
+
+
 def _params(preset: Preset, overrides: dict) -> dict:
+    """The preset's parameters with ``overrides``, each converted to the type of its default.
+
+    A single value where the default is a list becomes a list of one; ints are accepted for
+    floats; bools also from ``true/false/yes/no/on/off/1/0``.  Raises ValueError for an
+    unknown name or a value of the wrong type, naming the parameter.
+    """
     unknown = set(overrides) - set(preset.params) - {"quick"}
     if unknown:
         raise ValueError(f"unknown parameter(s) {sorted(unknown)}; this preset takes {sorted(preset.params)}")
     params = dict(preset.params)
     params.setdefault("quick", False)
-    params.update(overrides)
+    for name, value in overrides.items():
+        params[name] = _coerce(name, value, _kind(params[name]))
     return params
 
 
@@ -90,9 +164,9 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, **overri
     Raises GPUUnavailableError when the preset needs a GPU and none is present.
     """
     p = _preset(algo, preset)
+    params = _params(p, overrides)  # a bad parameter is reported before anything else
     if p.needs_gpu:
         gpu.require()
-    params = _params(p, overrides)
     cases = list(p.cases(params))
     rows: list[dict] = []
     if progress:
@@ -124,6 +198,7 @@ def live_or_recorded(algo: str, preset: str, progress: bool = True, **overrides)
     (and ``source`` says so) when nothing was recorded yet.
     """
     p = _preset(algo, preset)
+    _params(p, overrides)  # the same errors with or without a GPU
     if gpu.available() or not p.needs_gpu:
         rows = run_preset(algo, preset, progress=progress, **overrides)
         where = gpu.describe().get("gpu") or "this machine's CPU"
