@@ -1,0 +1,279 @@
+// Push-relabel maximum flow on the GPU: the three parallel versions of the source report.
+//
+// All versions run Hong's lock-free push-relabel: every active vertex (excess > 0,
+// height < n) looks at its residual arcs, and either pushes to its lowest neighbour when
+// that one is lower than itself, or relabels to one above it.  Only the owner of vertex x
+// ever decreases x's excess or the residual capacity of x's arcs, so with atomic additions
+// a push never moves more than is there, whatever the interleaving.  Heights read from
+// neighbours may be stale; that costs extra work, never correctness.  Excess that can no
+// longer reach the sink is left where it is (height n): the result is a maximum preflow,
+// whose value is the sink's excess.
+//
+//   (a) matrix_push_relabel_kernel: residual capacities in an n x n matrix, a thread per
+//       vertex, `cycle` sweeps separated by grid syncs; the host does the global relabel.
+//   (b) bcsr_push_relabel_kernel: the same on the BCSR arcs (the arcs of a vertex, in and
+//       out, stored together, with the index of each reverse arc).
+//   (c) vertex_centric_kernel: one cooperative kernel runs the whole algorithm: a global
+//       relabel as a level-synchronous BFS from the sink, then sweeps that gather the
+//       active vertices into a queue and give each one a tile of TILE threads to find its
+//       lowest residual neighbour.  Nothing returns to the host until the flow is maximum.
+//
+// Compile-time options: CAP_T (int or long long: capacities and excesses), TILE (threads
+// per active vertex in (c), a power of two <= 32).
+#include <cooperative_groups.h>
+#include "common.cuh"
+
+namespace cg = cooperative_groups;
+
+#ifndef CAP_T
+#define CAP_T int
+#endif
+#ifndef TILE
+#define TILE 8
+#endif
+
+typedef CAP_T cap_t;
+
+__device__ __forceinline__ void cap_add(int* p, int v) { atomicAdd(p, v); }
+__device__ __forceinline__ void cap_add(long long* p, long long v) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+}
+
+// Values other threads change during a sweep are read from L2 (__ldcg): the L1 of
+// another SM could hold a stale copy.
+__device__ __forceinline__ cap_t ld_cap(const cap_t* p) { return __ldcg(p); }
+__device__ __forceinline__ int ld_int(const int* p) { return __ldcg(p); }
+
+__device__ __forceinline__ unsigned long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// The push or the relabel of active vertex x, given its lowest residual neighbour
+// (height hmin through arc a, or hmin >= n when none). Returns 1 for a push, 0 for a relabel.
+__device__ __forceinline__ int push_or_relabel(int x, int n, cap_t* excess, int* height,
+                                               cap_t* res_xy, cap_t* res_yx, int y,
+                                               int hx, int hmin) {
+    if (hmin < hx) {
+        cap_t e = ld_cap(excess + x);
+        cap_t r = ld_cap(res_xy);
+        cap_t d = e < r ? e : r;
+        cap_add(res_xy, -d);
+        cap_add(res_yx, d);
+        cap_add(excess + x, -d);
+        cap_add(excess + y, d);
+        return 1;
+    }
+    height[x] = hmin + 1 < n ? hmin + 1 : n;
+    return 0;
+}
+
+// Three slots per counter, indexed by the sweep number k: slot k%3 is accumulated during
+// sweep k and read by every thread after the grid sync that ends it; slot (k+2)%3 is reset
+// then, because its readers all passed that sync and its writers come after the next one.
+__device__ __forceinline__ int ring_read(const int* ring, int k) {
+    return *(volatile const int*)(ring + k % 3);
+}
+
+// (a) ---------------------------------------------------------------------------------
+extern "C" __global__ void matrix_push_relabel_kernel(
+        int n, int s, int t, cap_t* __restrict__ res, cap_t* __restrict__ excess,
+        int* __restrict__ height, int cycle, int* __restrict__ ring,
+        unsigned long long* __restrict__ stats) {
+    cg::grid_group grid = cg::this_grid();
+    const int stride = gridDim.x * blockDim.x;
+    unsigned long long pushes = 0, relabels = 0, sweeps = 0;
+    for (int k = 0; k < cycle; ++k) {
+        int active = 0;
+        for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < n; x += stride) {
+            int hx = ld_int(height + x);
+            if (x == s || x == t || hx >= n || ld_cap(excess + x) <= 0) continue;
+            ++active;
+            int hmin = n, ymin = -1;
+            const cap_t* row = res + (size_t)x * n;
+            for (int y = 0; y < n; ++y) {
+                if (ld_cap(row + y) > 0) {
+                    int hy = ld_int(height + y);
+                    if (hy < hmin) { hmin = hy; ymin = y; }
+                }
+            }
+            if (ymin < 0) { height[x] = n; ++relabels; continue; }
+            int pushed = push_or_relabel(x, n, excess, height, res + (size_t)x * n + ymin,
+                                         res + (size_t)ymin * n + x, ymin, hx, hmin);
+            pushes += pushed;
+            relabels += 1 - pushed;
+        }
+        if (active) atomicAdd(ring + k % 3, active);
+        grid.sync();
+        ++sweeps;
+        int total = ring_read(ring, k);
+        if (grid.thread_rank() == 0) ring[(k + 2) % 3] = 0;
+        if (total == 0) break;
+    }
+    atomicAdd(stats + 0, pushes);
+    atomicAdd(stats + 1, relabels);
+    if (grid.thread_rank() == 0) atomicAdd(stats + 2, sweeps);
+}
+
+// Residual capacities of the BCSR arcs, gathered from the matrix for the host's BFS.
+extern "C" __global__ void matrix_gather_kernel(int n, const int* __restrict__ offsets,
+                                                const int* __restrict__ heads,
+                                                const cap_t* __restrict__ res,
+                                                cap_t* __restrict__ out) {
+    for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < n; x += gridDim.x * blockDim.x)
+        for (int a = offsets[x]; a < offsets[x + 1]; ++a) out[a] = res[(size_t)x * n + heads[a]];
+}
+
+// (b) ---------------------------------------------------------------------------------
+extern "C" __global__ void bcsr_push_relabel_kernel(
+        int n, int s, int t, const int* __restrict__ offsets, const int* __restrict__ heads,
+        const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
+        int* __restrict__ height, int cycle, int* __restrict__ ring,
+        unsigned long long* __restrict__ stats) {
+    cg::grid_group grid = cg::this_grid();
+    const int stride = gridDim.x * blockDim.x;
+    unsigned long long pushes = 0, relabels = 0, sweeps = 0;
+    for (int k = 0; k < cycle; ++k) {
+        int active = 0;
+        for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < n; x += stride) {
+            int hx = ld_int(height + x);
+            if (x == s || x == t || hx >= n || ld_cap(excess + x) <= 0) continue;
+            ++active;
+            int hmin = n, amin = -1;
+            for (int a = __ldg(offsets + x), end = __ldg(offsets + x + 1); a < end; ++a) {
+                if (ld_cap(res + a) > 0) {
+                    int hy = ld_int(height + __ldg(heads + a));
+                    if (hy < hmin) { hmin = hy; amin = a; }
+                }
+            }
+            if (amin < 0) { height[x] = n; ++relabels; continue; }
+            int pushed = push_or_relabel(x, n, excess, height, res + amin, res + __ldg(rev + amin),
+                                         __ldg(heads + amin), hx, hmin);
+            pushes += pushed;
+            relabels += 1 - pushed;
+        }
+        if (active) atomicAdd(ring + k % 3, active);
+        grid.sync();
+        ++sweeps;
+        int total = ring_read(ring, k);
+        if (grid.thread_rank() == 0) ring[(k + 2) % 3] = 0;
+        if (total == 0) break;
+    }
+    atomicAdd(stats + 0, pushes);
+    atomicAdd(stats + 1, relabels);
+    if (grid.thread_rank() == 0) atomicAdd(stats + 2, sweeps);
+}
+
+// (c) ---------------------------------------------------------------------------------
+// ring: 3 counters x 3 slots: [0..2] active vertices / next BFS frontier size,
+// [3..5] relabels, [6..8] unused (kept zero).  stats (unsigned long long):
+// 0 pushes, 1 relabels, 2 sweeps, 3 global relabels, 4 BFS levels, 5 ns in global
+// relabels, 6 ns in push-relabel sweeps, 7 status (0 done, 1 step limit reached).
+enum { ST_PUSH, ST_RELABEL, ST_SWEEP, ST_GR, ST_LEVEL, ST_GR_NS, ST_PR_NS, ST_STATUS };
+
+struct Stepper {
+    int k;          // grid syncs so far: the ring slot index
+    __device__ int sync(cg::grid_group& grid, int* ring, int& relabels_out) {
+        grid.sync();
+        int v = ring_read(ring, k);
+        relabels_out = ring_read(ring + 3, k);
+        if (grid.thread_rank() == 0) { ring[(k + 2) % 3] = 0; ring[3 + (k + 2) % 3] = 0; }
+        ++k;
+        return v;
+    }
+};
+
+extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
+        int n, int s, int t, const int* __restrict__ offsets, const int* __restrict__ heads,
+        const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
+        int* __restrict__ height, int* __restrict__ qa, int* __restrict__ qb,
+        int* __restrict__ ring, unsigned long long* __restrict__ stats,
+        int relabel_limit, int max_sweeps_between, long long max_steps) {
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block_tile<TILE> tile = cg::tiled_partition<TILE>(cg::this_thread_block());
+    const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
+    const int stride = gridDim.x * blockDim.x;
+    const int tile_id = gtid / TILE, tiles = stride / TILE, lane = tile.thread_rank();
+    const bool leader = grid.thread_rank() == 0;
+    unsigned long long pushes = 0, relabels = 0, t0 = 0;
+    Stepper st{0};
+    int rel = 0;
+    bool done = false;
+    while (!done) {
+        // ---- global relabel: exact distances to the sink by a BFS on residual arcs
+        if (leader) t0 = global_ns();
+        for (int v = gtid; v < n; v += stride) height[v] = v == t ? 0 : n;
+        if (gtid == 0) qa[0] = t;
+        int frontier = 1, level = 0;
+        st.sync(grid, ring, rel);
+        while (frontier > 0) {
+            ++level;
+            for (int i = tile_id; i < frontier; i += tiles) {
+                int x = qa[i];
+                for (int a = __ldg(offsets + x) + lane, end = __ldg(offsets + x + 1); a < end; a += TILE) {
+                    int y = __ldg(heads + a);
+                    // y -> x is residual when the reverse arc of x -> y has capacity left
+                    if (y != s && ld_int(height + y) == n && ld_cap(res + __ldg(rev + a)) > 0 &&
+                        atomicCAS(height + y, n, level) == n) {
+                        qb[atomicAdd(ring + st.k % 3, 1)] = y;
+                    }
+                }
+            }
+            frontier = st.sync(grid, ring, rel);
+            int* tmp = qa; qa = qb; qb = tmp;
+        }
+        if (leader) {
+            stats[ST_GR] += 1;
+            stats[ST_LEVEL] += level;
+            unsigned long long t1 = global_ns();
+            stats[ST_GR_NS] += t1 - t0;
+            t0 = t1;
+        }
+        // ---- sweeps until enough relabels have made the heights loose again
+        long long relabels_since = 0;
+        for (int sweep = 0;; ++sweep) {
+            // gather the active vertices into the queue qa
+            for (int v = gtid; v < n; v += stride) {
+                if (v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0)
+                    qa[atomicAdd(ring + st.k % 3, 1)] = v;
+            }
+            int active = st.sync(grid, ring, rel);
+            if (active == 0) { done = sweep == 0; break; }   // after a fresh relabel: maximum
+            // a tile per active vertex: lowest residual neighbour, then push or relabel
+            int my_relabels = 0;
+            for (int i = tile_id; i < active; i += tiles) {
+                int x = qa[i];
+                int hmin = n, amin = -1;
+                for (int a = __ldg(offsets + x) + lane, end = __ldg(offsets + x + 1); a < end; a += TILE) {
+                    if (ld_cap(res + a) > 0) {
+                        int hy = ld_int(height + __ldg(heads + a));
+                        if (hy < hmin) { hmin = hy; amin = a; }
+                    }
+                }
+                for (int o = TILE / 2; o > 0; o >>= 1) {   // (height, arc) min, ties to the lower arc
+                    int h2 = tile.shfl_xor(hmin, o), a2 = tile.shfl_xor(amin, o);
+                    if (h2 < hmin || (h2 == hmin && (unsigned)a2 < (unsigned)amin)) { hmin = h2; amin = a2; }
+                }
+                if (lane == 0) {
+                    int hx = ld_int(height + x);
+                    if (amin < 0) { height[x] = n; ++my_relabels; continue; }
+                    int pushed = push_or_relabel(x, n, excess, height, res + amin, res + __ldg(rev + amin),
+                                                 __ldg(heads + amin), hx, hmin);
+                    pushes += pushed;
+                    my_relabels += 1 - pushed;
+                }
+            }
+            if (my_relabels) atomicAdd(ring + 3 + st.k % 3, my_relabels);
+            relabels += my_relabels;
+            st.sync(grid, ring, rel);
+            relabels_since += rel;
+            if (leader) stats[ST_SWEEP] += 1;
+            if (st.k > max_steps) { done = true; if (leader) stats[ST_STATUS] = 1; break; }
+            if (relabels_since > relabel_limit || sweep + 1 >= max_sweeps_between) break;
+        }
+        if (leader) stats[ST_PR_NS] += global_ns() - t0;
+    }
+    atomicAdd(stats + ST_PUSH, pushes);
+    atomicAdd(stats + ST_RELABEL, relabels);
+}

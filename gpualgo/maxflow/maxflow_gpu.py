@@ -1,0 +1,247 @@
+"""Host side of the GPU push-relabel versions (kernels in ``gpualgo/kernels/maxflow.cu``).
+
+- ``gpu_matrix``: residual capacities in an n x n matrix; a cooperative kernel runs up to
+  ``cycle`` sweeps (a thread per vertex, grid sync between sweeps), then the host copies the
+  state back and runs the global relabel (a backward BFS from the sink), as in the report.
+- ``gpu_bcsr``: the same on the BCSR arcs of :class:`FlowNetwork`.
+- ``gpu_vertex_centric``: one cooperative kernel for the whole algorithm: the global
+  relabel is a BFS on the GPU, and sweeps gather the active vertices into a queue and give
+  each a tile of threads; the host only uploads the network and reads the answer.
+
+Capacities and excesses are int32 when :meth:`FlowNetwork.fits_int32` says no value can
+overflow it, else int64. Launch configurations are computed in :func:`launch_config` only.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .. import gpu
+from . import serial
+from .network import INT32_MAX, FlowNetwork
+
+__all__ = ["run", "launch_config", "matrix_bytes", "MAX_MATRIX_BYTES", "default_tile"]
+
+#: the matrix version is refused above this many bytes of GPU memory unless force=True
+MAX_MATRIX_BYTES = 16 * 2**30
+#: grid syncs after which the vertex-centric kernel gives up (a guard: a hang would be worse)
+MAX_STEPS = 4_000_000
+
+
+def _cap_dtype(net: FlowNetwork):
+    return np.int32 if net.fits_int32() else np.int64
+
+
+def matrix_bytes(net: FlowNetwork) -> int:
+    """GPU memory the matrix version needs: the n x n residual matrix plus the vertex arrays."""
+    item = np.dtype(_cap_dtype(net)).itemsize
+    return net.n * net.n * item + net.m * (8 + item) + net.n * 16
+
+
+def default_tile(net: FlowNetwork) -> int:
+    """Threads per active vertex: the mean number of stored arcs rounded up to a power of
+    two, between 4 and 32 (a tile much wider than the degree only idles)."""
+    deg = net.m / max(net.n, 1)
+    tile = 4
+    while tile < deg and tile < 32:
+        tile *= 2
+    return tile
+
+
+def _module(cap_dtype, tile: int = 8):
+    cap = "int" if np.dtype(cap_dtype) == np.int32 else "long long"
+    return gpu.load_module("maxflow", defines={"CAP_T": cap, "TILE": tile},
+                           enable_cooperative_groups=True)
+
+
+def launch_config(kernel, block: int, want_threads: int) -> tuple[int, int, int]:
+    """(blocks, threads per block, co-resident blocks per SM) of a cooperative launch.
+
+    A grid sync needs every block resident at once, so the grid is the smaller of what the
+    work wants and what the occupancy calculator allows (one block per SM if it cannot be
+    asked).
+    """
+    cupy = gpu.require()
+    if block % 32 or not 32 <= block <= 1024:
+        raise ValueError(f"block must be a multiple of 32 in 32..1024, got {block}")
+    try:
+        per_sm = int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, 0))
+    except Exception:   # no occupancy call in this CuPy: bound by registers and threads per SM
+        try:
+            regs = max(int(kernel.num_regs), 1)
+            per_sm = min(2048 // block, 65536 // (regs * block))
+        except Exception:
+            per_sm = 1
+    per_sm = max(per_sm, 1)
+    blocks = max(1, min(-(-want_threads // block), per_sm * gpu.sm_count()))
+    return blocks, block, per_sm
+
+
+def _check_sizes(net: FlowNetwork):
+    if net.m >= INT32_MAX or net.n >= INT32_MAX:
+        raise ValueError(f"the GPU versions index arcs with int32: {net.m} arcs is too many")
+
+
+def _preflow(net: FlowNetwork, dtype):
+    """Residual capacities and excesses after saturating the source's arcs (on the host)."""
+    res = net.capacity.copy()
+    excess = np.zeros(net.n, dtype=np.int64)
+    s = net.source
+    arcs = np.arange(net.offsets[s], net.offsets[s + 1])
+    c = res[arcs]
+    res[net.rev[arcs]] += c
+    res[arcs] = 0
+    np.add.at(excess, net.heads[arcs], c)
+    excess[s] = 0
+    return res.astype(dtype), excess.astype(dtype)
+
+
+def _host_heights(net: FlowNetwork, res, heads64, queue):
+    h = np.full(net.n, net.n, dtype=np.int64)
+    h[net.sink] = 0
+    serial.reverse_bfs(net.n, net.sink, net.offsets, heads64, net.rev, res, h, queue, net.n)
+    h[net.source] = net.n
+    return h
+
+
+def run(net: FlowNetwork, variant: str, **options):
+    """Run one GPU variant; see :func:`gpualgo.maxflow.solve` for the options."""
+    from .solve import MaxFlowResult
+    if variant == "gpu_matrix":
+        need = matrix_bytes(net)
+        if need > MAX_MATRIX_BYTES and not options.get("force", False):
+            raise ValueError(f"gpu_matrix needs an n x n matrix: about {need / 2**30:.1f} GiB of GPU memory "
+                             f"for n={net.n} (limit {MAX_MATRIX_BYTES / 2**30:.0f} GiB); use gpu_bcsr or "
+                             "gpu_vertex_centric, or pass force=True")
+    _check_sizes(net)
+    cupy = gpu.require()
+    t0 = time.perf_counter()
+    if variant == "gpu_vertex_centric":
+        value, side, res, stats = _vertex_centric(cupy, net, **options)
+    else:
+        value, side, res, stats = _host_relabel(cupy, net, variant, **options)
+    stats["total_ms"] = (time.perf_counter() - t0) * 1e3
+    stats["device"] = gpu.device_name()
+    return MaxFlowResult(flow_value=int(value), source_side=side,
+                         flow=net.capacity - res.astype(np.int64), is_preflow=True,
+                         variant=variant, stats=stats)
+
+
+def _sync(cupy):
+    cupy.cuda.get_current_stream().synchronize()
+
+
+def _host_relabel(cupy, net, variant, cycle=None, block=256, force=False):
+    n = net.n
+    dtype = _cap_dtype(net)
+    cycle = n if cycle is None else int(cycle)
+    if cycle < 1:
+        raise ValueError(f"cycle must be >= 1, got {cycle}")
+    mod = _module(dtype)
+    t0 = time.perf_counter()
+    res_h, exc_h = _preflow(net, dtype)
+    heads64 = net.heads.astype(np.int64)
+    queue = np.empty(n, dtype=np.int64)
+    offsets = cupy.asarray(net.offsets.astype(np.int32))
+    heads = cupy.asarray(net.heads)
+    excess = cupy.asarray(exc_h)
+    height = cupy.zeros(n, dtype=np.int32)
+    ring = cupy.zeros(3, dtype=np.int32)
+    stats_d = cupy.zeros(8, dtype=np.uint64)
+    if variant == "gpu_matrix":
+        kern = mod.get_function("matrix_push_relabel_kernel")
+        gather = mod.get_function("matrix_gather_kernel")
+        mat = cupy.zeros(n * n, dtype=dtype)
+        mat[cupy.asarray(net.tails.astype(np.int64) * n + heads64)] = cupy.asarray(res_h)
+        arcs_res = cupy.empty(net.m, dtype=dtype)
+    else:
+        kern = mod.get_function("bcsr_push_relabel_kernel")
+        rev = cupy.asarray(net.rev.astype(np.int32))
+        res = cupy.asarray(res_h)
+    blocks, threads, per_sm = launch_config(kern, block, n)
+    _sync(cupy)
+    t1 = time.perf_counter()
+    gr_ms = 0.0
+    phases = 0
+    while True:
+        g0 = time.perf_counter()
+        h = _host_heights(net, res_h, heads64, queue)
+        phases += 1
+        active = (exc_h > 0) & (h < n)
+        active[[net.source, net.sink]] = False
+        if not active.any():
+            gr_ms += (time.perf_counter() - g0) * 1e3
+            break
+        height.set(h.astype(np.int32))
+        ring.fill(0)
+        gr_ms += (time.perf_counter() - g0) * 1e3
+        if variant == "gpu_matrix":
+            kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), mat, excess,
+                                         height, np.int32(cycle), ring, stats_d))
+            gather((max(1, -(-n // 256)),), (256,), (np.int32(n), offsets, heads, mat, arcs_res))
+            res_h = arcs_res.get()
+        else:
+            kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), offsets, heads,
+                                         rev, res, excess, height, np.int32(cycle), ring, stats_d))
+            res_h = res.get()
+        exc_h = excess.get()
+    t2 = time.perf_counter()
+    st = stats_d.get()
+    side = h >= n
+    stats = dict(pushes=int(st[0]), relabels=int(st[1]), sweeps=int(st[2]), global_relabels=phases,
+                 phases=phases, init_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, gr_ms=gr_ms,
+                 pr_ms=(t2 - t1) * 1e3 - gr_ms, cap_dtype=np.dtype(dtype).name, cycle=cycle,
+                 launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
+    return int(exc_h[net.sink]), side, res_h, stats
+
+
+def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=200):
+    n = net.n
+    dtype = _cap_dtype(net)
+    tile = default_tile(net) if tile is None else int(tile)
+    if tile not in (1, 2, 4, 8, 16, 32):
+        raise ValueError(f"tile must be a power of two <= 32, got {tile}")
+    if block != 256:
+        raise ValueError("the vertex-centric kernel is compiled for 256 threads per block")
+    if gr_alpha <= 0 or gr_max_iters < 1:
+        raise ValueError(f"need gr_alpha > 0 and gr_max_iters >= 1, got {gr_alpha}, {gr_max_iters}")
+    kern = _module(dtype, tile).get_function("vertex_centric_kernel")
+    t0 = time.perf_counter()
+    res_h, exc_h = _preflow(net, dtype)
+    offsets = cupy.asarray(net.offsets.astype(np.int32))
+    heads = cupy.asarray(net.heads)
+    rev = cupy.asarray(net.rev.astype(np.int32))
+    res = cupy.asarray(res_h)
+    excess = cupy.asarray(exc_h)
+    height = cupy.empty(n, dtype=np.int32)
+    qa = cupy.empty(n, dtype=np.int32)
+    qb = cupy.empty(n, dtype=np.int32)
+    ring = cupy.zeros(9, dtype=np.int32)
+    stats_d = cupy.zeros(8, dtype=np.uint64)
+    blocks, threads, per_sm = launch_config(kern, block, n)
+    _sync(cupy)
+    t1 = time.perf_counter()
+    limit = int(min(INT32_MAX, max(1, gr_alpha * n)))
+    with gpu.CudaTimer() as timer:
+        kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), offsets, heads, rev,
+                                     res, excess, height, qa, qb, ring, stats_d, np.int32(limit),
+                                     np.int32(gr_max_iters), np.int64(MAX_STEPS)))
+    t2 = time.perf_counter()
+    st = stats_d.get()
+    if st[7]:
+        raise RuntimeError("gpu_vertex_centric stopped at its step limit without finishing")
+    value = int(excess[net.sink].get())
+    side = height.get() >= n
+    res_out = res.get()
+    t3 = time.perf_counter()
+    gr_ns, pr_ns = float(st[5]), float(st[6])
+    kernel_ms = timer.ms
+    stats = dict(pushes=int(st[0]), relabels=int(st[1]), sweeps=int(st[2]), global_relabels=int(st[3]),
+                 phases=int(st[3]), bfs_levels=int(st[4]), init_ms=(t1 - t0) * 1e3, exec_ms=kernel_ms,
+                 wall_exec_ms=(t2 - t1) * 1e3, download_ms=(t3 - t2) * 1e3,
+                 gr_ms=kernel_ms * gr_ns / max(gr_ns + pr_ns, 1.0),
+                 pr_ms=kernel_ms * pr_ns / max(gr_ns + pr_ns, 1.0),
+                 cap_dtype=np.dtype(dtype).name, tile=tile, gr_alpha=gr_alpha, gr_max_iters=gr_max_iters,
+                 launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
+    return value, side, res_out, stats

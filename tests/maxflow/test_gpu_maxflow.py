@@ -1,0 +1,95 @@
+"""The GPU versions against scipy on random graphs; the cut and the preflow checked each time."""
+import numpy as np
+import pytest
+
+from gpualgo import gpu
+from gpualgo import maxflow as mf
+from test_serial import random_cases
+
+GPU_VARIANTS = [v for v in mf.VARIANTS if v.startswith("gpu_")]
+
+
+def _verify(net, r):
+    ref = mf.reference_value(net)
+    assert r.flow_value == ref, (r.variant, net)
+    mf.check_flow(net, r.flow, r.flow_value, preflow=r.is_preflow)
+    mf.check_cut(net, r.source_side, r.flow_value)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_gpu_against_scipy(variant, rng):
+    kinds = set()
+    for kind, net in random_cases(rng, 55):
+        r = mf.solve(net, variant)
+        _verify(net, r)
+        kinds.add(kind)
+    assert len(kinds) == 5
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_gpu_families(variant):
+    nets = [mf.genrmf(6, 5, seed=1), mf.washington_rlg(20, 12, seed=2), mf.vision_grid(24, 20, seed=3),
+            mf.random_gnp(400, mf.report_density(400), seed=4), mf.random_gnp(300, 0.3, seed=5, directed=False)]
+    for net in nets:
+        _verify(net, mf.solve(net, variant))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_gpu_int64_capacities(variant):
+    import networkx as nx
+    net = mf.from_edges(5, [0, 0, 1, 2, 3, 1], [1, 2, 3, 3, 4, 4], [2**40, 2**41, 2**40 + 5, 2**42, 2**43, 7])
+    assert not net.fits_int32()
+    r = mf.solve(net, variant)
+    assert r.stats["cap_dtype"] == "int64"
+    g = nx.DiGraph()
+    u, v, c = net.arcs()
+    g.add_weighted_edges_from(zip(u.tolist(), v.tolist(), c.tolist()), weight="capacity")
+    assert r.flow_value == nx.maximum_flow_value(g, 0, 4)
+    mf.check_cut(net, r.source_side, r.flow_value)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tile", [1, 4, 32])
+def test_vertex_centric_options(tile):
+    net = mf.genrmf(5, 6, seed=7)
+    for alpha, its in ((0.01, 1), (0.5, 200), (100.0, 100000)):
+        r = mf.solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its)
+        _verify(net, r)
+        assert r.stats["global_relabels"] >= 1 and r.stats["tile"] == tile
+    with pytest.raises(ValueError, match="tile"):
+        mf.solve(net, "gpu_vertex_centric", tile=3)
+
+
+@pytest.mark.gpu
+def test_thread_centric_short_cycles():
+    net = mf.genrmf(4, 5, seed=2)
+    for variant in ("gpu_matrix", "gpu_bcsr"):
+        r = mf.solve(net, variant, cycle=1)
+        _verify(net, r)
+        assert r.stats["phases"] > 1
+
+
+@pytest.mark.gpu
+def test_launch_stays_coresident():
+    from gpualgo.maxflow import maxflow_gpu
+    kern = maxflow_gpu._module(np.int32, 8).get_function("vertex_centric_kernel")
+    blocks, threads, per_sm = maxflow_gpu.launch_config(kern, 256, 10**9)
+    assert blocks == per_sm * gpu.sm_count() and threads == 256
+
+
+def test_matrix_refuses_large_graphs_with_estimate():
+    net = mf.random_gnp(70000, 1e-5, seed=1)
+    with pytest.raises(ValueError, match=r"GiB of GPU memory"):
+        mf.solve(net, "gpu_matrix")
+
+
+def test_gpu_variants_without_gpu():
+    if gpu.available():
+        pytest.skip("a GPU is present")
+    net = mf.genrmf(2, 2, seed=1)
+    for v in GPU_VARIANTS:
+        with pytest.raises(gpu.GPUUnavailableError):
+            mf.solve(net, v)
