@@ -59,6 +59,18 @@ def _gpu(name):
     return run
 
 
+def _dgs(name):
+    def run(B, eps=None, **options):
+        if name == "serial":
+            from . import dgs_serial
+            return dgs_serial.solve_serial(B, eps, **options)
+        from . import dgs_gpu
+        return dgs_gpu.VARIANT_FUNCS[name](B, eps, **options)
+    run.__name__ = f"_dgs_{name}"
+    run.__doc__ = f"DGS variant {name!r}: see :mod:`gpualgo.assignment.dgs_serial` and ``dgs_gpu``."
+    return run
+
+
 #: algorithm -> {variant name: solver}; the order is the teaching order
 _SOLVERS = {
     "auction": {
@@ -66,6 +78,8 @@ _SOLVERS = {
         **{v: _gpu(v) for v in ("gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph",
                                 "gpu_eps_scaling", "gpu_sparse")},
     },
+    # Deep Greedy Switching: a heuristic (exchange-optimal, not optimal); eps is ignored
+    "dgs": {v: _dgs(v) for v in ("serial", "gpu_de_global", "gpu_de_shared", "gpu_mixed", "gpu")},
 }
 
 #: algorithm -> variant names, in the order they are taught
