@@ -1,27 +1,32 @@
 # The two commands of the README:
-#   make run    execute every notebook headless: build/notebooks/, build/figures/, a summary
+#   make run    execute every notebook headless: build/notebooks/, build/figures/, HTML copies
+#               in build/html/ (open build/html/index.html), a summary
 #   make test   run the test suite
 # Both create the virtual environment .venv on first use.
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 ARGS   ?=
+# pip reports errors only; its progress, notices and warnings are not this project's news
+PIP    := $(PY) -m pip install -qq --disable-pip-version-check
 
 .PHONY: run test venv clean
 
 run: $(VENV)/.installed
-	$(PY) -m gpualgo.run_notebooks --out build $(ARGS)
+	@$(PY) -m gpualgo.run_notebooks --out build $(ARGS)
 
 test: $(VENV)/.installed
-	$(PY) -m pytest -q $(ARGS)
+	@$(PY) -m pytest -q $(ARGS)
 
 venv: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[notebooks,test,peers]'
-	touch $@
+	@echo "Setting up $(VENV) (first use only: a few minutes) ..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) --upgrade pip
+	@$(PIP) -e '.[notebooks,test,peers]'
+	@touch $@
+	@echo "$(VENV) ready."
 
 clean:
 	rm -rf build

@@ -2,8 +2,9 @@
 
 For each ``notebooks/*.ipynb`` it runs papermill with ``interactive=False`` (and
 ``quick=True`` with ``--quick``), writes the executed copy to ``OUT/notebooks/``, saves
-every figure it drew as ``OUT/figures/<notebook>/fig-NN.png``, and ends with a
-one-screen summary.  Extra papermill parameters: ``-p NAME VALUE`` (repeatable).
+every figure it drew as ``OUT/figures/<notebook>/fig-NN.png``, writes a readable copy as
+``OUT/html/<notebook>.html`` (figures embedded) and ``OUT/html/index.html`` linking them
+with the summary table.  It prints one line per notebook and a summary.  Extra papermill parameters: ``-p NAME VALUE`` (repeatable).
 ``--hide-peers`` runs the kernels as if the optional CPU peers (``gpualgo.peers``) were
 not installed, which is how the tests prove that a missing peer never stops a notebook.
 Exit status 1 when a notebook failed.
@@ -14,6 +15,8 @@ import argparse
 import ast
 import base64
 import contextlib
+import datetime
+import html
 import json
 import os
 import pathlib
@@ -23,7 +26,7 @@ import time
 
 from . import gpu, peers
 
-__all__ = ["execute", "hidden_peers", "save_figures", "main"]
+__all__ = ["execute", "hidden_peers", "save_figures", "write_html", "write_index", "main"]
 
 
 def save_figures(executed: pathlib.Path, fig_dir: pathlib.Path) -> int:
@@ -80,6 +83,11 @@ def hidden_peers():
                 os.environ["PYTHONPATH"] = old
 
 
+#: the kernel's own log shows errors only: its start-up warning about unencrypted local TCP
+#: sockets says nothing about the notebook (everything a cell prints goes to the notebook)
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
+
+
 def execute(nb_path: pathlib.Path, out: pathlib.Path, parameters: dict, kernel: str = "python3",
             hide_peers: bool = False) -> dict:
     """Run one notebook with papermill; return a summary row (name, ok, seconds, figures, error).
@@ -91,11 +99,12 @@ def execute(nb_path: pathlib.Path, out: pathlib.Path, parameters: dict, kernel: 
     executed = out / "notebooks" / nb_path.name
     executed.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    row = {"notebook": nb_path.name, "ok": True, "error": ""}
+    row = {"notebook": nb_path.name, "source": str(nb_path), "ok": True, "error": ""}
     try:
         with hidden_peers() if hide_peers else contextlib.nullcontext():
             papermill.execute_notebook(str(nb_path), str(executed), parameters=parameters, kernel_name=kernel,
-                                       language="python", cwd=str(nb_path.parent), progress_bar=False)
+                                       language="python", cwd=str(nb_path.parent), progress_bar=False,
+                                       extra_arguments=KERNEL_ARGUMENTS)
     except Exception as exc:  # papermill raises PapermillExecutionError with the cell's traceback
         row["ok"] = False
         row["error"] = (str(exc).strip().splitlines() or [type(exc).__name__])[-1][:160]
@@ -103,6 +112,71 @@ def execute(nb_path: pathlib.Path, out: pathlib.Path, parameters: dict, kernel: 
     row["figures"] = save_figures(executed, out / "figures" / nb_path.stem) if executed.exists() else 0
     row["executed"] = str(executed)
     return row
+
+
+def write_html(executed: pathlib.Path, html_dir: pathlib.Path) -> pathlib.Path:
+    """Write ``html_dir/<notebook>.html``: the executed notebook, figures embedded, for reading."""
+    from nbconvert import HTMLExporter
+
+    html_dir.mkdir(parents=True, exist_ok=True)
+    body, _ = HTMLExporter(template_name="lab").from_filename(str(executed))
+    target = html_dir / (executed.stem + ".html")
+    target.write_text(body, encoding="utf-8")
+    return target
+
+
+def _title(nb_path: pathlib.Path) -> str:
+    """The notebook's first Markdown heading, or its file name."""
+    try:
+        for cell in json.loads(nb_path.read_text())["cells"]:
+            if cell["cell_type"] == "markdown":
+                first = "".join(cell["source"]).strip().splitlines()[0]
+                return first.lstrip("#").strip() or nb_path.stem
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+    return nb_path.stem
+
+
+def write_index(rows: list, html_dir: pathlib.Path, header: str) -> pathlib.Path:
+    """Write ``html_dir/index.html``: a link to each notebook's HTML copy and the summary table."""
+    html_dir.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for r in rows:
+        name = html.escape(r["notebook"])
+        link = r.get("html")
+        title = html.escape(_title(pathlib.Path(r["source"])))
+        cell = f'<a href="{html.escape(pathlib.Path(link).name)}">{title}</a>' if link else title
+        status = "ok" if r["ok"] else "FAILED"
+        lines.append(f"<tr><td>{cell}<br><code>{name}</code></td><td class='{status}'>{status}</td>"
+                     f"<td>{r['seconds']:.1f} s</td><td>{r['figures']}</td><td>{html.escape(r['error'])}</td></tr>")
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>gpualgo notebooks</title>
+<style>
+body {{ font-family: sans-serif; max-width: 60em; margin: 2em auto; line-height: 1.4; }}
+table {{ border-collapse: collapse; width: 100%; }}
+th, td {{ border-bottom: 1px solid #ccc; padding: .4em .6em; text-align: left; vertical-align: top; }}
+td.ok {{ color: #176617; }} td.FAILED {{ color: #b00020; font-weight: bold; }}
+</style></head>
+<body>
+<h1>gpualgo notebooks</h1>
+<p>{html.escape(header)}</p>
+<p>Executed on {when}. Each link opens the executed notebook with its figures.</p>
+<table>
+<tr><th>notebook</th><th>status</th><th>time</th><th>figures</th><th>error</th></tr>
+{chr(10).join(lines)}
+</table>
+</body></html>
+"""
+    target = html_dir / "index.html"
+    target.write_text(page, encoding="utf-8")
+    return target
+
+
+def _status(row: dict) -> str:
+    """The rest of a notebook's line in the summary: status, time, figures, first error line."""
+    text = f"{'ok' if row['ok'] else 'FAILED':6} {row['seconds']:7.1f} s {row['figures']:4d} figures"
+    return text + (f"  {row['error']}" if row["error"] else "")
 
 
 def _literal(text: str):
@@ -134,21 +208,23 @@ def main(argv=None) -> int:
     out = pathlib.Path(args.out)
 
     if gpu.available():
-        print(f"GPU: {gpu.describe()['gpu']}: GPU sections run live.")
+        header = f"GPU: {gpu.describe()['gpu']}: GPU sections run live."
     else:
-        print(f"No GPU found ({gpu.unavailable_reason()}): GPU sections plot recorded results.")
+        header = f"No GPU found ({gpu.unavailable_reason()}): GPU sections plot recorded results."
+    print(header)
     rows = []
     for nb in paths:
-        print(f"running {nb} ...", flush=True)
-        rows.append(execute(nb, out, params, hide_peers=args.hide_peers))
-
-    print(f"\n{'notebook':34} {'status':7} {'time':>8} {'figures':>8}")
-    for r in rows:
-        status = "ok" if r["ok"] else "FAILED"
-        print(f"{r['notebook']:34} {status:7} {r['seconds']:7.1f}s {r['figures']:8d}")
-        if r["error"]:
-            print(f"    {r['error']}")
-    print(f"\nexecuted notebooks: {out / 'notebooks'}/   figures: {out / 'figures'}/")
+        print(f"{nb.name:34}", end=" ", flush=True)  # the name first: the line ends when it is done
+        row = execute(nb, out, params, hide_peers=args.hide_peers)
+        if pathlib.Path(row["executed"]).exists():  # a failed run still shows where it stopped
+            row["html"] = str(write_html(pathlib.Path(row["executed"]), out / "html"))
+        rows.append(row)
+        print(_status(row), flush=True)
+    index = write_index(rows, out / "html", header)
+    failed = sum(not r["ok"] for r in rows)
+    print(f"{len(rows)} notebooks, {len(rows) - failed} ok, {failed} failed in "
+          f"{sum(r['seconds'] for r in rows):.0f} s. To read: {index}; executed notebooks: "
+          f"{out / 'notebooks'}/, figures: {out / 'figures'}/")
     return 0 if all(r["ok"] for r in rows) else 1
 
 

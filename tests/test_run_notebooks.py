@@ -1,0 +1,70 @@
+"""The notebook runner: one line per notebook, a summary, HTML copies, no third-party noise."""
+import base64
+import json
+import pathlib
+
+import nbformat
+import pytest
+
+from gpualgo import run_notebooks
+
+FIGURE = """import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from IPython.display import Image, display
+fig, ax = plt.subplots(figsize=(2, 2))
+ax.plot([0, 1], [0, scale]); ax.set_title("a line")
+import io
+buf = io.BytesIO(); fig.savefig(buf, format="png"); plt.close(fig)
+display(Image(buf.getvalue()))
+print("scale", scale)
+"""
+
+
+def _notebook(path: pathlib.Path, title: str, body: str) -> pathlib.Path:
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("quick: bool = False\ninteractive: bool = True\nscale: int = 1")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\nA test notebook."), params,
+                nbformat.v4.new_code_cell(body)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory):
+    """One run of the command line over a notebook that works and one that fails."""
+    src = tmp_path_factory.mktemp("nbs")
+    good = _notebook(src / "a_good.ipynb", "A good notebook", FIGURE)
+    bad = _notebook(src / "b_bad.ipynb", "A <bad> notebook", "raise RuntimeError('this cell fails on purpose')")
+    out = tmp_path_factory.mktemp("out")
+    return out, [good, bad]
+
+
+def test_runner_lines_summary_and_html(ran, capfd):
+    out, paths = ran
+    rc = run_notebooks.main([str(p) for p in paths] + ["--out", str(out), "-p", "scale", "3"])
+    captured = capfd.readouterr()
+    assert rc == 1  # one notebook failed
+    lines = captured.out.strip().splitlines()
+    assert len(lines) == 4, captured.out  # GPU line, one line per notebook, the summary
+    assert lines[1].startswith("a_good.ipynb") and " ok " in lines[1] and "1 figures" in lines[1]
+    assert lines[2].startswith("b_bad.ipynb") and "FAILED" in lines[2] and "fails on purpose" in lines[2]
+    assert lines[3].startswith("2 notebooks, 1 ok, 1 failed") and "index.html" in lines[3]
+    # no third-party noise: the kernel's start-up warnings stay out of the terminal
+    assert "running over TCP" not in captured.err and "WARNING" not in captured.err, captured.err
+
+    html_dir = out / "html"
+    good = (html_dir / "a_good.html").read_text()
+    assert "data:image/png;base64," in good and "scale 3" in good  # figure embedded, parameter applied
+    png = good.split("data:image/png;base64,", 1)[1].split('"', 1)[0]
+    assert base64.b64decode(png).startswith(b"\x89PNG")
+    assert "fails on purpose" in (html_dir / "b_bad.html").read_text()  # where a failed run stopped
+    index = (html_dir / "index.html").read_text()
+    assert '<a href="a_good.html">A good notebook</a>' in index
+    assert '<a href="b_bad.html">A &lt;bad&gt; notebook</a>' in index
+    assert index.count("<tr>") == 3 and ">FAILED<" in index and ">ok<" in index
+    assert sorted(p.name for p in (out / "figures" / "a_good").iterdir()) == ["fig-01.png"]
+    executed = json.loads((out / "notebooks" / "a_good.ipynb").read_text())
+    assert any("scale = 3" in "".join(c["source"]) for c in executed["cells"])  # papermill's injected cell
