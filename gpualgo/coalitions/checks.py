@@ -1,0 +1,102 @@
+"""Independent checks: a partition covers every agent once, its value, and brute force.
+
+Nothing here shares code with the solvers: the brute force enumerates every set partition
+as a restricted growth string (agent i goes to block a[i], a[i] <= 1 + max of the earlier
+ones), which is a different search from the dynamic programme over subsets.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .values import validate_values
+
+__all__ = ["check_partition", "partition_value", "brute_force", "BRUTE_FORCE_MAX", "bell"]
+
+#: brute force is offered up to this many agents (Bell(11) = 678570 partitions)
+BRUTE_FORCE_MAX = 11
+
+
+def bell(n: int) -> int:
+    """Number of set partitions of n agents (the Bell number)."""
+    row = [1]
+    for _ in range(n):
+        nxt = [row[-1]]
+        for x in row:
+            nxt.append(nxt[-1] + x)
+        row = nxt
+    return row[0]
+
+
+def check_partition(partition, n: int) -> list[int]:
+    """Raise ValueError unless ``partition`` (bitmasks) splits agents 0..n-1 into non-empty,
+    disjoint coalitions that together hold every agent. Returns the masks as ints."""
+    masks = [int(m) for m in partition]
+    full = (1 << n) - 1
+    seen = 0
+    for m in masks:
+        if m <= 0 or m > full:
+            raise ValueError(f"coalition {m:#b} is empty or names agents beyond n={n}")
+        if seen & m:
+            raise ValueError(f"agents {seen & m:#b} are in two coalitions")
+        seen |= m
+    if seen != full:
+        raise ValueError(f"agents {full & ~seen:#b} are in no coalition")
+    return masks
+
+
+def partition_value(values, partition) -> float:
+    """Sum of the coalitions' values, in float64, after :func:`check_partition`."""
+    v, n = validate_values(values)
+    masks = check_partition(partition, n)
+    return float(sum(float(v[m]) for m in masks))
+
+
+@njit(cache=True)
+def _brute(v, n):
+    a = np.zeros(n, dtype=np.int64)       # block of each agent
+    top = np.zeros(n, dtype=np.int64)     # top[i] = max(a[0..i])
+    blocks = np.zeros(n, dtype=np.int64)
+    best = -np.inf
+    best_a = a.copy()
+    count = 0
+    while True:
+        for k in range(n):
+            blocks[k] = 0
+        for i in range(n):
+            blocks[a[i]] |= 1 << i
+        total = 0.0
+        for k in range(top[n - 1] + 1):
+            total += v[blocks[k]]
+        count += 1
+        if total > best:
+            best = total
+            best_a[:] = a
+        # next restricted growth string: bump the last position that may grow
+        i = n - 1
+        while i > 0 and a[i] == top[i - 1] + 1:
+            i -= 1
+        if i == 0:
+            break
+        a[i] += 1
+        top[i] = max(top[i - 1], a[i])
+        for j in range(i + 1, n):
+            a[j] = 0
+            top[j] = top[i]
+    return best, best_a, count
+
+
+def brute_force(values) -> tuple[float, list[int], int]:
+    """The best partition by trying every set partition (n <= 11).
+
+    Returns ``(value, partition as bitmasks, partitions tried)``; value summed in float64.
+    """
+    v, n = validate_values(values)
+    if n > BRUTE_FORCE_MAX:
+        raise ValueError(f"brute force over the {bell(n):.3g} partitions of n={n} agents is "
+                         f"refused (at most n={BRUTE_FORCE_MAX})")
+    best, a, count = _brute(v.astype(np.float64), n)
+    parts = [0] * (int(a.max()) + 1)
+    for i, k in enumerate(a):
+        parts[int(k)] |= 1 << i
+    return float(best), sorted(parts), int(count)

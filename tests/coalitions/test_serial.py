@@ -1,0 +1,99 @@
+"""Serial DP (with IDP and ODP) against brute force, split counts, ties, rebuild."""
+import math
+
+import numpy as np
+import pytest
+
+from gpualgo import coalitions as co
+from gpualgo.coalitions import serial
+
+
+def _agrees(v, r, best):
+    co.check_partition(r.partition, len(v).bit_length() - 1)
+    tol = (1e-4 if v.dtype == np.float32 else 1e-9) * max(1.0, abs(best))
+    assert abs(r.value - best) <= tol, (r.value, best)
+    assert abs(co.partition_value(v, r.partition) - r.value) <= tol
+
+
+@pytest.mark.parametrize("dist", sorted(co.DISTRIBUTIONS))
+def test_serial_rules_match_brute_force(dist, rng):
+    for n in list(range(1, 10)) + [11]:
+        dtype = np.float32 if rng.random() < 0.5 else np.float64
+        v = co.random_values(n, dist, seed=int(rng.integers(1 << 31)), dtype=dtype)
+        best = co.brute_force(v)[0]
+        for variant, opts in [("serial", {}), ("serial", {"rule": "idp"}), ("serial", {"rule": "odp"}),
+                              ("serial_odp", {})]:
+            _agrees(v, co.solve(v, variant=variant, **opts), best)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 10, 13])
+def test_split_counts(n):
+    v = co.random_values(n, seed=n)
+    dp = co.solve(v, variant="serial").stats
+    assert dp["splits"] == co.total_splits(n, "dp")
+    assert dp["splits"] == sum(math.comb(n, s) * (2 ** (s - 1) - 1) for s in range(2, n + 1))
+    idp = co.solve(v, variant="serial", rule="idp").stats["splits"]
+    odp = co.solve(v, variant="serial_odp").stats["splits"]
+    assert odp == co.total_splits(n, "odp") and idp == co.total_splits(n, "idp")
+    assert odp <= idp <= dp["splits"]
+    assert sorted(dp["ms_per_level"]) == list(range(2, n + 1))
+    if n >= 10:   # ODP evaluates about a third of DP's splits
+        assert odp < 0.45 * dp["splits"]
+
+
+def test_odp_fraction_at_large_n():
+    for n in (20, 25, 29):
+        assert 0.3 < co.total_splits(n, "odp") / co.total_splits(n, "dp") < 0.4
+        assert abs(co.total_splits(n, "dp") / (3 ** n / 2) - 1) < 1e-3
+
+
+def test_ties_give_an_optimal_partition(rng):
+    for n in (4, 7, 9):
+        for v in (np.zeros(1 << n), co.popcounts(n).astype(float),
+                  rng.integers(0, 3, 1 << n).astype(np.float32)):
+            v[0] = 0
+            best = co.brute_force(v)[0]
+            for variant in ("serial", "serial_odp"):
+                _agrees(v, co.solve(v, variant=variant), best)
+
+
+def test_additive_values_any_partition_is_optimal():
+    # v(C) = sum of agent weights: every partition has the same value
+    n = 8
+    w = np.arange(1, n + 1, dtype=float)
+    masks = np.arange(1 << n)
+    v = np.array([w[[i for i in range(n) if m >> i & 1]].sum() for m in masks])
+    r = co.solve(v, variant="serial")
+    assert r.value == w.sum() and r.partition == [(1 << n) - 1]
+
+
+def test_rebuild_refuses_a_wrong_table():
+    v = co.random_values(6, seed=2)
+    f, _ = serial.dp(v, 6, "dp")
+    f2 = f.copy()
+    f2[-1] += 1.0
+    with pytest.raises(RuntimeError, match="not a DP table"):
+        serial.rebuild(v, f2, 6)
+
+
+def test_result_fields():
+    v = co.random_values(8, "agent_based", seed=4, dtype=np.float32)
+    r = co.solve(v, variant="serial")
+    assert r.variant == "serial" and isinstance(r.partition, list) and all(isinstance(p, int) for p in r.partition)
+    s = r.stats
+    assert s["dtype"] == "float32" and s["n"] == 8 and s["bytes_moved"] > 0 and s["total_ms"] > 0
+    assert abs(s["table_value"] - r.value) < 1e-3
+
+
+def test_variants_registry_order():
+    assert co.VARIANTS == ("serial", "serial_odp", "gpu_report", "gpu_shared_splits", "gpu_odp")
+
+
+def test_gpu_variants_without_gpu_raise():
+    from gpualgo import gpu
+    if gpu.available():
+        pytest.skip("a GPU is present")
+    v = co.random_values(4, seed=1)
+    for variant in co.VARIANTS[2:]:
+        with pytest.raises(gpu.GPUUnavailableError):
+            co.solve(v, variant=variant)

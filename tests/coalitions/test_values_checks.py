@@ -1,0 +1,163 @@
+"""Value functions, files, bids, validation and the independent checks."""
+import numpy as np
+import pytest
+
+from gpualgo import coalitions as co
+
+
+@pytest.mark.parametrize("dist", sorted(co.DISTRIBUTIONS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_distributions_shape_seed_dtype(dist, dtype):
+    v = co.random_values(10, dist, seed=5, dtype=dtype)
+    assert v.shape == (1024,) and v.dtype == dtype and v[0] == 0 and np.isfinite(v).all()
+    assert np.array_equal(v, co.random_values(10, dist, seed=5, dtype=dtype))
+    assert not np.array_equal(v, co.random_values(10, dist, seed=6, dtype=dtype))
+
+
+def test_distribution_laws():
+    n = 14
+    size = co.popcounts(n).astype(float)
+    u = co.random_values(n, "uniform", seed=1)
+    assert (u[1:] >= 0).all() and (u[1:] <= size[1:]).all()
+    assert abs(np.mean(u[1:] / size[1:]) - 0.5) < 0.01
+    nr = co.random_values(n, "normal", seed=1)
+    assert (nr >= 0).all() and abs(np.mean(nr[1:] / size[1:]) - 10) < 0.01
+    nd = co.random_values(n, "ndcs", seed=1)
+    assert (nd < 0).any()                      # NDCS has negative values: solvers must cope
+    z = (nd[1:] - size[1:]) / np.sqrt(size[1:])
+    assert abs(z.mean()) < 0.05 and abs(z.std() - 1) < 0.05
+    mu = co.random_values(n, "modified_uniform", seed=1)
+    assert (mu[1:] <= 10 * size[1:] + 50).all() and (mu[1:] > 10 * size[1:]).any()
+    ab = co.random_values(n, "agent_based", seed=1)
+    assert (ab >= 0).all() and (ab[1:] > 0).all()
+
+
+def test_popcounts():
+    pc = co.popcounts(5)
+    assert [int(pc[m]) for m in (0, 1, 3, 7, 31, 21)] == [0, 1, 2, 3, 5, 3]
+
+
+@pytest.mark.parametrize("bad, msg", [
+    (np.zeros(6), "power of two"),
+    (np.zeros(1), "power of two"),
+    (np.ones(8), "must be 0"),
+    (np.array([0, 1, np.nan, 2.0]), "finite"),
+    (np.array([0, 1, np.inf, 2.0]), "finite"),
+    (np.zeros((2, 2)), "1-D"),
+    (np.array(["0", "1"]), "float32 or float64"),
+])
+def test_validation_errors(bad, msg):
+    with pytest.raises(ValueError, match=msg):
+        co.validate_values(bad)
+    with pytest.raises(ValueError, match=msg):
+        co.solve(bad, variant="serial")
+
+
+def test_integers_become_float64():
+    v, n = co.validate_values(np.array([0, 3, 4, 5]))
+    assert v.dtype == np.float64 and n == 2
+
+
+def test_memory_refusal_names_the_estimate(monkeypatch):
+    import importlib
+    solve_mod = importlib.import_module("gpualgo.coalitions.solve")
+    values_mod = importlib.import_module("gpualgo.coalitions.values")
+    monkeypatch.setattr(values_mod, "host_memory_bytes", lambda: 1 << 20)
+    with pytest.raises(ValueError, match="GiB"):
+        co.random_values(18, seed=1)
+    monkeypatch.setattr(solve_mod, "host_memory_bytes", lambda: 2 << 20)
+    v64 = co.random_values(17, seed=1, force=True)
+    with pytest.raises(ValueError, match="float32 halves"):
+        co.solve(v64, variant="serial")
+    co.solve(v64.astype(np.float32), variant="serial", rule="idp")   # float32 fits: 1 MiB tables
+    assert co.table_bytes(17, np.float32) == co.table_bytes(17, np.float64) // 2
+
+
+def test_time_refusal():
+    v = np.zeros(1 << 26, dtype=np.float32)
+    with pytest.raises(ValueError, match="splits"):
+        co.solve(v, variant="serial")
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="distribution"):
+        co.random_values(4, "zipf")
+    with pytest.raises(ValueError, match="n \\(agents\\)"):
+        co.random_values(0)
+    with pytest.raises(ValueError, match="dtype"):
+        co.random_values(3, dtype=np.int32)
+    v = co.random_values(3, seed=1)
+    with pytest.raises(ValueError, match="unknown variant"):
+        co.solve(v, variant="nope")
+    with pytest.raises(ValueError, match="unknown option"):
+        co.solve(v, variant="serial", block=32)
+    with pytest.raises(ValueError, match="rule"):
+        co.solve(v, variant="serial", rule="fast")
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".npy"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_files_round_trip(tmp_path, suffix, dtype):
+    v = co.random_values(7, "ndcs", seed=3, dtype=dtype)
+    path = co.write_values(tmp_path / f"v{suffix}", v)
+    back = co.read_values(path, dtype=dtype)
+    assert back.dtype == dtype and np.array_equal(back, v)
+    if suffix == ".txt":
+        lines = path.read_text().splitlines()
+        assert len(lines) == 128 and float(lines[5]) == float(v[5])
+
+
+def test_text_file_errors(tmp_path):
+    p = tmp_path / "v.txt"
+    p.write_text("# four coalitions\n0\n1.5\n\nabc\n2\n")
+    with pytest.raises(ValueError, match=r"v.txt:5: not a number"):
+        co.read_values(p)
+    p.write_text("0\n1\n2\n")
+    with pytest.raises(ValueError, match="power of two"):
+        co.read_values(p)
+    p.write_text("1\n1\n")
+    with pytest.raises(ValueError, match="must be 0"):
+        co.read_values(p)
+    p.write_text("0 # empty\n1\n\n2\n3.25\n")
+    assert co.read_values(p).tolist() == [0, 1, 2, 3.25]
+
+
+def test_from_bids_is_winner_determination():
+    bids = [({0, 1}, 5.0), ([2], 1.0), (0b100, 2.5), ({0}, 2.0), ({1, 2}, 4.0), (0b111, 6.0)]
+    v = co.from_bids(3, bids)
+    assert v[0b011] == 5 and v[0b100] == 2.5 and v[0b010] == 0 and v[0b111] == 6
+    value, parts, _ = co.brute_force(v)
+    assert value == 7.5 and parts == [0b011, 0b100]
+    r = co.solve(v, variant="serial")
+    assert r.value == 7.5 and r.partition == [0b011, 0b100]
+    for bad, msg in [([({5}, 1.0)], "items"), ([(0, 1.0)], "empty"), ([({0}, -1)], "price"),
+                     ([({0}, float("nan"))], "price")]:
+        with pytest.raises(ValueError, match=msg):
+            co.from_bids(3, bad)
+
+
+def test_check_partition():
+    assert co.check_partition([0b0011, 0b1100], 4) == [3, 12]
+    for bad, msg in [([0b0011, 0b0110, 0b1000], "two coalitions"), ([0b0011], "no coalition"),
+                     ([0, 0b1111], "empty"), ([0b10000, 0b1111], "beyond")]:
+        with pytest.raises(ValueError, match=msg):
+            co.check_partition(bad, 4)
+    v = np.arange(16, dtype=float)
+    assert co.partition_value(v, [1, 2, 12]) == 15.0
+
+
+def test_brute_force_counts_every_partition():
+    assert [co.bell(k) for k in range(8)] == [1, 1, 2, 5, 15, 52, 203, 877]
+    for n in (1, 2, 5, 9):
+        _, parts, count = co.brute_force(co.random_values(n, seed=n))
+        assert count == co.bell(n)
+        co.check_partition(parts, n)
+    with pytest.raises(ValueError, match="refused"):
+        co.brute_force(np.zeros(1 << 12))
+
+
+def test_brute_force_small_by_hand():
+    # 3 agents: v({0,1}) = 5 beats everything else; {2} alone adds 1
+    v = np.array([0, 1, 1, 5, 1, 2, 2, 5.5])
+    value, parts, _ = co.brute_force(v)
+    assert value == 6 and parts == [0b011, 0b100]
