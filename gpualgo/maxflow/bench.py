@@ -1,0 +1,344 @@
+"""Max-flow benchmark presets for ``python -m gpualgo.bench maxflow --preset NAME``.
+
+- ``report``: the source report's experiments: time against vertices (log-log) for
+  directed and undirected G(n, 2 ln n / n) up to n = 100,000 and beyond, every version
+  where it fits (serial only up to ``serial_max``, the matrix only up to ``matrix_max``),
+  and n = 1000 with density 0.1 ... 1.0; ``reps`` repetitions; init / execution / total.
+- ``peers``: genrmf, Washington RLG and vision-grid instances up to millions of vertices:
+  our GPU versions and the serial one against scipy (dinic, edmonds_karp), networkx
+  (preflow_push), python-igraph and OR-tools, each up to its size cap (``caps``); time
+  split into push/relabel sweeps and global relabels.
+- ``targets``: genrmf a = b = 64 and a = b = 128, every peer in the same run, and the
+  ratios of the vertex-centric version to the fastest CPU library.
+- ``cpu``: serial against the CPU peers on small instances (no GPU needed).
+
+Every preset takes ``quick`` (tiny sizes, for CI and headless notebooks). Every row is
+verified: the flow value equals the case's reference (scipy dinic where it ran, else the
+first peer, else serial) and, for our versions, the returned cut has that capacity.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import math
+import time
+
+import numpy as np
+
+from .. import peers
+from ..bench import Case, Preset
+from . import checks, instances
+from .solve import VARIANTS, solve
+
+GPU_VARIANTS = tuple(v for v in VARIANTS if v.startswith("gpu_"))
+PEERS = ("scipy_dinic", "scipy_edmonds_karp", "networkx_preflow_push", "igraph", "ortools")
+
+
+# ------------------------------------------------------------------------------ peers
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def peer_available(name: str) -> bool:
+    """True when the CPU peer ``name`` (one of :data:`PEERS`) can run here."""
+    if name == "igraph":
+        return peers.available("igraph")
+    if name == "ortools":
+        return peers.available("ortools_graph")
+    return True
+
+
+def run_peer(name: str, net) -> dict:
+    """Solve ``net`` with a CPU library; returns value, init_ms (building its graph),
+    exec_ms (the solve call) and total_ms."""
+    u, v, c = net.arcs()
+    t0 = time.perf_counter()
+    if name.startswith("scipy_"):
+        from scipy.sparse.csgraph import maximum_flow
+        g = checks.scipy_matrix(net)
+        t1 = time.perf_counter()
+        value = maximum_flow(g, net.source, net.sink, method=name[len("scipy_"):]).flow_value
+        version = _version("scipy")
+    elif name == "networkx_preflow_push":
+        import networkx as nx
+        g = nx.DiGraph()
+        g.add_nodes_from(range(net.n))
+        g.add_weighted_edges_from(zip(u.tolist(), v.tolist(), c.tolist()), weight="capacity")
+        t1 = time.perf_counter()
+        r = nx.algorithms.flow.preflow_push(g, net.source, net.sink, capacity="capacity", value_only=True)
+        value = r.graph["flow_value"]
+        version = _version("networkx")
+    elif name == "igraph":
+        ig = peers.load("igraph")
+        g = ig.Graph(n=net.n, edges=np.c_[u, v], directed=True)
+        caps = c.tolist()
+        t1 = time.perf_counter()
+        value = g.maxflow_value(net.source, net.sink, capacity=caps)
+        version = _version("igraph")
+    elif name == "ortools":
+        mf = peers.load("ortools_graph")
+        smf = mf.SimpleMaxFlow()
+        smf.add_arcs_with_capacity(u.astype(np.int64), v.astype(np.int64), c.astype(np.int64))
+        t1 = time.perf_counter()
+        status = smf.solve(net.source, net.sink)
+        if status != smf.OPTIMAL:
+            raise RuntimeError(f"OR-tools SimpleMaxFlow returned status {status}")
+        value = smf.optimal_flow()
+        version = _version("ortools")
+    else:
+        raise ValueError(f"unknown peer {name!r}; known: {PEERS}")
+    t2 = time.perf_counter()
+    return dict(flow_value=int(round(value)), init_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3,
+                total_ms=(t2 - t0) * 1e3, device=f"CPU ({name} {version})")
+
+
+# ---------------------------------------------------------------------------- a case
+
+def _ours(variant, net, **opts) -> dict:
+    r = solve(net, variant=variant, **opts)
+    s = r.stats
+    cut_ok = True
+    try:
+        checks.check_cut(net, r.source_side, r.flow_value)
+    except ValueError:
+        cut_ok = False
+    return dict(flow_value=r.flow_value, init_ms=s["init_ms"], exec_ms=s["exec_ms"], total_ms=s["total_ms"],
+                gr_ms=s.get("gr_ms", math.nan), pr_ms=s.get("pr_ms", math.nan), pushes=s["pushes"],
+                relabels=s["relabels"], global_relabels=s["global_relabels"], phases=s["phases"],
+                sweeps=s.get("sweeps", 0), cap_dtype=s["cap_dtype"], device=s["device"], cut_ok=cut_ok)
+
+
+def _warm(variant, net):
+    # numba / NVRTC compilation outside the timed runs (same capacity type as the case)
+    if variant in PEERS:
+        return
+    tiny = instances.genrmf(2, 2, seed=0)
+    if not net.fits_int32():
+        tiny = instances.vision_grid(2, 2, maxcap=2**40, seed=0)
+    solve(tiny, variant=variant)
+
+
+def measure(family: str, params: dict, net, solvers, reps: int, seed, **extra) -> list[dict]:
+    """Run every solver of ``solvers`` (ours and peers) ``reps`` times on ``net``; rows
+    with a ``verified`` column (value equal to the reference and, for ours, a valid cut)."""
+    rows = []
+    ref = None
+    order = sorted(solvers, key=lambda x: (x not in PEERS, x != "scipy_dinic"))   # peers first
+    for solver in order:
+        _warm(solver, net)
+        for rep in range(reps):
+            row = run_peer(solver, net) if solver in PEERS else _ours(solver, net)
+            if ref is None:
+                ref = row["flow_value"]
+            row["verified"] = bool(row["flow_value"] == ref and row.get("cut_ok", True))
+            if not row["verified"]:
+                print(f"WARNING: {solver} on {family} {params}: value {row['flow_value']}, reference {ref}, "
+                      f"cut ok {row.get('cut_ok')}")
+            row.update(algorithm="maxflow", family=family, solver=solver,
+                       kind="peer" if solver in PEERS else ("gpu" if solver.startswith("gpu_") else "serial"),
+                       n=net.n, arcs=net.n_input_arcs, reference_value=ref, rep=rep, seed=seed, **params, **extra)
+            rows.append(row)
+    return rows
+
+
+def _reps(solver, reps):
+    return reps if solver not in PEERS else max(1, min(reps, 3))
+
+
+def _case(label, family, params, make, solvers, reps, seed, **extra):
+    def run():
+        net = make()
+        rows = []
+        for s in solvers:   # each solver its own repetitions, against one reference
+            rows += measure(family, params, net, [s], _reps(s, reps), seed, **extra)
+        ref = rows[0]["reference_value"] if rows else None
+        for r in rows:
+            r["reference_value"] = ref
+            r["verified"] = bool(r["flow_value"] == ref and r.get("cut_ok", True))
+        return rows
+    return Case(label, run)
+
+
+# ----------------------------------------------------------------------------- report
+
+def _report_cases(p):
+    q = p["quick"]
+    reps = 1 if q else int(p["reps"])
+    seed = p["seed"]
+    sizes = [50, 200] if q else list(p["sizes"])
+    variants = [v for v in p["variants"] if p["gpu"] or not v.startswith("gpu_")]
+    for directed in (True, False):
+        for n in sizes:
+            solvers = [v for v in variants
+                       if not (v == "serial" and n > p["serial_max"]) and not (v == "gpu_matrix" and n > p["matrix_max"])
+                       and not (v == "gpu_bcsr" and n > p["bcsr_max"])]
+            solvers = (["scipy_dinic"] if n <= p["scipy_max"] else []) + solvers
+            dens = instances.report_density(n)
+            yield _case(f"{'directed' if directed else 'undirected'} n={n}", "gnp", dict(density=dens, directed=directed),
+                        lambda n=n, d=dens, di=directed: instances.random_gnp(n, d, seed=seed, low=p["low"], high=p["high"],
+                                                                              directed=di),
+                        solvers, reps, seed, experiment="size")
+    n = 60 if q else p["density_n"]
+    for dens in ([0.1, 1.0] if q else p["densities"]):
+        yield _case(f"density {dens}", "gnp", dict(density=dens, directed=True),
+                    lambda d=dens: instances.random_gnp(n, d, seed=seed, low=p["low"], high=p["high"]),
+                    ["scipy_dinic"] + variants, reps, seed, experiment="density")
+
+
+# ------------------------------------------------------------------------------ peers
+
+def family_instance(family: str, size, seed):
+    """genrmf (a, b), washington (rows, levels) or grid (height, width)."""
+    if family == "genrmf":
+        return instances.genrmf(size[0], size[1], seed=seed)
+    if family == "washington":
+        return instances.washington_rlg(size[0], size[1], seed=seed)
+    if family == "grid":
+        return instances.vision_grid(size[0], size[1], seed=seed)
+    raise ValueError(f"unknown family {family!r}")
+
+
+def _size_n(family, size):
+    return size[0] * size[1] * (1 if family == "grid" or family == "washington" else size[0]) + \
+        (2 if family != "genrmf" else 0)
+
+
+def _peers_cases(p):
+    q = p["quick"]
+    reps = 1 if q else int(p["reps"])
+    seed = p["seed"]
+    fams = {"genrmf": [[4, 4], [6, 6]], "washington": [[16, 16]], "grid": [[16, 16]]} if q else p["families"]
+    caps = p["caps"]
+    solvers_all = [s for s in list(p["variants"]) + [x for x in PEERS if peer_available(x)]
+                   if p["gpu"] or not s.startswith("gpu_")]
+    for family, sizes in fams.items():
+        for size in sizes:
+            n = _size_n(family, size)
+            solvers = [s for s in solvers_all if n <= caps.get(s, math.inf)]
+            yield _case(f"{family} {size}", family, dict(size="x".join(map(str, size))),
+                        lambda f=family, sz=tuple(size): family_instance(f, sz, seed), solvers, reps, seed)
+
+
+# ---------------------------------------------------------------------------- targets
+
+def _targets_cases(p):
+    q = p["quick"]
+    seed = p["seed"]
+    for size in ([[4, 4], [5, 5]] if q else p["sizes"]):
+        a, b = size
+        n = a * a * b
+        solvers = ["gpu_vertex_centric"] + [x for x in PEERS if peer_available(x) and n <= p["caps"].get(x, math.inf)]
+        if not p["gpu"]:
+            solvers = ["serial"] + solvers[1:]
+
+        def run(a=a, b=b, solvers=solvers):
+            net = instances.genrmf(a, b, seed=seed)
+            rows = []
+            for s in solvers:
+                rows += measure("genrmf", dict(size=f"{a}x{b}"), net, [s],
+                                1 if q else (p["reps"] if s not in PEERS else p["peer_reps"]), seed)
+            ref = rows[0]["reference_value"]
+            # the peers' solve calls alone (their graph building excluded), against our total
+            best_peer, best_peer_name = min(((r["exec_ms"], r["solver"]) for r in rows if r["kind"] == "peer"),
+                                            default=(math.nan, None))
+            for r in rows:
+                r["reference_value"] = ref
+                r["verified"] = bool(r["flow_value"] == ref and r.get("cut_ok", True))
+                r["fastest_peer"] = best_peer_name
+                r["fastest_peer_ms"] = best_peer
+                r["speedup_vs_fastest_peer"] = best_peer / r["total_ms"]
+                r["goal"] = "faster than the fastest peer" + (" and < 2100 ms" if (a, b) == (128, 128) else "")
+            return rows
+        yield Case(f"genrmf {a}x{b}", run)
+
+
+# ----------------------------------------------------------------------------- tuning
+
+def _tuning_cases(p):
+    q = p["quick"]
+    seed = p["seed"]
+    for size in ([[4, 4]] if q else p["sizes"]):
+        def run(size=tuple(size)):
+            net = instances.genrmf(size[0], size[1], seed=seed)
+            _warm("gpu_vertex_centric", net)
+            ref = None
+            rows = []
+            for tile in ([4] if q else p["tiles"]):
+                for alpha in ([0.5] if q else p["gr_alphas"]):
+                    for its in ([50] if q else p["gr_max_iters"]):
+                        t0 = time.perf_counter()
+                        r = solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its)
+                        wall = (time.perf_counter() - t0) * 1e3
+                        ref = r.flow_value if ref is None else ref
+                        s = r.stats
+                        rows.append(dict(algorithm="maxflow", family="genrmf", size=f"{size[0]}x{size[1]}",
+                                         n=net.n, solver="gpu_vertex_centric", tile=tile, gr_alpha=alpha,
+                                         gr_max_iters=its, flow_value=r.flow_value, total_ms=wall,
+                                         exec_ms=s["exec_ms"], gr_ms=s["gr_ms"], pr_ms=s["pr_ms"],
+                                         sweeps=s["sweeps"], global_relabels=s["global_relabels"],
+                                         bfs_levels=s["bfs_levels"], pushes=s["pushes"], relabels=s["relabels"],
+                                         verified=r.flow_value == ref, device=s["device"], seed=seed))
+                        print(rows[-1])
+            return rows
+        yield Case(f"tuning genrmf {size}", run)
+
+
+# -------------------------------------------------------------------------------- cpu
+
+def _cpu_cases(p):
+    q = p["quick"]
+    reps = 1 if q else int(p["reps"])
+    seed = p["seed"]
+    solvers = ["serial"] + [x for x in PEERS if peer_available(x)]
+    for family, size in ([("genrmf", (4, 4)), ("grid", (12, 12))] if q else
+                         [("genrmf", tuple(s)) for s in p["genrmf"]] + [("grid", tuple(s)) for s in p["grid"]]):
+        n = _size_n(family, size)
+        use = [s for s in solvers if n <= p["caps"].get(s, math.inf)]
+        yield _case(f"{family} {size}", family, dict(size="x".join(map(str, size))),
+                    lambda f=family, sz=size: family_instance(f, sz, seed), use, reps, seed)
+
+
+PEER_CAPS = {"serial": 300_000, "gpu_matrix": 5_000, "gpu_bcsr": 300_000, "scipy_dinic": 300_000,
+             "scipy_edmonds_karp": 20_000, "networkx_preflow_push": 20_000,
+             "igraph": 3_000_000, "ortools": 3_000_000}
+
+PRESETS = {
+    "report": Preset(
+        description="the report's sweeps: time vs vertices for directed and undirected G(n, 2 ln n / n), "
+                    "and n = 1000 with density 0.1..1.0; every version where it fits; init/exec/total",
+        params=dict(variants=list(VARIANTS), gpu=True,
+                    sizes=[100, 316, 1000, 3162, 10000, 31623, 100000, 316228, 1000000],
+                    serial_max=100000, matrix_max=10000, bcsr_max=1000000, scipy_max=1000000,
+                    density_n=1000, densities=[round(0.1 * k, 1) for k in range(1, 11)],
+                    low=1, high=100, reps=10, seed=7),
+        cases=_report_cases, needs_gpu=True, seeds=[7]),
+    "peers": Preset(
+        description="genrmf, Washington RLG and vision grids up to millions of vertices: GPU versions and "
+                    "serial against scipy, networkx, igraph and OR-tools, each up to its size cap",
+        params=dict(variants=["serial", "gpu_bcsr", "gpu_vertex_centric"], gpu=True,
+                    families={"genrmf": [[16, 16], [32, 32], [64, 64], [128, 128]],
+                              "washington": [[256, 256], [1024, 1024], [2048, 1024]],
+                              "grid": [[256, 256], [1024, 1024], [1448, 1448]]},
+                    caps=dict(PEER_CAPS), reps=3, seed=1),
+        cases=_peers_cases, needs_gpu=True, seeds=[1]),
+    "targets": Preset(
+        description="genrmf 64x64 and 128x128: vertex-centric GPU against every CPU peer in the same run "
+                    "(goal: faster than the fastest, and < 2.1 s at 128x128)",
+        params=dict(sizes=[[64, 64], [128, 128]], reps=3, peer_reps=1, gpu=True,
+                    caps={"scipy_dinic": 300_000, "scipy_edmonds_karp": 0, "networkx_preflow_push": 0,
+                          "igraph": 3_000_000, "ortools": 3_000_000}, seed=1),
+        cases=_targets_cases, needs_gpu=True, seeds=[1]),
+    "tuning": Preset(
+        description="vertex-centric settings on genrmf: tile width, global-relabel trigger (relabels "
+                    "per vertex, most sweeps between two)",
+        params=dict(sizes=[[64, 64], [128, 128]], tiles=[4, 8], gr_alphas=[0.2, 1.0],
+                    gr_max_iters=[30, 300], seed=1),
+        cases=_tuning_cases, needs_gpu=True, seeds=[1]),
+    "cpu": Preset(
+        description="serial push-relabel against the CPU peers on genrmf and grids (no GPU needed)",
+        params=dict(genrmf=[[8, 8], [16, 16]], grid=[[64, 64], [128, 128]], caps=dict(PEER_CAPS), reps=3, seed=1),
+        cases=_cpu_cases, needs_gpu=False, seeds=[1]),
+}
