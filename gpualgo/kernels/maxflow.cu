@@ -189,7 +189,7 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
         const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
         int* __restrict__ height, int* __restrict__ qa, int* __restrict__ qb,
         int* __restrict__ ring, unsigned long long* __restrict__ stats,
-        int relabel_limit, int max_sweeps_between, long long max_steps) {
+        int relabel_limit, int max_sweeps_between, int max_ops, long long max_steps) {
     cg::grid_group grid = cg::this_grid();
     cg::thread_block_tile<TILE> tile = cg::tiled_partition<TILE>(cg::this_thread_block());
     const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -240,28 +240,45 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
             }
             int active = st.sync(grid, ring, rel);
             if (active == 0) { done = sweep == 0; break; }   // after a fresh relabel: maximum
-            // a tile per active vertex: lowest residual neighbour, then push or relabel
+            // a tile per active vertex: up to max_ops rounds of (lowest residual neighbour,
+            // then push or relabel), a bounded discharge, so fewer sweeps are needed
             int my_relabels = 0;
             for (int i = tile_id; i < active; i += tiles) {
                 int x = qa[i];
-                int hmin = n, amin = -1;
-                for (int a = __ldg(offsets + x) + lane, end = __ldg(offsets + x + 1); a < end; a += TILE) {
-                    if (ld_cap(res + a) > 0) {
-                        int hy = ld_int(height + __ldg(heads + a));
-                        if (hy < hmin) { hmin = hy; amin = a; }
+                for (int op = 0; op < max_ops; ++op) {
+                    int hmin = n, amin = -1;
+                    for (int a = __ldg(offsets + x) + lane, end = __ldg(offsets + x + 1); a < end; a += TILE) {
+                        if (ld_cap(res + a) > 0) {
+                            int hy = ld_int(height + __ldg(heads + a));
+                            if (hy < hmin) { hmin = hy; amin = a; }
+                        }
                     }
-                }
-                for (int o = TILE / 2; o > 0; o >>= 1) {   // (height, arc) min, ties to the lower arc
-                    int h2 = tile.shfl_xor(hmin, o), a2 = tile.shfl_xor(amin, o);
-                    if (h2 < hmin || (h2 == hmin && (unsigned)a2 < (unsigned)amin)) { hmin = h2; amin = a2; }
-                }
-                if (lane == 0) {
-                    int hx = ld_int(height + x);
-                    if (amin < 0) { height[x] = n; ++my_relabels; continue; }
-                    int pushed = push_or_relabel(x, n, excess, height, res + amin, res + __ldg(rev + amin),
-                                                 __ldg(heads + amin), hx, hmin);
-                    pushes += pushed;
-                    my_relabels += 1 - pushed;
+                    for (int o = TILE / 2; o > 0; o >>= 1) {   // (height, arc) min, ties to the lower arc
+                        int h2 = tile.shfl_xor(hmin, o), a2 = tile.shfl_xor(amin, o);
+                        if (h2 < hmin || (h2 == hmin && (unsigned)a2 < (unsigned)amin)) { hmin = h2; amin = a2; }
+                    }
+                    int again = 0;
+                    if (lane == 0) {
+                        int hx = ld_int(height + x);
+                        if (amin < 0) {
+                            height[x] = n;
+                            ++my_relabels;
+                        } else if (hmin < hx) {
+                            cap_t e = ld_cap(excess + x), r = ld_cap(res + amin);
+                            cap_t d = e < r ? e : r;
+                            cap_add(res + amin, -d);
+                            cap_add(res + __ldg(rev + amin), d);
+                            cap_add(excess + x, -d);
+                            cap_add(excess + __ldg(heads + amin), d);
+                            ++pushes;
+                            again = e > d;            // excess left: look for the next arc
+                        } else {
+                            height[x] = hmin + 1 < n ? hmin + 1 : n;
+                            ++my_relabels;
+                            again = hmin + 1 < n;     // now above its lowest neighbour: push next
+                        }
+                    }
+                    if (!tile.shfl(again, 0)) break;
                 }
             }
             if (my_relabels) atomicAdd(ring + 3 + st.k % 3, my_relabels);

@@ -266,22 +266,21 @@ def _tuning_cases(p):
             _warm("gpu_vertex_centric", net)
             ref = None
             rows = []
-            for tile in ([4] if q else p["tiles"]):
-                for alpha in ([0.5] if q else p["gr_alphas"]):
-                    for its in ([50] if q else p["gr_max_iters"]):
-                        t0 = time.perf_counter()
-                        r = solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its)
-                        wall = (time.perf_counter() - t0) * 1e3
-                        ref = r.flow_value if ref is None else ref
-                        s = r.stats
-                        rows.append(dict(algorithm="maxflow", family="genrmf", size=f"{size[0]}x{size[1]}",
-                                         n=net.n, solver="gpu_vertex_centric", tile=tile, gr_alpha=alpha,
-                                         gr_max_iters=its, flow_value=r.flow_value, total_ms=wall,
-                                         exec_ms=s["exec_ms"], gr_ms=s["gr_ms"], pr_ms=s["pr_ms"],
-                                         sweeps=s["sweeps"], global_relabels=s["global_relabels"],
-                                         bfs_levels=s["bfs_levels"], pushes=s["pushes"], relabels=s["relabels"],
-                                         verified=r.flow_value == ref, device=s["device"], seed=seed))
-                        print(rows[-1])
+            for tile, alpha, its, ops in ([(4, 0.5, 50, 4)] if q else [tuple(c) for c in p["configs"]]):
+                t0 = time.perf_counter()
+                r = solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its, ops=ops)
+                wall = (time.perf_counter() - t0) * 1e3
+                ref = r.flow_value if ref is None else ref
+                s = r.stats
+                cut = checks.cut_capacity(net, r.source_side)
+                rows.append(dict(algorithm="maxflow", family="genrmf", size=f"{size[0]}x{size[1]}",
+                                 n=net.n, solver="gpu_vertex_centric", tile=tile, gr_alpha=alpha,
+                                 gr_max_iters=its, ops=ops, flow_value=r.flow_value, total_ms=wall,
+                                 exec_ms=s["exec_ms"], gr_ms=s["gr_ms"], pr_ms=s["pr_ms"],
+                                 sweeps=s["sweeps"], global_relabels=s["global_relabels"],
+                                 bfs_levels=s["bfs_levels"], pushes=s["pushes"], relabels=s["relabels"],
+                                 verified=r.flow_value == ref == cut, device=s["device"], seed=seed))
+                print(rows[-1])
             return rows
         yield Case(f"tuning genrmf {size}", run)
 
@@ -332,10 +331,11 @@ PRESETS = {
                           "igraph": 3_000_000, "ortools": 3_000_000}, seed=1),
         cases=_targets_cases, needs_gpu=True, seeds=[1]),
     "tuning": Preset(
-        description="vertex-centric settings on genrmf: tile width, global-relabel trigger (relabels "
-                    "per vertex, most sweeps between two)",
-        params=dict(sizes=[[64, 64], [128, 128]], tiles=[4, 8], gr_alphas=[0.2, 1.0],
-                    gr_max_iters=[30, 300], seed=1),
+        description="vertex-centric settings on genrmf: (tile width, global relabel after gr_alpha * n "
+                    "relabels, or at most gr_max_iters sweeps, push/relabel rounds per vertex and sweep)",
+        params=dict(sizes=[[64, 64], [128, 128]],
+                    configs=[[8, a, i, o] for o in (1, 8) for a in (0.3, 2.0) for i in (30, 300)] + [[4, 0.3, 30, 8]],
+                    seed=1),
         cases=_tuning_cases, needs_gpu=True, seeds=[1]),
     "cpu": Preset(
         description="serial push-relabel against the CPU peers on genrmf and grids (no GPU needed)",

@@ -196,7 +196,7 @@ def _host_relabel(cupy, net, variant, cycle=None, block=256, force=False):
     return int(exc_h[net.sink]), side, res_h, stats
 
 
-def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=200):
+def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=200, ops=4):
     n = net.n
     dtype = _cap_dtype(net)
     tile = default_tile(net) if tile is None else int(tile)
@@ -204,6 +204,8 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=
         raise ValueError(f"tile must be a power of two <= 32, got {tile}")
     if block != 256:
         raise ValueError("the vertex-centric kernel is compiled for 256 threads per block")
+    if int(ops) < 1:
+        raise ValueError(f"ops must be >= 1, got {ops}")
     if gr_alpha <= 0 or gr_max_iters < 1:
         raise ValueError(f"need gr_alpha > 0 and gr_max_iters >= 1, got {gr_alpha}, {gr_max_iters}")
     kern = _module(dtype, tile).get_function("vertex_centric_kernel")
@@ -226,7 +228,7 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=
     with gpu.CudaTimer() as timer:
         kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), offsets, heads, rev,
                                      res, excess, height, qa, qb, ring, stats_d, np.int32(limit),
-                                     np.int32(gr_max_iters), np.int64(MAX_STEPS)))
+                                     np.int32(gr_max_iters), np.int32(ops), np.int64(MAX_STEPS)))
     t2 = time.perf_counter()
     st = stats_d.get()
     if st[7]:
@@ -242,6 +244,6 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=
                  wall_exec_ms=(t2 - t1) * 1e3, download_ms=(t3 - t2) * 1e3,
                  gr_ms=kernel_ms * gr_ns / max(gr_ns + pr_ns, 1.0),
                  pr_ms=kernel_ms * pr_ns / max(gr_ns + pr_ns, 1.0),
-                 cap_dtype=np.dtype(dtype).name, tile=tile, gr_alpha=gr_alpha, gr_max_iters=gr_max_iters,
+                 cap_dtype=np.dtype(dtype).name, tile=tile, gr_alpha=gr_alpha, gr_max_iters=gr_max_iters, ops=int(ops),
                  launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
     return value, side, res_out, stats

@@ -16,7 +16,7 @@ _OPTIONS = {
     "serial": {"freq"},
     "gpu_matrix": {"cycle", "block", "force"},
     "gpu_bcsr": {"cycle", "block"},
-    "gpu_vertex_centric": {"tile", "block", "gr_alpha", "gr_max_iters"},
+    "gpu_vertex_centric": {"tile", "block", "gr_alpha", "gr_max_iters", "ops"},
 }
 
 
@@ -60,7 +60,8 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     report), ``block``, ``force`` (run above the memory limit); ``gpu_bcsr``: ``cycle``,
     ``block``; ``gpu_vertex_centric``: ``tile`` (threads per active vertex, a power of two
     <= 32, default from the mean degree), ``block``, ``gr_alpha`` (a global relabel after
-    gr_alpha * n relabels), ``gr_max_iters`` (and at least every this many sweeps).
+    gr_alpha * n relabels), ``gr_max_iters`` (and at least every this many sweeps), ``ops``
+    (push/relabel rounds per active vertex per sweep: a bounded discharge; 1 is the report's).
 
     A sink that cannot be reached is not an error: the flow is 0 and the cut valid.
 

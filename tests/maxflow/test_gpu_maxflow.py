@@ -55,8 +55,8 @@ def test_gpu_int64_capacities(variant):
 @pytest.mark.parametrize("tile", [1, 4, 32])
 def test_vertex_centric_options(tile):
     net = mf.genrmf(5, 6, seed=7)
-    for alpha, its in ((0.01, 1), (0.5, 200), (100.0, 100000)):
-        r = mf.solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its)
+    for alpha, its, ops in ((0.01, 1, 1), (0.5, 200, 4), (100.0, 100000, 64)):
+        r = mf.solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its, ops=ops)
         _verify(net, r)
         assert r.stats["global_relabels"] >= 1 and r.stats["tile"] == tile
     with pytest.raises(ValueError, match="tile"):
