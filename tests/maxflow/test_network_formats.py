@@ -127,3 +127,32 @@ def test_text_format():
                         ("n 3\ne 0 1 -1\n", "line 2: negative"), ("n 1\n", "line 1")]:
         with pytest.raises(ValueError, match=match):
             mf.parse_text(text)
+
+
+def test_shipped_instances():
+    import pathlib
+    folder = pathlib.Path(__file__).resolve().parents[2] / "data" / "instances" / "maxflow"
+    files = sorted(folder.glob("*.max")) + sorted(folder.glob("*.txt"))
+    assert len(files) >= 4
+    for path in files:
+        net = mf.read(path)
+        r = mf.solve(net, "serial")
+        assert r.flow_value == mf.reference_value(net) > 0
+        mf.check_cut(net, r.source_side, r.flow_value)
+
+
+def test_draw_smoke():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from gpualgo.maxflow import draw
+    net = mf.random_gnp(7, 0.4, seed=2, low=1, high=9)
+    r = mf.solve(net, "serial")
+    fig, ax = plt.subplots()
+    draw.draw_network(ax, net, r.source_side, r.flow, title="t")
+    from matplotlib.colors import to_rgba
+    red = [p for p in ax.patches if p.get_edgecolor() == to_rgba("tab:red")]
+    plt.close(fig)
+    crossing = r.source_side[net.tails] & ~r.source_side[net.heads] & (net.capacity > 0)
+    assert len(ax.patches) == net.n_input_arcs          # one arrow per arc
+    assert len(red) == int(crossing.sum()) >= 1          # the cut arcs in red
