@@ -1,0 +1,111 @@
+"""GPU versions against the serial DP (and brute force where n is small); needs a GPU."""
+import numpy as np
+import pytest
+
+from gpualgo import coalitions as co
+
+pytestmark = pytest.mark.gpu
+
+GPU_VARIANTS = ("gpu_report", "gpu_shared_splits", "gpu_odp")
+
+
+def _instances(rng, count, n_max=20):
+    """Random value functions of every distribution, n from 1 to n_max, some with ties."""
+    out = []
+    for i in range(count):
+        n = 1 + i % n_max if i < n_max else int(rng.integers(1, n_max + 1))
+        dist = sorted(co.DISTRIBUTIONS)[i % len(co.DISTRIBUTIONS)]
+        dtype = np.float32 if i % 3 else np.float64
+        v = co.random_values(n, dist, seed=int(rng.integers(1 << 31)), dtype=dtype)
+        if i % 4 == 0:   # ties: small integers, many equal partitions
+            v = np.floor(v / max(1.0, float(np.abs(v).max())) * 4).astype(dtype)
+            v[0] = 0
+        out.append(v)
+    return out
+
+
+def _close(a, b, dtype):
+    tol = (2e-5 if dtype == np.float32 else 1e-9) * max(1.0, abs(b))
+    return abs(a - b) <= tol
+
+
+def test_gpu_matches_serial_on_60_value_functions(rng):
+    for v in _instances(rng, 60):
+        n = len(v).bit_length() - 1
+        ref = co.solve(v, variant="serial_odp" if n > 16 else "serial")
+        for variant in GPU_VARIANTS:
+            r = co.solve(v, variant=variant)
+            co.check_partition(r.partition, n)
+            assert _close(r.value, ref.value, v.dtype), (variant, n, r.value, ref.value)
+            assert _close(r.stats["table_value"], ref.stats["table_value"], v.dtype)
+            assert r.stats["splits"] > 0 or n == 1
+            assert r.stats["kernel_ms"] >= 0 and r.stats["bytes_moved"] >= 0
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_gpu_matches_brute_force(variant, rng):
+    for n in range(1, 10):
+        for dist in co.DISTRIBUTIONS:
+            v = co.random_values(n, dist, seed=int(rng.integers(1 << 31)))
+            assert _close(co.solve(v, variant=variant).value, co.brute_force(v)[0], v.dtype)
+
+
+@pytest.mark.parametrize("opts", [dict(low_bits=1), dict(low_bits=3, tiles_per_block=1),
+                                  dict(low_bits=5, block=32), dict(rule="dp"), dict(rule="idp"),
+                                  dict(low_bits=8, block=1024, tiles_per_block=3)])
+def test_odp_options(opts, rng):
+    for n in (2, 5, 9, 13, 16):
+        if opts.get("low_bits", 1) > n:
+            continue
+        v = co.random_values(n, "ndcs", seed=int(rng.integers(1 << 31)))
+        ref = co.solve(v, variant="serial")
+        assert _close(co.solve(v, variant="gpu_odp", **opts).value, ref.value, v.dtype)
+
+
+@pytest.mark.parametrize("opts", [dict(per_thread=1), dict(per_thread=2, block=32),
+                                  dict(per_thread=64, block=1024)])
+@pytest.mark.parametrize("variant", ["gpu_report", "gpu_shared_splits"])
+def test_report_options(variant, opts, rng):
+    for n in (3, 8, 12, 15):
+        v = co.random_values(n, "agent_based", seed=int(rng.integers(1 << 31)), dtype=np.float32)
+        ref = co.solve(v, variant="serial")
+        extra = {"share": 2 + n % 7} if variant == "gpu_shared_splits" else {}
+        assert _close(co.solve(v, variant=variant, **opts, **extra).value, ref.value, v.dtype)
+
+
+def test_all_negative_and_zero_values():
+    n = 10
+    for v in (-co.random_values(n, "uniform", seed=3), np.zeros(1 << n)):
+        v[0] = 0
+        ref = co.solve(v, variant="serial")
+        for variant in GPU_VARIANTS:
+            r = co.solve(v, variant=variant)
+            assert _close(r.value, ref.value, v.dtype)
+        if (v < 0).all():   # every coalition costs: the singletons, each the least negative
+            assert len(ref.partition) >= 1
+
+
+def test_shared_splits_saves_reads():
+    v = co.random_values(14, seed=1, dtype=np.float32)
+    a = co.solve(v, variant="gpu_report").stats
+    b = co.solve(v, variant="gpu_shared_splits", share=8).stats
+    assert b["reads_saved"] > 0 and b["bytes_moved"] < a["bytes_moved"]
+
+
+def test_bad_gpu_options():
+    v = co.random_values(6, seed=1)
+    for variant, opts in [("gpu_odp", dict(low_bits=7)), ("gpu_odp", dict(block=48)),
+                          ("gpu_report", dict(per_thread=3)), ("gpu_shared_splits", dict(share=9)),
+                          ("gpu_report", dict(rule="odp")), ("gpu_odp", dict(tiles_per_block=0))]:
+        with pytest.raises(ValueError):
+            co.solve(v, variant=variant, **opts)
+
+
+def test_sanitizer_cases():
+    """A few small solves of every kernel (run under compute-sanitizer)."""
+    for n in (1, 4, 9):
+        v = co.random_values(n, "ndcs", seed=n, dtype=np.float32)
+        ref = co.solve(v, variant="serial").value
+        for variant in GPU_VARIANTS:
+            assert _close(co.solve(v, variant=variant).value, ref, v.dtype)
+        assert _close(co.solve(v, variant="gpu_odp", low_bits=2).value, ref, v.dtype)
