@@ -14,7 +14,8 @@
 
 Every preset takes ``quick`` (tiny sizes, for CI and headless notebooks). Every row is
 verified: the flow value equals the case's reference (scipy dinic where it ran, else the
-first peer, else serial) and, for our versions, the returned cut has that capacity.
+first peer run) and, for our versions, the returned (pre)flow is feasible and the returned
+cut has the same capacity, which proves both optimal on its own (``certified``).
 """
 from __future__ import annotations
 
@@ -100,15 +101,17 @@ def run_peer(name: str, net) -> dict:
 def _ours(variant, net, **opts) -> dict:
     r = solve(net, variant=variant, **opts)
     s = r.stats
-    cut_ok = True
+    certified = True     # a feasible (pre)flow and a cut of the same value: both optimal
     try:
+        checks.check_flow(net, r.flow, r.flow_value, preflow=r.is_preflow)
         checks.check_cut(net, r.source_side, r.flow_value)
-    except ValueError:
-        cut_ok = False
+    except ValueError as exc:
+        print(f"WARNING: {variant}: {exc}")
+        certified = False
     return dict(flow_value=r.flow_value, init_ms=s["init_ms"], exec_ms=s["exec_ms"], total_ms=s["total_ms"],
                 gr_ms=s.get("gr_ms", math.nan), pr_ms=s.get("pr_ms", math.nan), pushes=s["pushes"],
                 relabels=s["relabels"], global_relabels=s["global_relabels"], phases=s["phases"],
-                sweeps=s.get("sweeps", 0), cap_dtype=s["cap_dtype"], device=s["device"], cut_ok=cut_ok)
+                sweeps=s.get("sweeps", 0), cap_dtype=s["cap_dtype"], device=s["device"], certified=certified)
 
 
 def _warm(variant, net):
@@ -133,10 +136,10 @@ def measure(family: str, params: dict, net, solvers, reps: int, seed, **extra) -
             row = run_peer(solver, net) if solver in PEERS else _ours(solver, net)
             if ref is None:
                 ref = row["flow_value"]
-            row["verified"] = bool(row["flow_value"] == ref and row.get("cut_ok", True))
+            row["verified"] = bool(row["flow_value"] == ref and row.get("certified", True))
             if not row["verified"]:
                 print(f"WARNING: {solver} on {family} {params}: value {row['flow_value']}, reference {ref}, "
-                      f"cut ok {row.get('cut_ok')}")
+                      f"cut ok {row.get('certified')}")
             row.update(algorithm="maxflow", family=family, solver=solver,
                        kind="peer" if solver in PEERS else ("gpu" if solver.startswith("gpu_") else "serial"),
                        n=net.n, arcs=net.n_input_arcs, reference_value=ref, rep=rep, seed=seed, **params, **extra)
@@ -144,20 +147,16 @@ def measure(family: str, params: dict, net, solvers, reps: int, seed, **extra) -
     return rows
 
 
-def _reps(solver, reps):
-    return reps if solver not in PEERS else max(1, min(reps, 3))
-
-
-def _case(label, family, params, make, solvers, reps, seed, **extra):
+def _case(label, family, params, make, solvers, reps, seed, peer_reps=1, **extra):
     def run():
         net = make()
         rows = []
         for s in solvers:   # each solver its own repetitions, against one reference
-            rows += measure(family, params, net, [s], _reps(s, reps), seed, **extra)
+            rows += measure(family, params, net, [s], reps if s not in PEERS else min(reps, peer_reps), seed, **extra)
         ref = rows[0]["reference_value"] if rows else None
         for r in rows:
             r["reference_value"] = ref
-            r["verified"] = bool(r["flow_value"] == ref and r.get("cut_ok", True))
+            r["verified"] = bool(r["flow_value"] == ref and r.get("certified", True))
         return rows
     return Case(label, run)
 
@@ -180,12 +179,12 @@ def _report_cases(p):
             yield _case(f"{'directed' if directed else 'undirected'} n={n}", "gnp", dict(density=dens, directed=directed),
                         lambda n=n, d=dens, di=directed: instances.random_gnp(n, d, seed=seed, low=p["low"], high=p["high"],
                                                                               directed=di),
-                        solvers, reps, seed, experiment="size")
+                        solvers, reps, seed, p["peer_reps"], experiment="size")
     n = 60 if q else p["density_n"]
     for dens in ([0.1, 1.0] if q else p["densities"]):
         yield _case(f"density {dens}", "gnp", dict(density=dens, directed=True),
                     lambda d=dens: instances.random_gnp(n, d, seed=seed, low=p["low"], high=p["high"]),
-                    ["scipy_dinic"] + variants, reps, seed, experiment="density")
+                    ["scipy_dinic"] + variants, reps, seed, p["peer_reps"], experiment="density")
 
 
 # ------------------------------------------------------------------------------ peers
@@ -219,7 +218,8 @@ def _peers_cases(p):
             n = _size_n(family, size)
             solvers = [s for s in solvers_all if n <= caps.get(s, math.inf)]
             yield _case(f"{family} {size}", family, dict(size="x".join(map(str, size))),
-                        lambda f=family, sz=tuple(size): family_instance(f, sz, seed), solvers, reps, seed)
+                        lambda f=family, sz=tuple(size): family_instance(f, sz, seed), solvers, reps, seed,
+                        p["peer_reps"])
 
 
 # ---------------------------------------------------------------------------- targets
@@ -246,7 +246,7 @@ def _targets_cases(p):
                                             default=(math.nan, None))
             for r in rows:
                 r["reference_value"] = ref
-                r["verified"] = bool(r["flow_value"] == ref and r.get("cut_ok", True))
+                r["verified"] = bool(r["flow_value"] == ref and r.get("certified", True))
                 r["fastest_peer"] = best_peer_name
                 r["fastest_peer_ms"] = best_peer
                 r["speedup_vs_fastest_peer"] = best_peer / r["total_ms"]
@@ -297,22 +297,23 @@ def _cpu_cases(p):
         n = _size_n(family, size)
         use = [s for s in solvers if n <= p["caps"].get(s, math.inf)]
         yield _case(f"{family} {size}", family, dict(size="x".join(map(str, size))),
-                    lambda f=family, sz=size: family_instance(f, sz, seed), use, reps, seed)
+                    lambda f=family, sz=size: family_instance(f, sz, seed), use, reps, seed, reps)
 
 
+#: the largest n each solver gets in ``peers`` and ``cpu`` (the genrmf 128 x 128 peers run in ``targets``)
 PEER_CAPS = {"serial": 300_000, "gpu_matrix": 5_000, "gpu_bcsr": 300_000, "scipy_dinic": 300_000,
              "scipy_edmonds_karp": 20_000, "networkx_preflow_push": 20_000,
-             "igraph": 3_000_000, "ortools": 3_000_000}
+             "igraph": 1_100_000, "ortools": 1_100_000}
 
 PRESETS = {
     "report": Preset(
         description="the report's sweeps: time vs vertices for directed and undirected G(n, 2 ln n / n), "
                     "and n = 1000 with density 0.1..1.0; every version where it fits; init/exec/total",
         params=dict(variants=list(VARIANTS), gpu=True,
-                    sizes=[100, 316, 1000, 3162, 10000, 31623, 100000, 316228, 1000000],
-                    serial_max=100000, matrix_max=10000, bcsr_max=1000000, scipy_max=1000000,
+                    sizes=[100, 316, 1000, 3162, 10000, 31623, 100000, 316228],
+                    serial_max=31623, matrix_max=10000, bcsr_max=1000000, scipy_max=100000,
                     density_n=1000, densities=[round(0.1 * k, 1) for k in range(1, 11)],
-                    low=1, high=100, reps=10, seed=7),
+                    low=1, high=100, reps=10, peer_reps=3, seed=7),
         cases=_report_cases, needs_gpu=True, seeds=[7]),
     "peers": Preset(
         description="genrmf, Washington RLG and vision grids up to millions of vertices: GPU versions and "
@@ -321,7 +322,7 @@ PRESETS = {
                     families={"genrmf": [[16, 16], [32, 32], [64, 64], [128, 128]],
                               "washington": [[256, 256], [1024, 1024], [2048, 1024]],
                               "grid": [[256, 256], [1024, 1024], [1448, 1448]]},
-                    caps=dict(PEER_CAPS), reps=3, seed=1),
+                    caps=dict(PEER_CAPS, scipy_dinic=70_000), reps=3, peer_reps=1, seed=1),
         cases=_peers_cases, needs_gpu=True, seeds=[1]),
     "targets": Preset(
         description="genrmf 64x64 and 128x128: vertex-centric GPU against every CPU peer in the same run "

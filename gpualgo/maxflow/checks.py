@@ -35,8 +35,11 @@ def check_flow(net: FlowNetwork, flow, value: int | None = None, preflow: bool =
     if bad.size:
         a = bad[0]
         raise ValueError(f"arc {a} ({net.tails[a]} -> {net.heads[a]}) carries {f[a]} > capacity {net.capacity[a]}")
-    balance = np.zeros(net.n, dtype=np.int64)
-    np.add.at(balance, net.tails, f)
+    if float(np.abs(f).sum()) < 2.0**52:   # every partial sum is an exact float64 integer
+        balance = np.rint(np.bincount(net.tails, weights=f, minlength=net.n)).astype(np.int64)
+    else:
+        balance = np.zeros(net.n, dtype=np.int64)
+        np.add.at(balance, net.tails, f)
     inner = np.ones(net.n, dtype=bool)
     inner[[net.source, net.sink]] = False
     wrong = (balance > 0) if preflow else (balance != 0)
