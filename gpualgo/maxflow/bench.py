@@ -311,7 +311,7 @@ PRESETS = {
                     "and n = 1000 with density 0.1..1.0; every version where it fits; init/exec/total",
         params=dict(variants=list(VARIANTS), gpu=True,
                     sizes=[100, 316, 1000, 3162, 10000, 31623, 100000, 316228],
-                    serial_max=31623, matrix_max=10000, bcsr_max=1000000, scipy_max=100000,
+                    serial_max=31623, matrix_max=3162, bcsr_max=100000, scipy_max=100000,
                     density_n=1000, densities=[round(0.1 * k, 1) for k in range(1, 11)],
                     low=1, high=100, reps=10, peer_reps=3, seed=7),
         cases=_report_cases, needs_gpu=True, seeds=[7]),
@@ -322,7 +322,7 @@ PRESETS = {
                     families={"genrmf": [[16, 16], [32, 32], [64, 64], [128, 128]],
                               "washington": [[256, 256], [1024, 1024], [2048, 1024]],
                               "grid": [[256, 256], [1024, 1024], [1448, 1448]]},
-                    caps=dict(PEER_CAPS, scipy_dinic=70_000), reps=3, peer_reps=1, seed=1),
+                    caps=dict(PEER_CAPS, scipy_dinic=70_000, gpu_bcsr=70_000), reps=3, peer_reps=1, seed=1),
         cases=_peers_cases, needs_gpu=True, seeds=[1]),
     "targets": Preset(
         description="genrmf 64x64 and 128x128: vertex-centric GPU against every CPU peer in the same run "
