@@ -188,8 +188,8 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
         int n, int s, int t, const int* __restrict__ offsets, const int* __restrict__ heads,
         const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
         int* __restrict__ height, int* __restrict__ qa, int* __restrict__ qb,
-        int* __restrict__ ring, unsigned long long* __restrict__ stats,
-        int relabel_limit, int max_sweeps_between, int max_ops, long long max_steps) {
+        int* __restrict__ stamp, int* __restrict__ ring, unsigned long long* __restrict__ stats,
+        int relabel_limit, int max_sweeps_between, int max_ops, int incremental, long long max_steps) {
     cg::grid_group grid = cg::this_grid();
     cg::thread_block_tile<TILE> tile = cg::tiled_partition<TILE>(cg::this_thread_block());
     const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -232,19 +232,28 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
         }
         // ---- sweeps until enough relabels have made the heights loose again
         long long relabels_since = 0;
+        int active = 0;
         for (int sweep = 0;; ++sweep) {
-            // gather the active vertices into the queue qa
-            for (int v = gtid; v < n; v += stride) {
-                if (v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0)
-                    qa[atomicAdd(ring + st.k % 3, 1)] = v;
+            if (sweep == 0 || !incremental) {
+                // gather the active vertices into the queue qa
+                for (int v = gtid; v < n; v += stride) {
+                    if (v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0)
+                        qa[atomicAdd(ring + st.k % 3, 1)] = v;
+                }
+                active = st.sync(grid, ring, rel);
             }
-            int active = st.sync(grid, ring, rel);
             if (active == 0) { done = sweep == 0; break; }   // after a fresh relabel: maximum
-            // a tile per active vertex: up to max_ops rounds of (lowest residual neighbour,
-            // then push or relabel), a bounded discharge, so fewer sweeps are needed
+            // a tile per queued vertex: up to max_ops rounds of (lowest residual neighbour,
+            // then push or relabel), a bounded discharge, so fewer sweeps are needed.
+            // incremental: the next queue is built here (vertices that received excess, and
+            // those with excess left), each vertex once per sweep thanks to its stamp
+            const int k = st.k;
             int my_relabels = 0;
             for (int i = tile_id; i < active; i += tiles) {
                 int x = qa[i];
+                int live = 0;
+                if (lane == 0) live = ld_cap(excess + x) > 0 && ld_int(height + x) < n;
+                if (!tile.shfl(live, 0)) continue;
                 for (int op = 0; op < max_ops; ++op) {
                     int hmin = n, amin = -1;
                     for (int a = __ldg(offsets + x) + lane, end = __ldg(offsets + x + 1); a < end; a += TILE) {
@@ -266,11 +275,14 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
                         } else if (hmin < hx) {
                             cap_t e = ld_cap(excess + x), r = ld_cap(res + amin);
                             cap_t d = e < r ? e : r;
+                            int y = __ldg(heads + amin);
                             cap_add(res + amin, -d);
                             cap_add(res + __ldg(rev + amin), d);
                             cap_add(excess + x, -d);
-                            cap_add(excess + __ldg(heads + amin), d);
+                            cap_add(excess + y, d);
                             ++pushes;
+                            if (incremental && y != t && atomicExch(stamp + y, k) != k)
+                                qb[atomicAdd(ring + k % 3, 1)] = y;
                             again = e > d;            // excess left: look for the next arc
                         } else {
                             height[x] = hmin + 1 < n ? hmin + 1 : n;
@@ -280,10 +292,14 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
                     }
                     if (!tile.shfl(again, 0)) break;
                 }
+                if (incremental && lane == 0 && ld_cap(excess + x) > 0 && ld_int(height + x) < n &&
+                    atomicExch(stamp + x, k) != k)
+                    qb[atomicAdd(ring + k % 3, 1)] = x;
             }
-            if (my_relabels) atomicAdd(ring + 3 + st.k % 3, my_relabels);
+            if (my_relabels) atomicAdd(ring + 3 + k % 3, my_relabels);
             relabels += my_relabels;
-            st.sync(grid, ring, rel);
+            int queued = st.sync(grid, ring, rel);
+            if (incremental) { active = queued; int* tmp = qa; qa = qb; qb = tmp; }
             relabels_since += rel;
             if (leader) stats[ST_SWEEP] += 1;
             if (st.k > max_steps) { done = true; if (leader) stats[ST_STATUS] = 1; break; }

@@ -266,16 +266,17 @@ def _tuning_cases(p):
             _warm("gpu_vertex_centric", net)
             ref = None
             rows = []
-            for tile, alpha, its, ops in ([(4, 0.5, 50, 4)] if q else [tuple(c) for c in p["configs"]]):
+            for tile, alpha, its, ops, inc in ([(4, 0.5, 50, 4, 1)] if q else [tuple(c) for c in p["configs"]]):
                 t0 = time.perf_counter()
-                r = solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its, ops=ops)
+                r = solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its, ops=ops,
+                          incremental=bool(inc))
                 wall = (time.perf_counter() - t0) * 1e3
                 ref = r.flow_value if ref is None else ref
                 s = r.stats
                 cut = checks.cut_capacity(net, r.source_side)
                 rows.append(dict(algorithm="maxflow", family="genrmf", size=f"{size[0]}x{size[1]}",
                                  n=net.n, solver="gpu_vertex_centric", tile=tile, gr_alpha=alpha,
-                                 gr_max_iters=its, ops=ops, flow_value=r.flow_value, total_ms=wall,
+                                 gr_max_iters=its, ops=ops, incremental=bool(inc), flow_value=r.flow_value, total_ms=wall,
                                  exec_ms=s["exec_ms"], gr_ms=s["gr_ms"], pr_ms=s["pr_ms"],
                                  sweeps=s["sweeps"], global_relabels=s["global_relabels"],
                                  bfs_levels=s["bfs_levels"], pushes=s["pushes"], relabels=s["relabels"],
@@ -333,9 +334,11 @@ PRESETS = {
         cases=_targets_cases, needs_gpu=True, seeds=[1]),
     "tuning": Preset(
         description="vertex-centric settings on genrmf: (tile width, global relabel after gr_alpha * n "
-                    "relabels, or at most gr_max_iters sweeps, push/relabel rounds per vertex and sweep)",
+                    "relabels, or at most gr_max_iters sweeps, push/relabel rounds per vertex and sweep, "
+                    "incremental queue)",
         params=dict(sizes=[[64, 64], [128, 128]],
-                    configs=[[8, a, i, o] for o in (1, 8) for a in (0.3, 2.0) for i in (30, 300)] + [[4, 0.3, 30, 8]],
+                    configs=[[8, 0.5, 200, 1, 0], [8, 0.5, 200, 8, 0]] +
+                    [[8, a, i, 8, 1] for a in (0.2, 2.0) for i in (20, 300)] + [[4, 0.5, 100, 8, 1], [8, 0.5, 100, 32, 1]],
                     seed=1),
         cases=_tuning_cases, needs_gpu=True, seeds=[1]),
     "cpu": Preset(

@@ -196,7 +196,8 @@ def _host_relabel(cupy, net, variant, cycle=None, block=256, force=False):
     return int(exc_h[net.sink]), side, res_h, stats
 
 
-def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=200, ops=4):
+def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=200, ops=4,
+                    incremental=True):
     n = net.n
     dtype = _cap_dtype(net)
     tile = default_tile(net) if tile is None else int(tile)
@@ -219,6 +220,7 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=
     height = cupy.empty(n, dtype=np.int32)
     qa = cupy.empty(n, dtype=np.int32)
     qb = cupy.empty(n, dtype=np.int32)
+    stamp = cupy.full(n, -1, dtype=np.int32)
     ring = cupy.zeros(9, dtype=np.int32)
     stats_d = cupy.zeros(8, dtype=np.uint64)
     blocks, threads, per_sm = launch_config(kern, block, n)
@@ -227,8 +229,9 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=
     limit = int(min(INT32_MAX, max(1, gr_alpha * n)))
     with gpu.CudaTimer() as timer:
         kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), offsets, heads, rev,
-                                     res, excess, height, qa, qb, ring, stats_d, np.int32(limit),
-                                     np.int32(gr_max_iters), np.int32(ops), np.int64(MAX_STEPS)))
+                                     res, excess, height, qa, qb, stamp, ring, stats_d, np.int32(limit),
+                                     np.int32(gr_max_iters), np.int32(ops), np.int32(bool(incremental)),
+                                     np.int64(MAX_STEPS)))
     t2 = time.perf_counter()
     st = stats_d.get()
     if st[7]:
@@ -245,5 +248,6 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=
                  gr_ms=kernel_ms * gr_ns / max(gr_ns + pr_ns, 1.0),
                  pr_ms=kernel_ms * pr_ns / max(gr_ns + pr_ns, 1.0),
                  cap_dtype=np.dtype(dtype).name, tile=tile, gr_alpha=gr_alpha, gr_max_iters=gr_max_iters, ops=int(ops),
+                 incremental=bool(incremental),
                  launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
     return value, side, res_out, stats

@@ -16,7 +16,7 @@ _OPTIONS = {
     "serial": {"freq"},
     "gpu_matrix": {"cycle", "block", "force"},
     "gpu_bcsr": {"cycle", "block"},
-    "gpu_vertex_centric": {"tile", "block", "gr_alpha", "gr_max_iters", "ops"},
+    "gpu_vertex_centric": {"tile", "block", "gr_alpha", "gr_max_iters", "ops", "incremental"},
 }
 
 
@@ -61,7 +61,9 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     ``block``; ``gpu_vertex_centric``: ``tile`` (threads per active vertex, a power of two
     <= 32, default from the mean degree), ``block``, ``gr_alpha`` (a global relabel after
     gr_alpha * n relabels), ``gr_max_iters`` (and at least every this many sweeps), ``ops``
-    (push/relabel rounds per active vertex per sweep: a bounded discharge; 1 is the report's).
+    (push/relabel rounds per active vertex per sweep: a bounded discharge; 1 is the report's),
+    ``incremental`` (True: each sweep queues the vertices it gave excess to, instead of the
+    report's scan of all vertices before every sweep).
 
     A sink that cannot be reached is not an error: the flow is 0 and the cut valid.
 

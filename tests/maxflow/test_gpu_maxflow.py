@@ -56,11 +56,20 @@ def test_gpu_int64_capacities(variant):
 def test_vertex_centric_options(tile):
     net = mf.genrmf(5, 6, seed=7)
     for alpha, its, ops in ((0.01, 1, 1), (0.5, 200, 4), (100.0, 100000, 64)):
-        r = mf.solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its, ops=ops)
-        _verify(net, r)
+        for inc in (False, True):
+            r = mf.solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its, ops=ops,
+                         incremental=inc)
+            _verify(net, r)
         assert r.stats["global_relabels"] >= 1 and r.stats["tile"] == tile
     with pytest.raises(ValueError, match="tile"):
         mf.solve(net, "gpu_vertex_centric", tile=3)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("incremental", [False, True])
+def test_vertex_centric_queue_modes(incremental, rng):
+    for kind, net in random_cases(rng, 25):
+        _verify(net, mf.solve(net, "gpu_vertex_centric", incremental=incremental, ops=1 + int(rng.integers(8))))
 
 
 @pytest.mark.gpu
