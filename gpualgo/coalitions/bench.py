@@ -86,6 +86,7 @@ def _solve_rows(variant, n, dist, seed, reps, **extra):
 def _report_cases(p):
     q = p["quick"]
     reps = 1 if q else int(p["reps"])
+    serial_reps = 1 if q else int(p["serial_reps"])
     ranges = {
         "serial": range(4, 12) if q else range(p["n_min"], p["serial_max"] + 1),
         "serial_odp": range(4, 12) if q else range(p["n_min"], p["serial_max"] + 1),
@@ -97,7 +98,8 @@ def _report_cases(p):
         if variant.startswith("gpu_") and not p["gpu"]:
             continue
         for n in ns:
-            yield _solve_rows(variant, n, p["distribution"], p["seed"], reps)
+            yield _solve_rows(variant, n, p["distribution"], p["seed"],
+                              reps if variant.startswith("gpu_") else serial_reps)
 
 
 # -------------------------------------------------------------------------- bandwidth
@@ -185,13 +187,13 @@ PRESETS = {
     "report": Preset(
         description="solve time against agents: numba serial DP and ODP against the report's GPU "
                     "kernel, with and without shared splits, and the GPU ODP beyond",
-        params=dict(n_min=10, serial_max=22, report_max=25, odp_max=29, reps=3, seed=1,
-                    distribution="uniform", gpu=True),
+        params=dict(n_min=10, serial_max=22, report_max=25, odp_max=29, reps=2, serial_reps=1,
+                    seed=1, distribution="uniform", gpu=True),
         cases=_report_cases, needs_gpu=True, seeds=[1]),
     "bandwidth": Preset(
         description="splits/s and bytes/s of each GPU version against the measured "
                     "device-to-device copy bandwidth",
-        params=dict(sizes=[20, 22, 24, 26, 28], report_max=24, reps=3, seed=2, distribution="uniform"),
+        params=dict(sizes=[20, 22, 24, 26, 28], report_max=24, reps=2, seed=2, distribution="uniform"),
         cases=_bandwidth_cases, needs_gpu=True, seeds=[2]),
     "targets": Preset(
         description="goals: gpu_odp >= 100x numba serial DP at n = 22, n = 27 in <= 15 s, "
@@ -200,7 +202,7 @@ PRESETS = {
         cases=_targets_cases, needs_gpu=True, seeds=[3]),
     "cpu": Preset(
         description="serial versions only (numba DP and ODP)",
-        params=dict(n_min=8, serial_max=18, report_max=0, odp_max=0, reps=2, seed=1,
-                    distribution="uniform", gpu=False),
+        params=dict(n_min=8, serial_max=18, report_max=0, odp_max=0, reps=2, serial_reps=2,
+                    seed=1, distribution="uniform", gpu=False),
         cases=_report_cases, needs_gpu=False, seeds=[1]),
 }

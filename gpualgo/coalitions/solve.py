@@ -15,10 +15,10 @@ __all__ = ["VARIANTS", "CoalitionResult", "solve", "estimate_seconds", "total_sp
 #: every version, in the order they are taught
 VARIANTS = ("serial", "serial_odp", "gpu_report", "gpu_shared_splits", "gpu_odp")
 
-#: splits per second (or ODP tile iterations per second), rounded down from measurements
-#: (serial: one x86 core; gpu_*: an H100); used only for the refusal estimates
-RATES = {"serial": 1.0e9, "serial_odp": 5.0e8, "gpu_report": 5.0e9, "gpu_shared_splits": 5.0e9,
-         "gpu_odp": 5.0e10}
+#: splits per second, rounded down from measurements (serial: one x86 core at n = 20..22;
+#: gpu_*: an H100 at n = 22..26); used only for the refusal estimates
+RATES = {"serial": 1.0e9, "serial_odp": 5.0e8, "gpu_report": 1.0e11, "gpu_shared_splits": 1.0e11,
+         "gpu_odp": 5.0e11}
 #: refuse runs estimated above this many seconds, unless force=True
 MAX_SECONDS = 600.0
 
