@@ -169,8 +169,13 @@ def _report_cases(p):
     seed = p["seed"]
     sizes = [50, 200] if q else list(p["sizes"])
     variants = [v for v in p["variants"] if p["gpu"] or not v.startswith("gpu_")]
-    for directed in (True, False):
-        for n in sizes:
+    n = 60 if q else p["density_n"]          # the cheap sweep first, then sizes in increasing order
+    for dens in ([0.1, 1.0] if q else p["densities"]):
+        yield _case(f"density {dens}", "gnp", dict(density=dens, directed=True),
+                    lambda d=dens: instances.random_gnp(n, d, seed=seed, low=p["low"], high=p["high"]),
+                    ["scipy_dinic"] + variants, reps, seed, p["peer_reps"], experiment="density")
+    for n in sizes:
+        for directed in (True, False):
             solvers = [v for v in variants
                        if not (v == "serial" and n > p["serial_max"]) and not (v == "gpu_matrix" and n > p["matrix_max"])
                        and not (v == "gpu_bcsr" and n > p["bcsr_max"])]
@@ -180,11 +185,6 @@ def _report_cases(p):
                         lambda n=n, d=dens, di=directed: instances.random_gnp(n, d, seed=seed, low=p["low"], high=p["high"],
                                                                               directed=di),
                         solvers, reps, seed, p["peer_reps"], experiment="size")
-    n = 60 if q else p["density_n"]
-    for dens in ([0.1, 1.0] if q else p["densities"]):
-        yield _case(f"density {dens}", "gnp", dict(density=dens, directed=True),
-                    lambda d=dens: instances.random_gnp(n, d, seed=seed, low=p["low"], high=p["high"]),
-                    ["scipy_dinic"] + variants, reps, seed, p["peer_reps"], experiment="density")
 
 
 # ------------------------------------------------------------------------------ peers
@@ -266,22 +266,23 @@ def _tuning_cases(p):
             _warm("gpu_vertex_centric", net)
             ref = None
             rows = []
-            for tile, alpha, its, ops, inc in ([(4, 0.5, 50, 4, 1)] if q else [tuple(c) for c in p["configs"]]):
+            for opts in ([dict(tile=4, ops=4, blocks_per_sm=1)] if q else [dict(c) for c in p["configs"]]):
                 t0 = time.perf_counter()
-                r = solve(net, "gpu_vertex_centric", tile=tile, gr_alpha=alpha, gr_max_iters=its, ops=ops,
-                          incremental=bool(inc))
+                r = solve(net, "gpu_vertex_centric", **opts)
                 wall = (time.perf_counter() - t0) * 1e3
                 ref = r.flow_value if ref is None else ref
                 s = r.stats
                 cut = checks.cut_capacity(net, r.source_side)
-                rows.append(dict(algorithm="maxflow", family="genrmf", size=f"{size[0]}x{size[1]}",
-                                 n=net.n, solver="gpu_vertex_centric", tile=tile, gr_alpha=alpha,
-                                 gr_max_iters=its, ops=ops, incremental=bool(inc), flow_value=r.flow_value, total_ms=wall,
-                                 exec_ms=s["exec_ms"], gr_ms=s["gr_ms"], pr_ms=s["pr_ms"],
-                                 sweeps=s["sweeps"], global_relabels=s["global_relabels"],
-                                 bfs_levels=s["bfs_levels"], pushes=s["pushes"], relabels=s["relabels"],
-                                 verified=r.flow_value == ref == cut, device=s["device"], seed=seed))
-                print(rows[-1])
+                row = dict(algorithm="maxflow", family="genrmf", size=f"{size[0]}x{size[1]}", n=net.n,
+                           solver="gpu_vertex_centric", flow_value=r.flow_value, total_ms=wall)
+                row.update({k: s[k] for k in ("tile", "gr_alpha", "gr_max_iters", "ops", "incremental", "exec_ms",
+                                              "gr_ms", "pr_ms", "sweeps", "global_relabels", "bfs_levels",
+                                              "pushes", "relabels", "device")})
+                row.update(blocks=s["launch"]["blocks"], blocks_per_sm=s["launch"]["blocks_per_sm"],
+                           verified=r.flow_value == ref == cut, seed=seed)
+                rows.append(row)
+                print({k: (round(v, 1) if isinstance(v, float) else v) for k, v in row.items()
+                       if k not in ("algorithm", "family", "solver", "device", "seed")})
             return rows
         yield Case(f"tuning genrmf {size}", run)
 
@@ -333,12 +334,12 @@ PRESETS = {
                           "igraph": 3_000_000, "ortools": 3_000_000}, seed=1),
         cases=_targets_cases, needs_gpu=True, seeds=[1]),
     "tuning": Preset(
-        description="vertex-centric settings on genrmf: (tile width, global relabel after gr_alpha * n "
-                    "relabels, or at most gr_max_iters sweeps, push/relabel rounds per vertex and sweep, "
-                    "incremental queue)",
+        description="vertex-centric options on genrmf (solve's options: blocks_per_sm, tile, gr_alpha, "
+                    "gr_max_iters, ops, incremental), each against the defaults",
         params=dict(sizes=[[64, 64], [128, 128]],
-                    configs=[[8, 0.5, 200, 1, 0], [8, 0.5, 200, 8, 0]] +
-                    [[8, a, i, 8, 1] for a in (0.2, 2.0) for i in (20, 300)] + [[4, 0.5, 100, 8, 1], [8, 0.5, 100, 32, 1]],
+                    configs=[dict(blocks_per_sm=b) for b in (1, 2, 4, 8)] +
+                    [dict(blocks_per_sm=1, gr_alpha=0.5, gr_max_iters=100), dict(blocks_per_sm=1, ops=32),
+                     dict(blocks_per_sm=1, tile=4), dict(blocks_per_sm=1, incremental=False, ops=1)],
                     seed=1),
         cases=_tuning_cases, needs_gpu=True, seeds=[1]),
     "cpu": Preset(

@@ -55,12 +55,14 @@ def _module(cap_dtype, tile: int = 8):
                            enable_cooperative_groups=True)
 
 
-def launch_config(kernel, block: int, want_threads: int) -> tuple[int, int, int]:
-    """(blocks, threads per block, co-resident blocks per SM) of a cooperative launch.
+def launch_config(kernel, block: int, want_threads: int, max_per_sm: int | None = None) -> tuple[int, int, int]:
+    """(blocks, threads per block, blocks per SM) of a cooperative launch.
 
     A grid sync needs every block resident at once, so the grid is the smaller of what the
-    work wants and what the occupancy calculator allows (one block per SM if it cannot be
-    asked).
+    work wants and what the occupancy calculator allows (bounded by registers and threads
+    when it cannot be asked). ``max_per_sm`` caps the blocks per SM below that: a grid
+    barrier costs more the more blocks take part, and when the active vertices are few
+    (deep BFS levels, genrmf) a smaller grid finishes sooner.
     """
     cupy = gpu.require()
     if block % 32 or not 32 <= block <= 1024:
@@ -74,6 +76,10 @@ def launch_config(kernel, block: int, want_threads: int) -> tuple[int, int, int]
         except Exception:
             per_sm = 1
     per_sm = max(per_sm, 1)
+    if max_per_sm is not None:
+        if int(max_per_sm) < 1:
+            raise ValueError(f"blocks_per_sm must be >= 1, got {max_per_sm}")
+        per_sm = min(per_sm, int(max_per_sm))
     blocks = max(1, min(-(-want_threads // block), per_sm * gpu.sm_count()))
     return blocks, block, per_sm
 
@@ -196,8 +202,8 @@ def _host_relabel(cupy, net, variant, cycle=None, block=256, force=False):
     return int(exc_h[net.sink]), side, res_h, stats
 
 
-def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=200, ops=4,
-                    incremental=True):
+def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=300, ops=8,
+                    incremental=True, blocks_per_sm=2):
     n = net.n
     dtype = _cap_dtype(net)
     tile = default_tile(net) if tile is None else int(tile)
@@ -210,6 +216,7 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=
     if gr_alpha <= 0 or gr_max_iters < 1:
         raise ValueError(f"need gr_alpha > 0 and gr_max_iters >= 1, got {gr_alpha}, {gr_max_iters}")
     kern = _module(dtype, tile).get_function("vertex_centric_kernel")
+    blocks, threads, per_sm = launch_config(kern, block, n, blocks_per_sm)
     t0 = time.perf_counter()
     res_h, exc_h = _preflow(net, dtype)
     offsets = cupy.asarray(net.offsets.astype(np.int32))
@@ -223,7 +230,6 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.5, gr_max_iters=
     stamp = cupy.full(n, -1, dtype=np.int32)
     ring = cupy.zeros(9, dtype=np.int32)
     stats_d = cupy.zeros(8, dtype=np.uint64)
-    blocks, threads, per_sm = launch_config(kern, block, n)
     _sync(cupy)
     t1 = time.perf_counter()
     limit = int(min(INT32_MAX, max(1, gr_alpha * n)))

@@ -16,7 +16,8 @@ _OPTIONS = {
     "serial": {"freq"},
     "gpu_matrix": {"cycle", "block", "force"},
     "gpu_bcsr": {"cycle", "block"},
-    "gpu_vertex_centric": {"tile", "block", "gr_alpha", "gr_max_iters", "ops", "incremental"},
+    "gpu_vertex_centric": {"tile", "block", "gr_alpha", "gr_max_iters", "ops", "incremental",
+                           "blocks_per_sm"},
 }
 
 
@@ -60,10 +61,12 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     report), ``block``, ``force`` (run above the memory limit); ``gpu_bcsr``: ``cycle``,
     ``block``; ``gpu_vertex_centric``: ``tile`` (threads per active vertex, a power of two
     <= 32, default from the mean degree), ``block``, ``gr_alpha`` (a global relabel after
-    gr_alpha * n relabels), ``gr_max_iters`` (and at least every this many sweeps), ``ops``
+    gr_alpha * n relabels, default 0.2), ``gr_max_iters`` (and at least every this many
+    sweeps, default 300), ``ops``
     (push/relabel rounds per active vertex per sweep: a bounded discharge; 1 is the report's),
     ``incremental`` (True: each sweep queues the vertices it gave excess to, instead of the
-    report's scan of all vertices before every sweep).
+    report's scan of all vertices before every sweep), ``blocks_per_sm`` (cap on the
+    cooperative grid: fewer blocks make each grid barrier cheaper).
 
     A sink that cannot be reached is not an error: the flow is 0 and the cut valid.
 

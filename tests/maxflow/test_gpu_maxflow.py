@@ -87,6 +87,12 @@ def test_launch_stays_coresident():
     kern = maxflow_gpu._module(np.int32, 8).get_function("vertex_centric_kernel")
     blocks, threads, per_sm = maxflow_gpu.launch_config(kern, 256, 10**9)
     assert blocks == per_sm * gpu.sm_count() and threads == 256
+    assert maxflow_gpu.launch_config(kern, 256, 10**9, 1)[0] == gpu.sm_count()
+    net = mf.genrmf(5, 5, seed=3)
+    for b in (1, 3):
+        r = mf.solve(net, "gpu_vertex_centric", blocks_per_sm=b)
+        _verify(net, r)
+        assert r.stats["launch"]["blocks_per_sm"] <= b
 
 
 def test_matrix_refuses_large_graphs_with_estimate():
