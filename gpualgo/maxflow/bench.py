@@ -169,10 +169,10 @@ def _report_cases(p):
     seed = p["seed"]
     sizes = [50, 200] if q else list(p["sizes"])
     variants = [v for v in p["variants"] if p["gpu"] or not v.startswith("gpu_")]
-    n = 60 if q else p["density_n"]          # the cheap sweep first, then sizes in increasing order
+    nd = 60 if q else p["density_n"]          # the cheap sweep first, then sizes in increasing order
     for dens in ([0.1, 1.0] if q else p["densities"]):
         yield _case(f"density {dens}", "gnp", dict(density=dens, directed=True),
-                    lambda d=dens: instances.random_gnp(n, d, seed=seed, low=p["low"], high=p["high"]),
+                    lambda d=dens: instances.random_gnp(nd, d, seed=seed, low=p["low"], high=p["high"]),
                     ["scipy_dinic"] + variants, reps, seed, p["peer_reps"], experiment="density")
     for n in sizes:
         for directed in (True, False):
