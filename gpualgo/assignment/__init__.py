@@ -1,4 +1,4 @@
-"""The assignment problem: instances, file formats, checks, and the auction algorithm.
+"""The assignment problem: instances, file formats, checks, the auction algorithm and Deep Greedy Switching.
 
 >>> from gpualgo import assignment
 >>> B = assignment.report_instance(50, density=0.5, seed=1)
