@@ -78,7 +78,8 @@ def _dgs_row(r, opt, **common):
 
 def _exact(B, common, check_scipy: bool):
     """Rows of the exact GPU auction (and scipy when asked); returns (rows, optimum)."""
-    solve(B, variant="gpu_eps_scaling")  # warm the allocator for this size
+    if B.shape[0] <= 4096:  # warm the allocator for this size (negligible against larger solves)
+        solve(B, variant="gpu_eps_scaling")
     r = solve(B, variant="gpu_eps_scaling")
     checks.check_assignment(B, r.assignment)
     opt = r.objective

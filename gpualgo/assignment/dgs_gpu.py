@@ -70,7 +70,8 @@ class _DeviceDE:
         mod = _module(False)
         self.k = {name: mod.get_function(name) for name in
                   ("ade_global_kernel", "jde_global_kernel", "ade_cells_kernel", "jde_cells_kernel", "row_max_kernel")}
-        self.out = [cp.empty(self.m), cp.empty(self.m, dtype=cp.int64), cp.empty(self.n), cp.empty(self.n, dtype=cp.int64)]
+        self.out = [cp.empty(self.m), cp.empty(self.m, dtype=cp.int64),
+                    cp.empty(self.n), cp.empty(self.n, dtype=cp.int64)]
         self.D = cp.empty(self.m * self.n) if kind == "shared" else None
         self.ms = 0.0
         self.calls = 0
@@ -91,7 +92,8 @@ class _DeviceDE:
             common = (self.A, self.AT, np.int32(m), np.int32(n)) + st + (rows_arg, np.int32(nrows))
             if self.kind == "global":
                 grid, block = launch_config("rows", nrows)
-                self.k["ade_global_kernel" if side == "a" else "jde_global_kernel"](grid, block, common + (d_out, i_out))
+                kern = self.k["ade_global_kernel" if side == "a" else "jde_global_kernel"]
+                kern(grid, block, common + (d_out, i_out))
             else:
                 cols = n if side == "a" else m
                 grid, block = launch_config("cells", nrows, cols)
@@ -159,7 +161,8 @@ def _serial_order(B, variant: str, init="random", seed=0, time_limit=None, trace
                 a, k, x, y = (int(v) for v in out)
                 de(tau, holder, cur, ad, aj, jd, ji, agents=[a] if k < 0 else [a, k], jobs=[x, y])
                 now = dgs_serial.now_us(clk)
-                dgs_serial._record(trace[0], trace[1], trace[2], meta, np.int64(state[1]), state[0], now - state[3])
+                dgs_serial.record_trace(trace[0], trace[1], trace[2], meta, np.int64(state[1]), state[0],
+                                        now - state[3])
                 if now > t_end:
                     break
         if dgs_serial.now_us(clk) > t_end:
@@ -212,7 +215,6 @@ def _device_matrix(cp, B, force: bool):
     M = problem._as_matrix(B)
     m, n = M.shape
     if m * n > dgs_serial.MAX_ENTRIES and not force:
-        dgs_serial.prepare(M[:1], force=False)  # same checks on a row, then the size message
         raise ValueError(f"B has {m * n} entries: the GPU keeps B and its transpose in float64, about "
                          f"{16 * m * n / 2**30:.1f} GiB; pass force=True to run it anyway")
     _check_memory(cp, 16 * m * n + M.dtype.itemsize * m * n, force)

@@ -36,7 +36,8 @@ from .result import AssignmentResult
 from .checks import objective
 
 __all__ = ["prepare", "initial_assignment", "dgs", "full_de", "ade_row", "jde_row", "pick_and_apply",
-           "switch_phase", "exchange_gains", "solve_serial", "new_trace", "trace_arrays", "make_dgs_result"]
+           "switch_phase", "record_trace", "pair_row", "parallel_rounds", "exchange_gains", "solve_serial",
+           "new_trace", "trace_arrays", "make_dgs_result"]
 
 NEG = -np.inf
 #: the largest matrix (entries) accepted without ``force=True``: A and its transpose in float64
@@ -241,7 +242,7 @@ def pick_and_apply(A, tau, holder, cur, ad, aj, jd, ji, tol, out):
 
 
 @njit(cache=True)
-def _record(tr_sw, tr_obj, tr_t, tr_meta, switches, obj, t):
+def record_trace(tr_sw, tr_obj, tr_t, tr_meta, switches, obj, t):
     """Append a trace point; when the buffer is full keep every other point and record
     half as often (``tr_meta = [count, stride]``), so any run fits a fixed buffer."""
     if switches % tr_meta[1] != 0:
@@ -284,7 +285,7 @@ def switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_
         jd[x], ji[x] = jde_row(A, AT, tau, holder, cur, x)
         jd[y], ji[y] = jde_row(A, AT, tau, holder, cur, y)
         t = now_us(clk)
-        _record(trace[0], trace[1], trace[2], tr_meta, np.int64(state[1]), state[0], t - state[3])
+        record_trace(trace[0], trace[1], trace[2], tr_meta, np.int64(state[1]), state[0], t - state[3])
         if t > t_end:
             break
     return applied

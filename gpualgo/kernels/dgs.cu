@@ -175,7 +175,9 @@ extern "C" __global__ void row_max_kernel(const double* __restrict__ D, int nrow
 namespace cg = cooperative_groups;
 
 // The GPU's nanosecond clock, read by the host to set the deadline of a time limit.
-extern "C" __global__ void clock_kernel(unsigned long long* out) { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(*out)); }
+extern "C" __global__ void clock_kernel(unsigned long long* out) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(*out));
+}
 
 // Gain of exchanging jobs x and y (the row is x); -inf for y == x or two free jobs.
 __device__ __forceinline__ double pair_gain(const double* __restrict__ A, const double* __restrict__ AT, int m,
