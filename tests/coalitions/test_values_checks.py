@@ -161,3 +161,14 @@ def test_brute_force_small_by_hand():
     v = np.array([0, 1, 1, 5, 1, 2, 2, 5.5])
     value, parts, _ = co.brute_force(v)
     assert value == 6 and parts == [0b011, 0b100]
+
+
+def test_shipped_instances():
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[2] / "data" / "instances" / "coalitions"
+    a = co.read_values(root / "normal_n8_seed1.txt")
+    assert np.array_equal(a, co.random_values(8, "normal", seed=1))
+    b = co.read_values(root / "ndcs_n10_seed2_float32.npy")
+    assert b.dtype == np.float32 and np.array_equal(b, co.random_values(10, "ndcs", seed=2, dtype=np.float32))
+    for v in (a, b):
+        assert abs(co.solve(v, variant="serial").value - co.brute_force(v)[0]) < 1e-3
