@@ -50,7 +50,7 @@ def test_extras_and_package_data():
 
 def test_markers_registered():
     markers = " ".join(PYPROJECT["tool"]["pytest"]["ini_options"]["markers"])
-    assert "gpu:" in markers and "slow:" in markers
+    assert "gpu:" in markers and "slow:" in markers and "browser:" in markers
 
 
 def test_readme_commands_match_makefile_and_ci():
@@ -60,4 +60,8 @@ def test_readme_commands_match_makefile_and_ci():
     assert commands == ["make run", "make test"], commands
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^run:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
-    assert "make test" in (ROOT / ".ci" / "run").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "make test" in ci
+    # the browser test runs in CI: Chromium from apt, Playwright from the browser extra
+    assert re.search(r"apt-get install -y\b.*\bchromium", ci) and ".[browser]" in ci
+    assert "browser" in PYPROJECT["project"]["optional-dependencies"]
