@@ -167,18 +167,23 @@ extern "C" __global__ void bcsr_push_relabel_kernel(
 
 // (c) ---------------------------------------------------------------------------------
 // ring: 3 counters x 3 slots: [0..2] active vertices / next BFS frontier size,
-// [3..5] relabels, [6..8] unused (kept zero).  stats (unsigned long long):
+// [3..5] relabels, [6..8] vertices with excess (counted, then found by the BFS).  stats (unsigned long long):
 // 0 pushes, 1 relabels, 2 sweeps, 3 global relabels, 4 BFS levels, 5 ns in global
 // relabels, 6 ns in push-relabel sweeps, 7 status (0 done, 1 step limit reached).
 enum { ST_PUSH, ST_RELABEL, ST_SWEEP, ST_GR, ST_LEVEL, ST_GR_NS, ST_PR_NS, ST_STATUS };
 
 struct Stepper {
     int k;          // grid syncs so far: the ring slot index
-    __device__ int sync(cg::grid_group& grid, int* ring, int& relabels_out) {
+    int rel, aux;   // the relabel and the auxiliary counters of the step just ended
+    // End a step: grid barrier, read the step's three counters (the first is returned),
+    // recycle the slots of the step before.
+    __device__ int sync(cg::grid_group& grid, int* ring) {
         grid.sync();
         int v = ring_read(ring, k);
-        relabels_out = ring_read(ring + 3, k);
-        if (grid.thread_rank() == 0) { ring[(k + 2) % 3] = 0; ring[3 + (k + 2) % 3] = 0; }
+        rel = ring_read(ring + 3, k);
+        aux = ring_read(ring + 6, k);
+        if (grid.thread_rank() == 0)
+            for (int c = 0; c < 9; c += 3) ring[c + (k + 2) % 3] = 0;
         ++k;
         return v;
     }
@@ -189,7 +194,8 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
         const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
         int* __restrict__ height, int* __restrict__ qa, int* __restrict__ qb,
         int* __restrict__ stamp, int* __restrict__ ring, unsigned long long* __restrict__ stats,
-        int relabel_limit, int max_sweeps_between, int max_ops, int incremental, long long max_steps) {
+        int relabel_limit, int max_sweeps_between, int max_ops, int incremental, int early_stop,
+        long long max_steps) {
     cg::grid_group grid = cg::this_grid();
     cg::thread_block_tile<TILE> tile = cg::tiled_partition<TILE>(cg::this_thread_block());
     const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -197,31 +203,48 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
     const int tile_id = gtid / TILE, tiles = stride / TILE, lane = tile.thread_rank();
     const bool leader = grid.thread_rank() == 0;
     unsigned long long pushes = 0, relabels = 0, t0 = 0;
-    Stepper st{0};
-    int rel = 0;
+    Stepper st{0, 0, 0};
     bool done = false;
     while (!done) {
-        // ---- global relabel: exact distances to the sink by a BFS on residual arcs
+        // ---- global relabel: exact distances to the sink by a BFS on residual arcs.
+        // early_stop: the vertices that hold excess and were below n (so may still reach
+        // the sink) are marked n + 1; once the BFS has found them all, the rest of it cannot
+        // matter (a vertex left at height >= n gets no push and holds no excess), so it
+        // stops. The BFS that ends the run always completes: it finds no vertex with excess.
         if (leader) t0 = global_ns();
-        for (int v = gtid; v < n; v += stride) height[v] = v == t ? 0 : n;
+        int marked = 0;
+        for (int v = gtid; v < n; v += stride) {
+            bool mark = v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0;
+            height[v] = v == t ? 0 : (mark ? n + 1 : n);
+            marked += mark;
+        }
+        if (marked) atomicAdd(ring + 6 + st.k % 3, marked);
         if (gtid == 0) qa[0] = t;
         int frontier = 1, level = 0;
-        st.sync(grid, ring, rel);
+        st.sync(grid, ring);
+        const int marked_total = st.aux;
+        int marked_found = 0;
         while (frontier > 0) {
             ++level;
+            int found = 0;
             for (int i = tile_id; i < frontier; i += tiles) {
                 int x = qa[i];
                 for (int a = __ldg(offsets + x) + lane, end = __ldg(offsets + x + 1); a < end; a += TILE) {
                     int y = __ldg(heads + a);
+                    int hy = ld_int(height + y);
                     // y -> x is residual when the reverse arc of x -> y has capacity left
-                    if (y != s && ld_int(height + y) == n && ld_cap(res + __ldg(rev + a)) > 0 &&
-                        atomicCAS(height + y, n, level) == n) {
+                    if (y != s && hy >= n && ld_cap(res + __ldg(rev + a)) > 0 &&
+                        atomicCAS(height + y, hy, level) == hy) {
                         qb[atomicAdd(ring + st.k % 3, 1)] = y;
+                        found += hy == n + 1;
                     }
                 }
             }
-            frontier = st.sync(grid, ring, rel);
+            if (found) atomicAdd(ring + 6 + st.k % 3, found);
+            frontier = st.sync(grid, ring);
+            marked_found += st.aux;
             int* tmp = qa; qa = qb; qb = tmp;
+            if (early_stop && marked_total > 0 && marked_found == marked_total) break;
         }
         if (leader) {
             stats[ST_GR] += 1;
@@ -240,7 +263,7 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
                     if (v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0)
                         qa[atomicAdd(ring + st.k % 3, 1)] = v;
                 }
-                active = st.sync(grid, ring, rel);
+                active = st.sync(grid, ring);
             }
             if (active == 0) { done = sweep == 0; break; }   // after a fresh relabel: maximum
             // a tile per queued vertex: up to max_ops rounds of (lowest residual neighbour,
@@ -298,9 +321,9 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
             }
             if (my_relabels) atomicAdd(ring + 3 + k % 3, my_relabels);
             relabels += my_relabels;
-            int queued = st.sync(grid, ring, rel);
+            int queued = st.sync(grid, ring);
             if (incremental) { active = queued; int* tmp = qa; qa = qb; qb = tmp; }
-            relabels_since += rel;
+            relabels_since += st.rel;
             if (leader) stats[ST_SWEEP] += 1;
             if (st.k > max_steps) { done = true; if (leader) stats[ST_STATUS] = 1; break; }
             if (relabels_since > relabel_limit || sweep + 1 >= max_sweeps_between) break;

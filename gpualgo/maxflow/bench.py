@@ -275,7 +275,7 @@ def _tuning_cases(p):
                 cut = checks.cut_capacity(net, r.source_side)
                 row = dict(algorithm="maxflow", family="genrmf", size=f"{size[0]}x{size[1]}", n=net.n,
                            solver="gpu_vertex_centric", flow_value=r.flow_value, total_ms=wall)
-                row.update({k: s[k] for k in ("tile", "gr_alpha", "gr_max_iters", "ops", "incremental", "exec_ms",
+                row.update({k: s[k] for k in ("tile", "gr_alpha", "gr_max_iters", "ops", "incremental", "early_stop", "exec_ms",
                                               "gr_ms", "pr_ms", "sweeps", "global_relabels", "bfs_levels",
                                               "pushes", "relabels", "device")})
                 row.update(blocks=s["launch"]["blocks"], blocks_per_sm=s["launch"]["blocks_per_sm"],
@@ -337,9 +337,9 @@ PRESETS = {
         description="vertex-centric options on genrmf (solve's options: blocks_per_sm, tile, gr_alpha, "
                     "gr_max_iters, ops, incremental), each against the defaults",
         params=dict(sizes=[[64, 64], [128, 128]],
-                    configs=[dict(blocks_per_sm=b) for b in (1, 2, 4, 8)] +
-                    [dict(blocks_per_sm=1, gr_alpha=0.5, gr_max_iters=100), dict(blocks_per_sm=1, ops=32),
-                     dict(blocks_per_sm=1, tile=4), dict(blocks_per_sm=1, incremental=False, ops=1)],
+                    configs=[dict(), dict(early_stop=False), dict(blocks_per_sm=2), dict(ops=8),
+                             dict(gr_alpha=0.5, gr_max_iters=100), dict(tile=4),
+                             dict(incremental=False, ops=1, early_stop=False)],
                     seed=1),
         cases=_tuning_cases, needs_gpu=True, seeds=[1]),
     "cpu": Preset(

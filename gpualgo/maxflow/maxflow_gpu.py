@@ -91,16 +91,16 @@ def _check_sizes(net: FlowNetwork):
 
 def _preflow(net: FlowNetwork, dtype):
     """Residual capacities and excesses after saturating the source's arcs (on the host)."""
-    res = net.capacity.copy()
-    excess = np.zeros(net.n, dtype=np.int64)
+    res = net.capacity.astype(dtype)
     s = net.source
     arcs = np.arange(net.offsets[s], net.offsets[s + 1])
-    c = res[arcs]
-    res[net.rev[arcs]] += c
+    c = net.capacity[arcs]
+    res[net.rev[arcs]] += c.astype(dtype)     # each reverse arc once: pairs are merged
     res[arcs] = 0
+    excess = np.zeros(net.n, dtype=np.int64)
     np.add.at(excess, net.heads[arcs], c)
     excess[s] = 0
-    return res.astype(dtype), excess.astype(dtype)
+    return res, excess.astype(dtype)
 
 
 def _host_heights(net: FlowNetwork, res, heads64, queue):
@@ -129,9 +129,8 @@ def run(net: FlowNetwork, variant: str, **options):
         value, side, res, stats = _host_relabel(cupy, net, variant, **options)
     stats["total_ms"] = (time.perf_counter() - t0) * 1e3
     stats["device"] = gpu.device_name()
-    return MaxFlowResult(flow_value=int(value), source_side=side,
-                         flow=net.capacity - res.astype(np.int64), is_preflow=True,
-                         variant=variant, stats=stats)
+    return MaxFlowResult(flow_value=int(value), source_side=side, residual=res, network=net,
+                         is_preflow=True, variant=variant, stats=stats)
 
 
 def _sync(cupy):
@@ -163,7 +162,7 @@ def _host_relabel(cupy, net, variant, cycle=None, block=256, force=False):
         arcs_res = cupy.empty(net.m, dtype=dtype)
     else:
         kern = mod.get_function("bcsr_push_relabel_kernel")
-        rev = cupy.asarray(net.rev.astype(np.int32))
+        rev = cupy.asarray(net.rev.astype(np.int32, copy=False))
         res = cupy.asarray(res_h)
     blocks, threads, per_sm = launch_config(kern, block, n)
     _sync(cupy)
@@ -202,8 +201,8 @@ def _host_relabel(cupy, net, variant, cycle=None, block=256, force=False):
     return int(exc_h[net.sink]), side, res_h, stats
 
 
-def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=300, ops=8,
-                    incremental=True, blocks_per_sm=2):
+def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=300, ops=32,
+                    incremental=True, blocks_per_sm=1, early_stop=True):
     n = net.n
     dtype = _cap_dtype(net)
     tile = default_tile(net) if tile is None else int(tile)
@@ -221,10 +220,10 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=
     res_h, exc_h = _preflow(net, dtype)
     offsets = cupy.asarray(net.offsets.astype(np.int32))
     heads = cupy.asarray(net.heads)
-    rev = cupy.asarray(net.rev.astype(np.int32))
+    rev = cupy.asarray(net.rev.astype(np.int32, copy=False))
     res = cupy.asarray(res_h)
     excess = cupy.asarray(exc_h)
-    height = cupy.empty(n, dtype=np.int32)
+    height = cupy.zeros(n, dtype=np.int32)      # below n: the first BFS marks all excess
     qa = cupy.empty(n, dtype=np.int32)
     qb = cupy.empty(n, dtype=np.int32)
     stamp = cupy.full(n, -1, dtype=np.int32)
@@ -237,6 +236,7 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=
         kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), offsets, heads, rev,
                                      res, excess, height, qa, qb, stamp, ring, stats_d, np.int32(limit),
                                      np.int32(gr_max_iters), np.int32(ops), np.int32(bool(incremental)),
+                                     np.int32(bool(early_stop)),
                                      np.int64(MAX_STEPS)))
     t2 = time.perf_counter()
     st = stats_d.get()
@@ -254,6 +254,6 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=
                  gr_ms=kernel_ms * gr_ns / max(gr_ns + pr_ns, 1.0),
                  pr_ms=kernel_ms * pr_ns / max(gr_ns + pr_ns, 1.0),
                  cap_dtype=np.dtype(dtype).name, tile=tile, gr_alpha=gr_alpha, gr_max_iters=gr_max_iters, ops=int(ops),
-                 incremental=bool(incremental),
+                 incremental=bool(incremental), early_stop=bool(early_stop),
                  launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
     return value, side, res_out, stats

@@ -10,6 +10,7 @@ outgoing and incoming neighbours of a vertex sit together, and the reverse arc o
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,8 @@ class FlowNetwork:
         offsets: int64 (n + 1,), arcs of vertex u are ``offsets[u]:offsets[u+1]``.
         heads: int32 (m,), head of each stored arc, increasing within a vertex.
         capacity: int64 (m,), capacity of each stored arc (0 for a pure reverse arc).
-        rev: int64 (m,), index of the reverse arc (``heads[rev[a]]`` is the tail of a).
+        rev: (m,), index of the reverse arc (``heads[rev[a]]`` is the tail of a); int32 when
+            m < 2**31 (what the GPU kernels read), else int64.
     """
 
     n: int
@@ -70,8 +72,14 @@ class FlowNetwork:
         Excesses are bounded by :meth:`source_capacity`; the residual capacity of an
         arc by the sum of the capacities of its two directions.
         """
-        pair = self.capacity + self.capacity[self.rev] if self.m else np.zeros(0, np.int64)
-        return self.source_capacity() <= INT32_MAX and (pair.size == 0 or int(pair.max()) <= INT32_MAX)
+        return self._fits_int32
+
+    @functools.cached_property
+    def _fits_int32(self) -> bool:
+        # the network is immutable: computed once
+        if self.source_capacity() > INT32_MAX:
+            return False
+        return self.m == 0 or int((self.capacity + self.capacity[self.rev]).max()) <= INT32_MAX
 
     def arcs(self):
         """(tails, heads, capacities) of the arcs with positive capacity."""
@@ -161,7 +169,8 @@ def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | No
     h_sorted = (uniq % n).astype(np.int32)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(t_sorted, minlength=n), out=offsets[1:])
-    rev = np.searchsorted(uniq, h_sorted.astype(np.int64) * n + t_sorted).astype(np.int64)
+    rev = np.searchsorted(uniq, h_sorted.astype(np.int64) * n + t_sorted)
+    rev = rev.astype(np.int32 if rev.size < INT32_MAX else np.int64)
     net = FlowNetwork(n=n, source=source, sink=sink, offsets=offsets, heads=h_sorted,
                       capacity=capi, rev=rev)
     total = float(capi[offsets[source]:offsets[source + 1]].astype(np.float64).sum())

@@ -17,7 +17,7 @@ _OPTIONS = {
     "gpu_matrix": {"cycle", "block", "force"},
     "gpu_bcsr": {"cycle", "block"},
     "gpu_vertex_centric": {"tile", "block", "gr_alpha", "gr_max_iters", "ops", "incremental",
-                           "blocks_per_sm"},
+                           "blocks_per_sm", "early_stop"},
 }
 
 
@@ -29,7 +29,9 @@ class MaxFlowResult:
         flow_value: value of a maximum flow (= capacity of a minimum cut).
         source_side: bool (n,), the source side of a minimum cut: the vertices that cannot
             reach the sink in the final residual graph.
-        flow: int64 (m,), net flow on every stored arc (``network.capacity - residual``);
+        residual: (m,), residual capacity of every stored arc at the end.
+        network: the network solved.
+        flow: (property) int64 (m,), net flow on every stored arc, ``capacity - residual``;
             a flow for ``serial``, a maximum preflow (excess may stay at vertices cut off
             from the sink) for the GPU versions: see ``is_preflow``.
         is_preflow: True when ``flow`` may leave excess at inner vertices.
@@ -42,10 +44,16 @@ class MaxFlowResult:
 
     flow_value: int
     source_side: np.ndarray
-    flow: np.ndarray
+    residual: np.ndarray = field(repr=False)
+    network: FlowNetwork = field(repr=False)
     is_preflow: bool
     variant: str
     stats: dict = field(default_factory=dict)
+
+    @property
+    def flow(self) -> np.ndarray:
+        """Net flow on every stored arc (computed on demand: the solvers return residuals)."""
+        return self.network.capacity - self.residual.astype(np.int64)
 
     @property
     def cut_vertices(self) -> np.ndarray:
@@ -63,10 +71,13 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     <= 32, default from the mean degree), ``block``, ``gr_alpha`` (a global relabel after
     gr_alpha * n relabels, default 0.2), ``gr_max_iters`` (and at least every this many
     sweeps, default 300), ``ops``
-    (push/relabel rounds per active vertex per sweep: a bounded discharge; 1 is the report's),
+    (push/relabel rounds per active vertex per sweep, default 32: a bounded discharge; 1 is the
+    report's),
     ``incremental`` (True: each sweep queues the vertices it gave excess to, instead of the
     report's scan of all vertices before every sweep), ``blocks_per_sm`` (cap on the
-    cooperative grid: fewer blocks make each grid barrier cheaper).
+    cooperative grid, default 1: fewer blocks make each grid barrier cheaper), ``early_stop``
+    (True: a global relabel stops its BFS once it has reached every vertex with excess that
+    may still reach the sink). Defaults from the ``tuning`` preset on genrmf.
 
     A sink that cannot be reached is not an error: the flow is 0 and the cut valid.
 
@@ -92,7 +103,8 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
 def _serial(net: FlowNetwork, freq: float = 1.0) -> MaxFlowResult:
     from . import serial
     t0 = time.perf_counter()
-    args = (net.n, net.source, net.sink, net.offsets, net.heads.astype(np.int64), net.rev, net.capacity)
+    args = (net.n, net.source, net.sink, net.offsets, net.heads.astype(np.int64), net.rev.astype(np.int64),
+            net.capacity)
     t1 = time.perf_counter()
     res, value, st, side = serial.push_relabel(*args, float(freq))
     t2 = time.perf_counter()
@@ -100,5 +112,5 @@ def _serial(net: FlowNetwork, freq: float = 1.0) -> MaxFlowResult:
                  phases=int(st[2]), init_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3,
                  total_ms=(t2 - t0) * 1e3, cap_dtype="int64",
                  device=f"CPU {platform.processor() or platform.machine()} (1 core, numba)")
-    return MaxFlowResult(flow_value=int(value), source_side=np.asarray(side), flow=net.capacity - res,
+    return MaxFlowResult(flow_value=int(value), source_side=np.asarray(side), residual=res, network=net,
                          is_preflow=False, variant="serial", stats=stats)

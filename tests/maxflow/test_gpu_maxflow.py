@@ -67,9 +67,14 @@ def test_vertex_centric_options(tile):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("incremental", [False, True])
-def test_vertex_centric_queue_modes(incremental, rng):
+@pytest.mark.parametrize("early_stop", [False, True])
+def test_vertex_centric_queue_modes(incremental, early_stop, rng):
     for kind, net in random_cases(rng, 25):
-        _verify(net, mf.solve(net, "gpu_vertex_centric", incremental=incremental, ops=1 + int(rng.integers(8))))
+        r = mf.solve(net, "gpu_vertex_centric", incremental=incremental, early_stop=early_stop,
+                     ops=1 + int(rng.integers(8)), gr_alpha=float(rng.choice([0.01, 0.2, 2.0])))
+        _verify(net, r)
+    big = mf.genrmf(12, 10, seed=int(rng.integers(1000)))
+    _verify(big, mf.solve(big, "gpu_vertex_centric", incremental=incremental, early_stop=early_stop))
 
 
 @pytest.mark.gpu
