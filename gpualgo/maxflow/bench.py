@@ -6,7 +6,7 @@
   and n = 1000 with density 0.1 ... 1.0; ``reps`` repetitions; init / execution / total.
 - ``peers``: genrmf, Washington RLG and vision-grid instances up to millions of vertices:
   our GPU versions and the serial one against scipy (dinic, edmonds_karp), networkx
-  (preflow_push), python-igraph and OR-tools, each up to its size cap (``caps``); time
+  (preflow_push), python-igraph and OR-tools, each up to its size cap (``cap_<solver>``); time
   split into push/relabel sweeps and global relabels.
 - ``targets``: genrmf a = b = 64 and a = b = 128, every peer in the same run, and the
   ratios of the vertex-centric version to the fastest CPU library.
@@ -189,6 +189,21 @@ def _report_cases(p):
 
 # ------------------------------------------------------------------------------ peers
 
+def parse_size(text: str) -> tuple[int, int]:
+    """'64x32' -> (64, 32): instance sizes are strings so that every preset parameter is a
+    plain value or a list of plain values."""
+    try:
+        a, b = (int(x) for x in str(text).lower().split("x"))
+    except ValueError:
+        raise ValueError(f"a size is written AxB (e.g. 64x64), got {text!r}") from None
+    return a, b
+
+
+def caps_of(p: dict) -> dict:
+    """{solver: largest n} from a preset's ``cap_<solver>`` parameters."""
+    return {k[4:]: v for k, v in p.items() if k.startswith("cap_")}
+
+
 def family_instance(family: str, size, seed):
     """genrmf (a, b), washington (rows, levels) or grid (height, width)."""
     if family == "genrmf":
@@ -209,12 +224,13 @@ def _peers_cases(p):
     q = p["quick"]
     reps = 1 if q else int(p["reps"])
     seed = p["seed"]
-    fams = {"genrmf": [[4, 4], [6, 6]], "washington": [[16, 16]], "grid": [[16, 16]]} if q else p["families"]
-    caps = p["caps"]
+    fams = ({"genrmf": ["4x4", "6x6"], "washington": ["16x16"], "grid": ["16x16"]} if q else
+            {f: p[f] for f in ("genrmf", "washington", "grid")})
+    caps = caps_of(p)
     solvers_all = [s for s in list(p["variants"]) + [x for x in PEERS if peer_available(x)]
                    if p["gpu"] or not s.startswith("gpu_")]
     for family, sizes in fams.items():
-        for size in sizes:
+        for size in map(parse_size, sizes):
             n = _size_n(family, size)
             solvers = [s for s in solvers_all if n <= caps.get(s, math.inf)]
             yield _case(f"{family} {size}", family, dict(size="x".join(map(str, size))),
@@ -227,10 +243,11 @@ def _peers_cases(p):
 def _targets_cases(p):
     q = p["quick"]
     seed = p["seed"]
-    for size in ([[4, 4], [5, 5]] if q else p["sizes"]):
-        a, b = size
+    caps = caps_of(p)
+    for size in (["4x4", "5x5"] if q else p["sizes"]):
+        a, b = parse_size(size)
         n = a * a * b
-        solvers = ["gpu_vertex_centric"] + [x for x in PEERS if peer_available(x) and n <= p["caps"].get(x, math.inf)]
+        solvers = ["gpu_vertex_centric"] + [x for x in PEERS if peer_available(x) and n <= caps.get(x, math.inf)]
         if not p["gpu"]:
             solvers = ["serial"] + solvers[1:]
 
@@ -260,13 +277,13 @@ def _targets_cases(p):
 def _tuning_cases(p):
     q = p["quick"]
     seed = p["seed"]
-    for size in ([[4, 4]] if q else p["sizes"]):
-        def run(size=tuple(size)):
+    for size in (["4x4"] if q else p["sizes"]):
+        def run(size=parse_size(size)):
             net = instances.genrmf(size[0], size[1], seed=seed)
             _warm("gpu_vertex_centric", net)
             ref = None
             rows = []
-            for opts in ([dict(tile=4, ops=4, blocks_per_sm=1)] if q else [dict(c) for c in p["configs"]]):
+            for opts in ([dict(tile=4, ops=4, blocks_per_sm=1)] if q else [_options(c) for c in p["configs"]]):
                 t0 = time.perf_counter()
                 r = solve(net, "gpu_vertex_centric", **opts)
                 wall = (time.perf_counter() - t0) * 1e3
@@ -287,6 +304,18 @@ def _tuning_cases(p):
         yield Case(f"tuning genrmf {size}", run)
 
 
+def _options(text: str) -> dict:
+    """'ops=8,tile=4' -> {'ops': 8, 'tile': 4} (values as Python literals; '' is the defaults)."""
+    import ast
+    out = {}
+    for item in filter(None, (t.strip() for t in str(text).split(","))):
+        key, sep, val = item.partition("=")
+        if not sep:
+            raise ValueError(f"a tuning configuration is KEY=VALUE,...; got {text!r}")
+        out[key.strip()] = ast.literal_eval(val.strip())
+    return out
+
+
 # -------------------------------------------------------------------------------- cpu
 
 def _cpu_cases(p):
@@ -295,9 +324,9 @@ def _cpu_cases(p):
     seed = p["seed"]
     solvers = ["serial"] + [x for x in PEERS if peer_available(x)]
     for family, size in ([("genrmf", (4, 4)), ("grid", (12, 12))] if q else
-                         [("genrmf", tuple(s)) for s in p["genrmf"]] + [("grid", tuple(s)) for s in p["grid"]]):
+                         [("genrmf", parse_size(s)) for s in p["genrmf"]] + [("grid", parse_size(s)) for s in p["grid"]]):
         n = _size_n(family, size)
-        use = [s for s in solvers if n <= p["caps"].get(s, math.inf)]
+        use = [s for s in solvers if n <= caps_of(p).get(s, math.inf)]
         yield _case(f"{family} {size}", family, dict(size="x".join(map(str, size))),
                     lambda f=family, sz=size: family_instance(f, sz, seed), use, reps, seed, reps)
 
@@ -306,6 +335,11 @@ def _cpu_cases(p):
 PEER_CAPS = {"serial": 300_000, "gpu_matrix": 5_000, "gpu_bcsr": 300_000, "scipy_dinic": 300_000,
              "scipy_edmonds_karp": 20_000, "networkx_preflow_push": 20_000,
              "igraph": 1_100_000, "ortools": 1_100_000}
+
+def _caps(table: dict, **changes) -> dict:
+    """``cap_<solver>`` parameters from {solver: largest n}."""
+    return {f"cap_{k}": int(v) for k, v in dict(table, **changes).items()}
+
 
 PRESETS = {
     "report": Preset(
@@ -321,29 +355,28 @@ PRESETS = {
         description="genrmf, Washington RLG and vision grids up to millions of vertices: GPU versions and "
                     "serial against scipy, networkx, igraph and OR-tools, each up to its size cap",
         params=dict(variants=["serial", "gpu_bcsr", "gpu_vertex_centric"], gpu=True,
-                    families={"genrmf": [[16, 16], [32, 32], [64, 64], [128, 128]],
-                              "washington": [[256, 256], [1024, 1024], [2048, 1024]],
-                              "grid": [[256, 256], [1024, 1024], [1448, 1448]]},
-                    caps=dict(PEER_CAPS, scipy_dinic=70_000, gpu_bcsr=70_000), reps=3, peer_reps=1, seed=1),
+                    genrmf=["16x16", "32x32", "64x64", "128x128"],
+                    washington=["256x256", "1024x1024", "2048x1024"],
+                    grid=["256x256", "1024x1024", "1448x1448"],
+                    **_caps(PEER_CAPS, scipy_dinic=70_000, gpu_bcsr=70_000), reps=3, peer_reps=1, seed=1),
         cases=_peers_cases, needs_gpu=True, seeds=[1]),
     "targets": Preset(
         description="genrmf 64x64 and 128x128: vertex-centric GPU against every CPU peer in the same run "
                     "(goal: faster than the fastest, and < 2.1 s at 128x128)",
-        params=dict(sizes=[[64, 64], [128, 128]], reps=3, peer_reps=1, gpu=True,
-                    caps={"scipy_dinic": 300_000, "scipy_edmonds_karp": 0, "networkx_preflow_push": 0,
-                          "igraph": 3_000_000, "ortools": 3_000_000}, seed=1),
+        params=dict(sizes=["64x64", "128x128"], reps=3, peer_reps=1, gpu=True,
+                    **_caps(dict(scipy_dinic=300_000, scipy_edmonds_karp=0, networkx_preflow_push=0,
+                                 igraph=3_000_000, ortools=3_000_000)), seed=1),
         cases=_targets_cases, needs_gpu=True, seeds=[1]),
     "tuning": Preset(
         description="vertex-centric options on genrmf (solve's options: blocks_per_sm, tile, gr_alpha, "
                     "gr_max_iters, ops, incremental), each against the defaults",
-        params=dict(sizes=[[64, 64], [128, 128]],
-                    configs=[dict(), dict(early_stop=False), dict(blocks_per_sm=2), dict(ops=8),
-                             dict(gr_alpha=0.5, gr_max_iters=100), dict(tile=4),
-                             dict(incremental=False, ops=1, early_stop=False)],
+        params=dict(sizes=["64x64", "128x128"],
+                    configs=["", "early_stop=False", "blocks_per_sm=2", "ops=8", "gr_alpha=0.5,gr_max_iters=100",
+                             "tile=4", "incremental=False,ops=1,early_stop=False"],
                     seed=1),
         cases=_tuning_cases, needs_gpu=True, seeds=[1]),
     "cpu": Preset(
         description="serial push-relabel against the CPU peers on genrmf and grids (no GPU needed)",
-        params=dict(genrmf=[[8, 8], [16, 16]], grid=[[64, 64], [128, 128]], caps=dict(PEER_CAPS), reps=3, seed=1),
+        params=dict(genrmf=["8x8", "16x16"], grid=["64x64", "128x128"], **_caps(PEER_CAPS), reps=3, seed=1),
         cases=_cpu_cases, needs_gpu=False, seeds=[1]),
 }
