@@ -1,7 +1,7 @@
 """The CPU solvers people pick, compared against in the notebooks and benchmarks.
 
-They are optional: ``pip install -e '.[peers]'`` installs them (``make run`` and
-``make test`` do).  Every caller goes through :func:`load`, so a missing peer is a
+They are optional: ``pip install -e '.[peers]'`` installs lap, OR-tools and igraph
+(``make run`` and ``make test`` do); python-tsp is added by hand (see :data:`PEERS`).  Every caller goes through :func:`load`, so a missing peer is a
 sentence in the notebook, never an ImportError that stops it.
 
 >>> from gpualgo import peers
@@ -24,9 +24,14 @@ PEERS = {
     "ortools_routing": ("ortools.constraint_solver.pywrapcp", "ortools",
                         "OR-tools routing (TSP heuristic)"),
     "igraph": ("igraph", "igraph", "python-igraph max flow (Graph.maxflow)"),
-    "python_tsp": ("python_tsp.exact", "python-tsp",
-                   "python-tsp dynamic programming (pure Python; pins networkx < 3)"),
+    # not in the peers extra: its tsplib95 dependency pins networkx below 3, and its exact
+    # solver needs only numpy, so it is installed without its dependencies
+    "python_tsp": ("python_tsp.exact", "--no-deps python-tsp",
+                   "python-tsp dynamic programming (pure Python)"),
 }
+
+#: pip requirements of the ``peers`` extra (pyproject.toml), which installs them all at once
+_IN_PEERS_EXTRA = {"lap", "ortools", "igraph"}
 
 
 def _entry(name: str):
@@ -52,8 +57,9 @@ def available(name: str) -> bool:
 def missing_text(name: str) -> str:
     """One sentence: which package is missing and how to install it."""
     _, pip_name, what = _entry(name)
+    extra = " (or `pip install -e '.[peers]'`, all the peers)" if pip_name in _IN_PEERS_EXTRA else ""
     return (f"{what} is not installed here, so it is left out of this comparison: "
-            f"`pip install {pip_name}` (or `pip install -e '.[peers]'`) adds it.")
+            f"`pip install {pip_name}`{extra} adds it.")
 
 
 def note(name: str):

@@ -30,8 +30,6 @@ def test_environment_yml_matches_pyproject():
     for extra, reqs in proj["optional-dependencies"].items():
         if extra in ("cuda12", "cuda13"):
             continue  # conda's single 'cupy' package covers both
-        if extra == "python-tsp":
-            continue  # kept out of the default environment (it pins networkx below 3)
         wanted |= {_name(r) for r in reqs}
     conda = _conda_deps()
     assert "cupy" in conda
