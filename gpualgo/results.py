@@ -26,7 +26,7 @@ RESULTS_DIR = pathlib.Path(os.environ.get(
     "GPUALGO_RESULTS", pathlib.Path(__file__).resolve().parent.parent / "data" / "results"))
 
 _PACKAGES = ("gpualgo", "numpy", "scipy", "numba", "cupy-cuda12x", "cupy-cuda13x", "networkx",
-             "lap", "python-tsp", "matplotlib")
+             "lap", "ortools", "igraph", "python-tsp", "matplotlib")
 
 
 def package_versions() -> dict:
