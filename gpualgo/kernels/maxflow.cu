@@ -14,9 +14,10 @@
 //   (b) bcsr_push_relabel_kernel: the same on the BCSR arcs (the arcs of a vertex, in and
 //       out, stored together, with the index of each reverse arc).
 //   (c) vertex_centric_kernel: one cooperative kernel runs the whole algorithm: a global
-//       relabel as a level-synchronous BFS from the sink, then sweeps that gather the
-//       active vertices into a queue and give each one a tile of TILE threads to find its
-//       lowest residual neighbour.  Nothing returns to the host until the flow is maximum.
+//       relabel as a BFS from the sink (by levels, or asynchronous on a work list), then
+//       sweeps that gather the active vertices into a queue and give each one a tile of
+//       TILE threads to find its lowest residual neighbour.  Nothing returns to the host
+//       until the flow is maximum.
 //
 // Compile-time options: CAP_T (int or long long: capacities and excesses), TILE (threads
 // per active vertex in (c), a power of two <= 32).
@@ -74,6 +75,17 @@ __device__ __forceinline__ int push_or_relabel(int x, int n, cap_t* excess, int*
 // then, because its readers all passed that sync and its writers come after the next one.
 __device__ __forceinline__ int ring_read(const int* ring, int k) {
     return *(volatile const int*)(ring + k % 3);
+}
+
+// A slot in a queue whose length is *counter.  The counter is one hot address that every
+// thread adding a vertex hits; the threads that enqueue together (the coalesced group:
+// those of a warp inside the same branch) take their slots with one atomic, made by one of
+// them, instead of one atomic each waiting in line at the L2.
+__device__ __forceinline__ int queue_slot(int* counter) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    int base = 0;
+    if (g.thread_rank() == 0) base = atomicAdd(counter, (int)g.size());
+    return g.shfl(base, 0) + (int)g.thread_rank();
 }
 
 // (a) ---------------------------------------------------------------------------------
@@ -167,10 +179,12 @@ extern "C" __global__ void bcsr_push_relabel_kernel(
 
 // (c) ---------------------------------------------------------------------------------
 // ring: 3 counters x 3 slots: [0..2] active vertices / next BFS frontier size,
-// [3..5] relabels, [6..8] vertices with excess (counted, then found by the BFS).  stats (unsigned long long):
+// [3..5] relabels, [6..8] vertices with excess (counted, then found by the BFS) or, in the
+// sweeps, the leader's vote for a global relabel.  stats (unsigned long long):
 // 0 pushes, 1 relabels, 2 sweeps, 3 global relabels, 4 BFS levels, 5 ns in global
-// relabels, 6 ns in push-relabel sweeps, 7 status (0 done, 1 step limit reached).
-enum { ST_PUSH, ST_RELABEL, ST_SWEEP, ST_GR, ST_LEVEL, ST_GR_NS, ST_PR_NS, ST_STATUS };
+// relabels, 6 ns in push-relabel sweeps, 7 status (0 done, 1 step limit reached), 8 vertices
+// expanded by the asynchronous BFS.
+enum { ST_PUSH, ST_RELABEL, ST_SWEEP, ST_GR, ST_LEVEL, ST_GR_NS, ST_PR_NS, ST_STATUS, ST_ITEMS };
 
 struct Stepper {
     int k;          // grid syncs so far: the ring slot index
@@ -189,39 +203,127 @@ struct Stepper {
     }
 };
 
-extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
+enum { WL_HEAD, WL_TAIL, WL_PENDING };   // the asynchronous BFS's work-list counters
+
+// The global relabel without levels (async_bfs).  The level-synchronous BFS needs one grid
+// barrier per level, and on genrmf a BFS has thousands of levels, each only a few dependent
+// memory reads long: most of the time goes to waiting.  Here every tile instead takes the
+// next vertex x from one shared work list (a ticket from `head`), lowers each residual
+// in-neighbour y to height(x) + 1 with atomicMin, and appends y to the list when that
+// lowered it.  Vertices from different levels are expanded at the same time, so a vertex
+// can first get a height that is too high; the smaller one comes later, lowers it again and
+// queues it again.  When no vertex is queued or being expanded, every residual arc y -> x
+// has height(y) <= height(x) + 1 and every height is the length of a path: the heights are
+// the exact BFS distances (a label-correcting shortest path computation).
+//   pending counts the vertices queued or being expanded: a tile adds the vertices it
+// appends before writing them and takes x off once x is expanded, so pending is 0 only
+// when the work is done.  A tile whose ticket has no vertex yet waits for one, or for 0.
+//   The list holds `cap` entries; a vertex queued more often than that allows is dropped
+// and counted in *overflow, and the caller then runs the level-synchronous BFS instead.
+template <typename Tile>
+__device__ int async_relabel(Tile& tile, int n, int s, const int* __restrict__ offsets,
+                             const int* __restrict__ heads, const int* __restrict__ rev,
+                             const cap_t* __restrict__ res, int* __restrict__ height,
+                             int* __restrict__ wq, int cap, int* __restrict__ wl, int* overflow) {
+    const int lane = tile.thread_rank();
+    int expanded = 0;
+    while (true) {
+        int x = -1;
+        if (lane == 0) {
+            int i = atomicAdd(wl + WL_HEAD, 1);
+            while (true) {
+                if (i < cap && (x = *(volatile int*)(wq + i)) >= 0) break;
+                __threadfence();                  // read the slot before pending
+                if (*(volatile int*)(wl + WL_PENDING) == 0) { x = -1; break; }
+                __nanosleep(64);                  // leave the L2 to the tiles at work
+            }
+        }
+        x = tile.shfl(x, 0);
+        if (x < 0) return expanded;
+        ++expanded;
+        const int hy_new = ld_int(height + x) + 1;
+        for (int a0 = __ldg(offsets + x), end = __ldg(offsets + x + 1); a0 < end; a0 += TILE) {
+            int a = a0 + lane, y = -1;
+            if (a < end) {
+                y = __ldg(heads + a);
+                // y -> x is residual when the reverse arc of x -> y has capacity left
+                if (y == s || ld_int(height + y) <= hy_new || ld_cap(res + __ldg(rev + a)) <= 0 ||
+                    atomicMin(height + y, hy_new) <= hy_new)
+                    y = -1;
+            }
+            unsigned lowered = tile.ballot(y >= 0);
+            if (!lowered) continue;
+            int base = 0, k = __popc(lowered);
+            if (lane == 0) {
+                atomicAdd(wl + WL_PENDING, k);    // counted before they can be taken
+                base = atomicAdd(wl + WL_TAIL, k);
+                __threadfence();
+            }
+            base = tile.shfl(base, 0);
+            if (y >= 0) {
+                int slot = base + __popc(lowered & ((1u << lane) - 1));
+                if (slot < cap) {
+                    *(volatile int*)(wq + slot) = y;
+                } else {
+                    atomicAdd(wl + WL_PENDING, -1);
+                    ++*overflow;
+                }
+            }
+        }
+        tile.sync();
+        if (lane == 0) { __threadfence(); atomicAdd(wl + WL_PENDING, -1); }   // x done
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 1) vertex_centric_kernel(
         int n, int s, int t, const int* __restrict__ offsets, const int* __restrict__ heads,
         const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
         int* __restrict__ height, int* __restrict__ qa, int* __restrict__ qb,
         int* __restrict__ stamp, int* __restrict__ ring, unsigned long long* __restrict__ stats,
+        int* __restrict__ wq, int wq_cap, int* __restrict__ wl,
         int relabel_limit, int max_sweeps_between, int max_ops, int incremental, int early_stop,
-        long long max_steps) {
+        int async_bfs, float gr_balance, long long max_steps) {
     cg::grid_group grid = cg::this_grid();
     cg::thread_block_tile<TILE> tile = cg::tiled_partition<TILE>(cg::this_thread_block());
     const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
     const int stride = gridDim.x * blockDim.x;
     const int tile_id = gtid / TILE, tiles = stride / TILE, lane = tile.thread_rank();
     const bool leader = grid.thread_rank() == 0;
-    unsigned long long pushes = 0, relabels = 0, t0 = 0;
+    unsigned long long pushes = 0, relabels = 0, t0 = 0, gr_last = 0;   // times: leader only
     Stepper st{0, 0, 0};
     bool done = false;
     while (!done) {
-        // ---- global relabel: exact distances to the sink by a BFS on residual arcs.
-        // early_stop: the vertices that hold excess and were below n (so may still reach
+        // ---- global relabel: exact distances to the sink by a BFS on residual arcs, either
+        // asynchronous (async_relabel above) or by levels, one grid barrier per level.
+        // early_stop (by levels only): the vertices that hold excess and were below n (so may still reach
         // the sink) are marked n + 1; once the BFS has found them all, the rest of it cannot
         // matter (a vertex left at height >= n gets no push and holds no excess), so it
         // stops. The BFS that ends the run always completes: it finds no vertex with excess.
         if (leader) t0 = global_ns();
+        bool levels = !async_bfs;
+        if (async_bfs) {
+            for (int v = gtid; v < n; v += stride) height[v] = v == t ? 0 : n;
+            for (int i = gtid; i < wq_cap; i += stride) wq[i] = i == 0 ? t : -1;
+            if (leader) { wl[WL_HEAD] = 0; wl[WL_TAIL] = 1; wl[WL_PENDING] = 1; }
+            st.sync(grid, ring);
+            int overflow = 0;
+            int expanded = async_relabel(tile, n, s, offsets, heads, rev, res, height, wq, wq_cap, wl, &overflow);
+            if (lane == 0 && expanded) atomicAdd(stats + ST_ITEMS, (unsigned long long)expanded);
+            if (overflow) atomicAdd(ring + 6 + st.k % 3, overflow);
+            st.sync(grid, ring);
+            levels = st.aux > 0;    // the list overflowed: heights not exact, BFS by levels
+        }
         int marked = 0;
-        for (int v = gtid; v < n; v += stride) {
-            bool mark = v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0;
+        for (int v = gtid; levels && v < n; v += stride) {
+            bool mark = early_stop && !async_bfs && v != s && v != t && ld_int(height + v) < n &&
+                        ld_cap(excess + v) > 0;
             height[v] = v == t ? 0 : (mark ? n + 1 : n);
             marked += mark;
         }
         if (marked) atomicAdd(ring + 6 + st.k % 3, marked);
         if (gtid == 0) qa[0] = t;
-        int frontier = 1, level = 0;
-        st.sync(grid, ring);
+        int frontier = levels ? 1 : 0, level = 0;
+        if (levels) st.sync(grid, ring);
         const int marked_total = st.aux;
         int marked_found = 0;
         while (frontier > 0) {
@@ -235,7 +337,7 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
                     // y -> x is residual when the reverse arc of x -> y has capacity left
                     if (y != s && hy >= n && ld_cap(res + __ldg(rev + a)) > 0 &&
                         atomicCAS(height + y, hy, level) == hy) {
-                        qb[atomicAdd(ring + st.k % 3, 1)] = y;
+                        qb[queue_slot(ring + st.k % 3)] = y;
                         found += hy == n + 1;
                     }
                 }
@@ -250,7 +352,8 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
             stats[ST_GR] += 1;
             stats[ST_LEVEL] += level;
             unsigned long long t1 = global_ns();
-            stats[ST_GR_NS] += t1 - t0;
+            gr_last = t1 - t0;
+            stats[ST_GR_NS] += gr_last;
             t0 = t1;
         }
         // ---- sweeps until enough relabels have made the heights loose again
@@ -261,7 +364,7 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
                 // gather the active vertices into the queue qa
                 for (int v = gtid; v < n; v += stride) {
                     if (v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0)
-                        qa[atomicAdd(ring + st.k % 3, 1)] = v;
+                        qa[queue_slot(ring + st.k % 3)] = v;
                 }
                 active = st.sync(grid, ring);
             }
@@ -305,7 +408,7 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
                             cap_add(excess + y, d);
                             ++pushes;
                             if (incremental && y != t && atomicExch(stamp + y, k) != k)
-                                qb[atomicAdd(ring + k % 3, 1)] = y;
+                                qb[queue_slot(ring + k % 3)] = y;
                             again = e > d;            // excess left: look for the next arc
                         } else {
                             height[x] = hmin + 1 < n ? hmin + 1 : n;
@@ -317,16 +420,22 @@ extern "C" __global__ void __launch_bounds__(256) vertex_centric_kernel(
                 }
                 if (incremental && lane == 0 && ld_cap(excess + x) > 0 && ld_int(height + x) < n &&
                     atomicExch(stamp + x, k) != k)
-                    qb[atomicAdd(ring + k % 3, 1)] = x;
+                    qb[queue_slot(ring + k % 3)] = x;
             }
             if (my_relabels) atomicAdd(ring + 3 + k % 3, my_relabels);
             relabels += my_relabels;
+            // gr_balance: time decides when the heights are worth refreshing.  Once these
+            // sweeps have taken gr_balance times as long as the last global relabel, the
+            // leader votes (in the auxiliary counter) and, after the barrier, all stop
+            // together: a deep BFS (genrmf) is then run less often than a shallow one.
+            if (leader && gr_balance > 0.0f && (float)(global_ns() - t0) > gr_balance * (float)gr_last)
+                atomicAdd(ring + 6 + k % 3, 1);
             int queued = st.sync(grid, ring);
             if (incremental) { active = queued; int* tmp = qa; qa = qb; qb = tmp; }
             relabels_since += st.rel;
             if (leader) stats[ST_SWEEP] += 1;
             if (st.k > max_steps) { done = true; if (leader) stats[ST_STATUS] = 1; break; }
-            if (relabels_since > relabel_limit || sweep + 1 >= max_sweeps_between) break;
+            if (relabels_since > relabel_limit || sweep + 1 >= max_sweeps_between || st.aux) break;
         }
         if (leader) stats[ST_PR_NS] += global_ns() - t0;
     }

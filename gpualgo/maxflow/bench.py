@@ -283,7 +283,8 @@ def _tuning_cases(p):
             _warm("gpu_vertex_centric", net)
             ref = None
             rows = []
-            for opts in ([dict(tile=4, ops=4, blocks_per_sm=1)] if q else [_options(c) for c in p["configs"]]):
+            configs = [dict(tile=4, ops=4, blocks_per_sm=1, async_bfs=True)] if q else [_options(c) for c in p["configs"]]
+            for opts, rep in [(o, r) for r in range(1 if q else int(p["reps"])) for o in configs]:
                 t0 = time.perf_counter()
                 r = solve(net, "gpu_vertex_centric", **opts)
                 wall = (time.perf_counter() - t0) * 1e3
@@ -292,10 +293,12 @@ def _tuning_cases(p):
                 cut = checks.cut_capacity(net, r.source_side)
                 row = dict(algorithm="maxflow", family="genrmf", size=f"{size[0]}x{size[1]}", n=net.n,
                            solver="gpu_vertex_centric", flow_value=r.flow_value, total_ms=wall)
-                row.update({k: s[k] for k in ("tile", "gr_alpha", "gr_max_iters", "ops", "incremental", "early_stop", "exec_ms",
-                                              "gr_ms", "pr_ms", "sweeps", "global_relabels", "bfs_levels",
+                row.update({k: s[k] for k in ("tile", "block", "gr_alpha", "gr_max_iters", "gr_balance", "ops",
+                                              "incremental", "early_stop", "async_bfs", "exec_ms", "gr_ms", "pr_ms",
+                                              "sweeps", "global_relabels", "bfs_levels", "bfs_expanded",
                                               "pushes", "relabels", "device")})
-                row.update(blocks=s["launch"]["blocks"], blocks_per_sm=s["launch"]["blocks_per_sm"],
+                row.update(config=",".join(f"{k}={v}" for k, v in opts.items()), rep=rep,
+                           blocks=s["launch"]["blocks"], blocks_per_sm=s["launch"]["blocks_per_sm"],
                            verified=r.flow_value == ref == cut, seed=seed)
                 rows.append(row)
                 print({k: (round(v, 1) if isinstance(v, float) else v) for k, v in row.items()
@@ -341,6 +344,31 @@ def _caps(table: dict, **changes) -> dict:
     return {f"cap_{k}": int(v) for k, v in dict(table, **changes).items()}
 
 
+_BASE = "tile=8,ops=32,blocks_per_sm=1,incremental=True"
+_ONCE = "gr_alpha=100.0,gr_max_iters=1000000"     # the relabel frequency left to gr_balance alone
+#: the ``tuning`` preset's configurations: the BFS by levels (with and without the early
+#: stop) against the asynchronous one, the block size, and when to relabel
+TUNING_CONFIGS = [f"{_BASE},{c}" for c in (
+    "block=256,async_bfs=False,early_stop=True,gr_alpha=0.2,gr_max_iters=300",    # the earlier defaults
+    "block=256,async_bfs=False,early_stop=False,gr_alpha=0.2,gr_max_iters=300",
+    "block=1024,async_bfs=False,early_stop=True,gr_alpha=0.2,gr_max_iters=300",
+    "block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
+    "block=512,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
+    "block=1024,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
+    "block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=100",
+    "block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=1000",
+    f"block=256,async_bfs=True,{_ONCE},gr_balance=0.5",
+    f"block=256,async_bfs=True,{_ONCE},gr_balance=1.0",
+    f"block=256,async_bfs=True,{_ONCE},gr_balance=2.0",
+    f"block=1024,async_bfs=True,{_ONCE},gr_balance=1.0",
+    f"block=256,async_bfs=False,early_stop=True,{_ONCE},gr_balance=1.0",
+    f"block=1024,async_bfs=False,early_stop=True,{_ONCE},gr_balance=1.0",
+)] + ["tile=8,ops=8,blocks_per_sm=1,block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
+      "tile=4,ops=32,blocks_per_sm=1,block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
+      "tile=8,ops=32,blocks_per_sm=2,block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
+      "tile=8,ops=1,blocks_per_sm=1,block=256,incremental=False,async_bfs=False,early_stop=False,"
+      "gr_alpha=0.2,gr_max_iters=300"]    # the report's sweep (one push or relabel, a full scan)
+
 PRESETS = {
     "report": Preset(
         description="the report's sweeps: time vs vertices for directed and undirected G(n, 2 ln n / n), "
@@ -368,12 +396,10 @@ PRESETS = {
                                  igraph=3_000_000, ortools=3_000_000)), seed=1),
         cases=_targets_cases, needs_gpu=True, seeds=[1]),
     "tuning": Preset(
-        description="vertex-centric options on genrmf (solve's options: blocks_per_sm, tile, gr_alpha, "
-                    "gr_max_iters, ops, incremental), each against the defaults",
-        params=dict(sizes=["64x64", "128x128"],
-                    configs=["", "early_stop=False", "blocks_per_sm=2", "ops=8", "gr_alpha=0.5,gr_max_iters=100",
-                             "tile=4", "incremental=False,ops=1,early_stop=False"],
-                    seed=1),
+        description="vertex-centric options on genrmf (solve's options: async_bfs, block, gr_balance, "
+                    "gr_max_iters, early_stop, blocks_per_sm, ops, tile, incremental), each configuration "
+                    "written out in full so that the rows keep their meaning when the defaults change",
+        params=dict(sizes=["64x64", "128x128"], reps=2, configs=TUNING_CONFIGS, seed=1),
         cases=_tuning_cases, needs_gpu=True, seeds=[1]),
     "cpu": Preset(
         description="serial push-relabel against the CPU peers on genrmf and grids (no GPU needed)",

@@ -201,15 +201,22 @@ def _host_relabel(cupy, net, variant, cycle=None, block=256, force=False):
     return int(exc_h[net.sink]), side, res_h, stats
 
 
+def _async_capacity(n: int) -> int:
+    """Entries of the asynchronous BFS's work list (a function so that tests can shrink it)."""
+    return 2 * n + 1024
+
+
 def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=300, ops=32,
-                    incremental=True, blocks_per_sm=1, early_stop=True):
+                    incremental=True, blocks_per_sm=1, early_stop=True, gr_balance=0.0, async_bfs=False):
     n = net.n
     dtype = _cap_dtype(net)
     tile = default_tile(net) if tile is None else int(tile)
     if tile not in (1, 2, 4, 8, 16, 32):
         raise ValueError(f"tile must be a power of two <= 32, got {tile}")
-    if block != 256:
-        raise ValueError("the vertex-centric kernel is compiled for 256 threads per block")
+    if block not in (256, 512, 1024):
+        raise ValueError(f"block must be 256, 512 or 1024 for the vertex-centric kernel, got {block}")
+    if not gr_balance >= 0:
+        raise ValueError(f"gr_balance must be >= 0 (0: off), got {gr_balance}")
     if int(ops) < 1:
         raise ValueError(f"ops must be >= 1, got {ops}")
     if gr_alpha <= 0 or gr_max_iters < 1:
@@ -228,15 +235,21 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=
     qb = cupy.empty(n, dtype=np.int32)
     stamp = cupy.full(n, -1, dtype=np.int32)
     ring = cupy.zeros(9, dtype=np.int32)
-    stats_d = cupy.zeros(8, dtype=np.uint64)
+    stats_d = cupy.zeros(9, dtype=np.uint64)
+    # the asynchronous BFS's work list: room for every vertex queued twice (a vertex is
+    # queued again when its height is lowered again; beyond that, the BFS by levels runs)
+    wq_cap = _async_capacity(n) if async_bfs else 1
+    wq = cupy.empty(wq_cap, dtype=np.int32)
+    wl = cupy.zeros(3, dtype=np.int32)
     _sync(cupy)
     t1 = time.perf_counter()
     limit = int(min(INT32_MAX, max(1, gr_alpha * n)))
     with gpu.CudaTimer() as timer:
         kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), offsets, heads, rev,
-                                     res, excess, height, qa, qb, stamp, ring, stats_d, np.int32(limit),
-                                     np.int32(gr_max_iters), np.int32(ops), np.int32(bool(incremental)),
-                                     np.int32(bool(early_stop)),
+                                     res, excess, height, qa, qb, stamp, ring, stats_d, wq, np.int32(wq_cap), wl,
+                                     np.int32(limit), np.int32(gr_max_iters), np.int32(ops),
+                                     np.int32(bool(incremental)), np.int32(bool(early_stop)),
+                                     np.int32(bool(async_bfs)), np.float32(gr_balance),
                                      np.int64(MAX_STEPS)))
     t2 = time.perf_counter()
     st = stats_d.get()
@@ -249,11 +262,13 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=
     gr_ns, pr_ns = float(st[5]), float(st[6])
     kernel_ms = timer.ms
     stats = dict(pushes=int(st[0]), relabels=int(st[1]), sweeps=int(st[2]), global_relabels=int(st[3]),
-                 phases=int(st[3]), bfs_levels=int(st[4]), init_ms=(t1 - t0) * 1e3, exec_ms=kernel_ms,
+                 phases=int(st[3]), bfs_levels=int(st[4]), bfs_expanded=int(st[8]), init_ms=(t1 - t0) * 1e3, exec_ms=kernel_ms,
                  wall_exec_ms=(t2 - t1) * 1e3, download_ms=(t3 - t2) * 1e3,
                  gr_ms=kernel_ms * gr_ns / max(gr_ns + pr_ns, 1.0),
                  pr_ms=kernel_ms * pr_ns / max(gr_ns + pr_ns, 1.0),
                  cap_dtype=np.dtype(dtype).name, tile=tile, gr_alpha=gr_alpha, gr_max_iters=gr_max_iters, ops=int(ops),
-                 incremental=bool(incremental), early_stop=bool(early_stop),
+                 incremental=bool(incremental), early_stop=bool(early_stop), gr_balance=float(gr_balance),
+                 async_bfs=bool(async_bfs),
+                 block=int(block),
                  launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
     return value, side, res_out, stats

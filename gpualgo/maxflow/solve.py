@@ -17,7 +17,7 @@ _OPTIONS = {
     "gpu_matrix": {"cycle", "block", "force"},
     "gpu_bcsr": {"cycle", "block"},
     "gpu_vertex_centric": {"tile", "block", "gr_alpha", "gr_max_iters", "ops", "incremental",
-                           "blocks_per_sm", "early_stop"},
+                           "blocks_per_sm", "early_stop", "gr_balance", "async_bfs"},
 }
 
 
@@ -68,16 +68,20 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     ``gpu_matrix``: ``cycle`` (push-relabel sweeps per kernel launch, default n as in the
     report), ``block``, ``force`` (run above the memory limit); ``gpu_bcsr``: ``cycle``,
     ``block``; ``gpu_vertex_centric``: ``tile`` (threads per active vertex, a power of two
-    <= 32, default from the mean degree), ``block``, ``gr_alpha`` (a global relabel after
-    gr_alpha * n relabels, default 0.2), ``gr_max_iters`` (and at least every this many
-    sweeps, default 300), ``ops``
+    <= 32, default from the mean degree), ``block`` (256, 512 or 1024 threads), ``gr_alpha``
+    (a global relabel after gr_alpha * n relabels, default 0.2), ``gr_max_iters`` (and at
+    least every this many sweeps, default 300), ``gr_balance`` (and, when > 0, once the sweeps
+    since the last global relabel took gr_balance times as long as it did; default 0: off),
+    ``async_bfs`` (True: the global relabel is a label-correcting BFS on a shared work list,
+    without a grid barrier per level; False: a BFS by levels), ``ops``
     (push/relabel rounds per active vertex per sweep, default 32: a bounded discharge; 1 is the
     report's),
     ``incremental`` (True: each sweep queues the vertices it gave excess to, instead of the
     report's scan of all vertices before every sweep), ``blocks_per_sm`` (cap on the
     cooperative grid, default 1: fewer blocks make each grid barrier cheaper), ``early_stop``
-    (True: a global relabel stops its BFS once it has reached every vertex with excess that
-    may still reach the sink). Defaults from the ``tuning`` preset on genrmf.
+    (True: a BFS by levels stops once it has reached every vertex with excess that may still
+    reach the sink; the asynchronous BFS always runs to the end). Defaults from the
+    ``tuning`` preset on genrmf.
 
     A sink that cannot be reached is not an error: the flow is 0 and the cut valid.
 

@@ -67,14 +67,41 @@ def test_vertex_centric_options(tile):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("incremental", [False, True])
-@pytest.mark.parametrize("early_stop", [False, True])
-def test_vertex_centric_queue_modes(incremental, early_stop, rng):
+@pytest.mark.parametrize("bfs", ["levels", "levels_early_stop", "async"])
+def test_vertex_centric_queue_modes(incremental, bfs, rng):
+    opts = dict(incremental=incremental, early_stop=bfs == "levels_early_stop", async_bfs=bfs == "async")
     for kind, net in random_cases(rng, 25):
-        r = mf.solve(net, "gpu_vertex_centric", incremental=incremental, early_stop=early_stop,
-                     ops=1 + int(rng.integers(8)), gr_alpha=float(rng.choice([0.01, 0.2, 2.0])))
+        r = mf.solve(net, "gpu_vertex_centric", ops=1 + int(rng.integers(8)),
+                     gr_alpha=float(rng.choice([0.01, 0.2, 2.0])), **opts)
         _verify(net, r)
+        assert (r.stats["bfs_expanded"] > 0) == opts["async_bfs"]
     big = mf.genrmf(12, 10, seed=int(rng.integers(1000)))
-    _verify(big, mf.solve(big, "gpu_vertex_centric", incremental=incremental, early_stop=early_stop))
+    _verify(big, mf.solve(big, "gpu_vertex_centric", **opts))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("block", [256, 512, 1024])
+def test_vertex_centric_blocks_and_balance(block, rng):
+    for kind, net in random_cases(rng, 10):
+        for balance in (0.0, 0.3, 3.0):
+            r = mf.solve(net, "gpu_vertex_centric", block=block, gr_balance=balance,
+                         async_bfs=bool(rng.integers(2)), gr_max_iters=100000, gr_alpha=100.0)
+            _verify(net, r)
+            assert r.stats["launch"]["threads"] == block
+    with pytest.raises(ValueError, match="block"):
+        mf.solve(mf.genrmf(3, 3, seed=1), "gpu_vertex_centric", block=128)
+
+
+@pytest.mark.gpu
+def test_async_bfs_overflow_falls_back_to_levels(monkeypatch, rng):
+    from gpualgo.maxflow import maxflow_gpu
+    monkeypatch.setattr(maxflow_gpu, "_async_capacity", lambda n: 3)   # the list overflows at once
+    for i, net in enumerate([mf.genrmf(8, 6, seed=5), mf.vision_grid(20, 16, seed=6)] +
+                            [n for _, n in random_cases(rng, 10)]):
+        r = mf.solve(net, "gpu_vertex_centric", async_bfs=True)
+        _verify(net, r)
+        if i < 2:   # these sinks have many residual in-arcs: the list overflowed, levels ran
+            assert r.stats["bfs_levels"] > 0
 
 
 @pytest.mark.gpu
