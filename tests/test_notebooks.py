@@ -26,6 +26,8 @@ def test_committed_without_outputs(path):
              if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
     assert not dirty, f"cells {dirty} carry outputs: clear them before committing"
     assert "widgets" not in nb.get("metadata", {}), "widget state saved in the notebook"
+    no_id = [i for i, c in enumerate(nb["cells"]) if "id" not in c]
+    assert not no_id, f"cells {no_id} have no id (nbformat 4.5): run nbformat's normalize"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -63,3 +63,13 @@ def test_readme_commands_match_makefile_and_ci():
     # the browser test runs in CI: Chromium from apt, Playwright from the browser extra
     assert re.search(r"apt-get install -y\b.*\bchromium", ci) and ".[browser]" in ci
     assert "browser" in PYPROJECT["project"]["optional-dependencies"]
+
+
+def test_test_files_have_unique_names():
+    # tests/ has no __init__.py files: pytest imports each test file by its base name, so two
+    # files of one name in different folders stop the whole collection
+    import collections
+    import pathlib
+    names = collections.Counter(p.name for p in pathlib.Path(__file__).parent.rglob("*.py")
+                                if p.name != "conftest.py")
+    assert not [n for n, k in names.items() if k > 1], names.most_common(3)

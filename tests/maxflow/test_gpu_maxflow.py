@@ -4,7 +4,7 @@ import pytest
 
 from gpualgo import gpu
 from gpualgo import maxflow as mf
-from test_serial import random_cases
+from test_maxflow_serial import random_cases
 
 GPU_VARIANTS = [v for v in mf.VARIANTS if v.startswith("gpu_")]
 
