@@ -73,3 +73,11 @@ def test_test_files_have_unique_names():
     names = collections.Counter(p.name for p in pathlib.Path(__file__).parent.rglob("*.py")
                                 if p.name != "conftest.py")
     assert not [n for n, k in names.items() if k > 1], names.most_common(3)
+
+
+def test_readme_tours_every_notebook():
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    missing = [p.name for p in sorted((root / "notebooks").glob("*.ipynb")) if f"notebooks/{p.name}" not in readme]
+    assert not missing, f"the README's tour leaves out {missing}"
