@@ -16,12 +16,12 @@ True
 from .checks import BRUTE_FORCE_MAX, bell, brute_force, check_partition, partition_value
 from .serial import RULES
 from .solve import VARIANTS, CoalitionResult, estimate_seconds, solve, total_splits
-from .values import (DISTRIBUTIONS, MAX_AGENTS, from_bids, popcounts, random_values, read_values,
-                     table_bytes, validate_values, write_values)
+from .values import (DISTRIBUTIONS, MAX_AGENTS, from_bids, generation_bytes, popcounts, random_values,
+                     read_values, table_bytes, validate_values, write_values)
 
 __all__ = [
     "solve", "VARIANTS", "CoalitionResult", "estimate_seconds", "total_splits", "RULES",
     "DISTRIBUTIONS", "MAX_AGENTS", "random_values", "validate_values", "read_values",
-    "write_values", "from_bids", "table_bytes", "popcounts",
+    "write_values", "from_bids", "table_bytes", "generation_bytes", "popcounts",
     "check_partition", "partition_value", "brute_force", "BRUTE_FORCE_MAX", "bell",
 ]

@@ -31,16 +31,29 @@ def all_partitions(n: int) -> list[list[int]]:
     return [sorted(p) for p in out]
 
 
-def _positions(n: int) -> np.ndarray:
-    a = np.pi / 2 - 2 * np.pi * np.arange(n) / max(n, 1)
+def _positions(n: int, order=None) -> np.ndarray:
+    """Agent i's point on the unit circle; ``order`` lists the agents clockwise from the top
+    (default 0, 1, ..., n-1)."""
+    order = list(range(n)) if order is None else [int(a) for a in order]
+    if sorted(order) != list(range(n)):
+        raise ValueError(f"the coalitions must hold every agent 0..{n - 1} exactly once, got {order}")
+    slot = np.empty(n)
+    slot[order] = np.arange(n)
+    a = np.pi / 2 - 2 * np.pi * slot / max(n, 1)
     return np.c_[np.cos(a), np.sin(a)]
 
 
-def draw_partition(ax, n: int, partition, values=None, title: str | None = None, highlight=False):
+def draw_partition(ax, n: int, partition, values=None, title: str | None = None, highlight=False,
+                   grouped: bool = False):
     """Agents on a circle; each coalition a coloured blob around its members, labelled with
-    its value when ``values`` is given."""
+    its value when ``values`` is given.
+
+    ``grouped`` seats each coalition's agents side by side, so that no two outlines cross
+    (best for one large partition); by default agent i keeps the same seat in every
+    drawing, to compare partitions.
+    """
     from matplotlib.patches import Polygon
-    xy = _positions(n)
+    xy = _positions(n, [a for mask in partition for a in bits(mask)] if grouped else None)
     colors = [f"C{k % 10}" for k in range(len(partition))]
     for col, mask in zip(colors, partition):
         members = bits(mask)

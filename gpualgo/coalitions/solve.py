@@ -15,9 +15,10 @@ __all__ = ["VARIANTS", "CoalitionResult", "solve", "estimate_seconds", "total_sp
 #: every version, in the order they are taught
 VARIANTS = ("serial", "serial_odp", "gpu_report", "gpu_shared_splits", "gpu_odp")
 
-#: splits per second, rounded down from measurements (serial: one x86 core at n = 20..22;
-#: gpu_*: an H100 at n = 22..26); used only for the refusal estimates
-RATES = {"serial": 1.0e9, "serial_odp": 5.0e8, "gpu_report": 1.0e11, "gpu_shared_splits": 1.0e11,
+#: splits per second (serial_odp: subsets enumerated, IDP's splits), rounded down from the
+#: recorded ``report`` preset (serial: one x86 core at n = 18..22, 4.4e8 to 5.1e8 for DP and
+#: 3.8e8 to 7.5e8 for ODP; gpu_*: an H100 at n = 22..29); used only for the refusal estimates
+RATES = {"serial": 4.0e8, "serial_odp": 3.5e8, "gpu_report": 1.0e11, "gpu_shared_splits": 1.0e11,
          "gpu_odp": 5.0e11}
 #: refuse runs estimated above this many seconds, unless force=True
 MAX_SECONDS = 600.0

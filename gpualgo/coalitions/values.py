@@ -16,7 +16,7 @@ import pathlib
 import numpy as np
 
 __all__ = ["DISTRIBUTIONS", "random_values", "validate_values", "table_bytes", "host_memory_bytes",
-           "read_values", "write_values", "from_bids", "popcounts", "MAX_AGENTS"]
+           "generation_bytes", "read_values", "write_values", "from_bids", "popcounts", "MAX_AGENTS"]
 
 #: bitmasks are 32-bit words in the kernels, and 2**31 table entries is already 8 GiB of float32
 MAX_AGENTS = 31
@@ -27,34 +27,47 @@ def popcounts(n: int) -> np.ndarray:
     return np.bitwise_count(np.arange(1 << n, dtype=np.uint32)).astype(np.uint8)
 
 
+# The generators work in place where they can: the large temporaries, not the result, set
+# the largest n a machine can generate (see _PEAK_BYTES).
+
 def _uniform(rng, n, size, dtype):
-    return size * rng.random(1 << n, dtype=dtype)
+    v = rng.random(1 << n, dtype=dtype)
+    v *= size
+    return v
 
 
 def _normal(rng, n, size, dtype):
-    return np.maximum(0.0, size * rng.normal(10.0, 0.1, 1 << n)).astype(dtype)
+    v = rng.normal(10.0, 0.1, 1 << n)
+    v *= size
+    np.maximum(v, 0.0, out=v)
+    return v.astype(dtype, copy=False)
 
 
 def _ndcs(rng, n, size, dtype):
     s = size.astype(np.float64)
-    return rng.normal(s, np.sqrt(s)).astype(dtype)
+    v = rng.normal(s, np.sqrt(s))
+    del s
+    return v.astype(dtype, copy=False)
 
 
 def _modified_uniform(rng, n, size, dtype):
-    v = rng.uniform(0.0, 10.0, 1 << n) * size
+    v = rng.uniform(0.0, 10.0, 1 << n)
+    v *= size
     bonus = rng.random(1 << n) < 0.2
     v[bonus] += rng.uniform(0.0, 50.0, int(bonus.sum()))
-    return v.astype(dtype)
+    del bonus
+    return v.astype(dtype, copy=False)
 
 
 def _agent_based(rng, n, size, dtype):
     power = rng.uniform(0.0, 10.0, n)
-    masks = np.arange(1 << n, dtype=np.uint32)
     v = np.zeros(1 << n, dtype=np.float64)
     for i in range(n):  # each member brings a random share of its own power
-        member = ((masks >> np.uint32(i)) & np.uint32(1)).astype(bool)
-        v[member] += rng.uniform(0.0, 2.0 * power[i], int(member.sum()))
-    return v.astype(dtype)
+        # the coalitions holding agent i, in increasing mask order: the masks whose bit i is
+        # set are the second half of every block of 2**(i+1) consecutive masks
+        members = v.reshape(-1, 2, 1 << i)[:, 1, :]
+        members += rng.uniform(0.0, 2.0 * power[i], members.shape)
+    return v.astype(dtype, copy=False)
 
 
 #: name -> (generator, one-line description); generators take (rng, n, sizes, dtype)
@@ -67,6 +80,20 @@ DISTRIBUTIONS = {
                                   "i in C of U(0, 2 p_i)"),
 }
 
+#: bytes per coalition a generator holds at its peak, result included, for (float32, float64)
+#: results: the coalition sizes (1 byte) and its float64 temporaries; tracemalloc's peaks at
+#: n = 20, rounded up
+_PEAK_BYTES = {"uniform": (6, 10), "normal": (14, 10), "ndcs": (26, 26), "modified_uniform": (19, 19),
+               "agent_based": (14, 14)}
+
+
+def generation_bytes(n: int, distribution: str = "uniform", dtype=np.float64) -> int:
+    """Peak memory in bytes that :func:`random_values` needs to draw ``n`` agents' values."""
+    if distribution not in DISTRIBUTIONS:
+        raise ValueError(f"unknown distribution {distribution!r}; known: {sorted(DISTRIBUTIONS)}")
+    per = _PEAK_BYTES[distribution][int(_check_dtype(dtype) == np.float64)]
+    return (1 << _check_n(n)) * per
+
 
 def random_values(n: int, distribution: str = "uniform", seed=None, dtype=np.float64,
                   force: bool = False) -> np.ndarray:
@@ -76,20 +103,27 @@ def random_values(n: int, distribution: str = "uniform", seed=None, dtype=np.flo
         n: number of agents, 1..31.
         distribution: a key of :data:`DISTRIBUTIONS`.
         seed: anything ``numpy.random.default_rng`` accepts.
-        dtype: ``float32`` or ``float64`` (float32 halves the memory, so larger n fit).
+        dtype: ``float32`` or ``float64`` (float32 halves the memory, so larger n fit). A
+            seed gives the same instance in both, rounded to float32, except for ``uniform``,
+            which draws float32 numbers directly (a different instance).
         force: generate even when the array would not fit in this machine's memory.
 
     Returns:
         array of length ``2**n`` with ``v[0] == 0``.
+
+    Raises:
+        ValueError: an unknown distribution or dtype, n outside 1..31, or a peak memory
+            (:func:`generation_bytes`) above 90 % of this machine's memory, named with the
+            estimate (unless ``force``).
     """
     if distribution not in DISTRIBUTIONS:
         raise ValueError(f"unknown distribution {distribution!r}; known: {sorted(DISTRIBUTIONS)}")
     n = _check_n(n)
     dtype = _check_dtype(dtype)
-    need = table_bytes(n, dtype, tables=2)
-    if not force and need > host_memory_bytes():
-        raise ValueError(f"a value function on n={n} agents needs about {need / 2**30:.1f} GiB "
-                         f"as {dtype.name} while generating; this machine has "
+    need = generation_bytes(n, distribution, dtype)
+    if not force and need > 0.9 * host_memory_bytes():
+        raise ValueError(f"a {distribution} value function on n={n} agents needs about "
+                         f"{need / 2**30:.1f} GiB as {dtype.name} while generating; this machine has "
                          f"{host_memory_bytes() / 2**30:.1f} GiB (pass force=True to try anyway)")
     rng = np.random.default_rng(seed)
     size = popcounts(n)
@@ -130,7 +164,8 @@ def validate_values(values, copy: bool = False) -> tuple[np.ndarray, int]:
 
     Integer arrays become float64; float32 stays float32. Raises ValueError naming the
     problem: not 1-D, a length that is not a power of two (at least 2), ``v[0] != 0``,
-    NaN or infinite entries.
+    NaN or infinite entries, values so large that a partition's total (at most n of them)
+    could overflow the dtype. Negative values are allowed (a coalition may cost).
     """
     v = np.asarray(values)
     if v.ndim != 1:
@@ -152,6 +187,14 @@ def validate_values(values, copy: bool = False) -> tuple[np.ndarray, int]:
     if not finite.all():
         bad = int(np.flatnonzero(~finite)[0])
         raise ValueError(f"values must be finite: values[{bad}] (coalition {bad:#b}) is {v[bad]!r}")
+    # the DP adds up to n values in the table's dtype: beyond its range the sums become inf
+    big = max(float(v.max()), -float(v.min()))    # no temporary array: v may be large
+    if n * big > float(np.finfo(v.dtype).max):
+        worst = int(v.argmax() if v.max() == big else v.argmin())
+        raise ValueError(f"values[{worst}] = {v[worst]!r}: a partition adds up to n={n} such values, "
+                         f"which could pass the largest {v.dtype.name} "
+                         f"({float(np.finfo(v.dtype).max):.3g}); scale the values down"
+                         + (" or use float64" if v.dtype == np.float32 else ""))
     v = np.ascontiguousarray(v)
     return (v.copy() if copy else v), n
 
@@ -177,8 +220,9 @@ def read_values(path, dtype=None) -> np.ndarray:
 
     Text: one value per line in bitmask order; blank lines and ``#`` comments are skipped.
     ``dtype`` (float32 or float64; default: the file's, float64 for text). Raises
-    ValueError naming the line of a value that does not parse, and whatever
-    :func:`validate_values` finds wrong.
+    ValueError naming the file and the line of a value that does not parse, or the file and
+    whatever :func:`validate_values` finds wrong (such as a count of values that is not a
+    power of two).
     """
     path = pathlib.Path(path)
     if path.suffix == ".npy":
@@ -197,7 +241,10 @@ def read_values(path, dtype=None) -> np.ndarray:
         v = np.array(vals, dtype=np.float64)
     if dtype is not None:
         v = v.astype(_check_dtype(dtype))
-    return validate_values(v)[0]
+    try:
+        return validate_values(v)[0]
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
 
 
 # ------------------------------------------------------------------------------ auctions
@@ -218,17 +265,32 @@ def from_bids(n_items: int, bids, dtype=np.float64) -> np.ndarray:
     n = _check_n(n_items)
     v = np.zeros(1 << n, dtype=_check_dtype(dtype))
     full = (1 << n) - 1
-    for k, (bundle, price) in enumerate(bids):
-        if isinstance(bundle, (int, np.integer)) and not isinstance(bundle, bool):
+    for k, bid in enumerate(bids):
+        try:
+            bundle, price = bid
+        except (TypeError, ValueError):
+            raise ValueError(f"bid {k}: expected a pair (bundle, price), got {bid!r}") from None
+        if isinstance(bundle, (bool, np.bool_, float, np.floating, str)):
+            raise ValueError(f"bid {k}: a bundle is a bitmask int or a collection of item "
+                             f"indices, got {bundle!r}")
+        if isinstance(bundle, (int, np.integer)):
             mask = int(bundle)
         else:
-            items = list(bundle)
-            if any(not isinstance(i, (int, np.integer)) or not 0 <= i < n for i in items):
+            try:
+                items = list(bundle)
+            except TypeError:
+                raise ValueError(f"bid {k}: a bundle is a bitmask int or a collection of item "
+                                 f"indices, got {bundle!r}") from None
+            if any(not isinstance(i, (int, np.integer)) or isinstance(i, (bool, np.bool_))
+                   or not 0 <= i < n for i in items):
                 raise ValueError(f"bid {k}: items must be integers in 0..{n - 1}, got {items}")
             mask = sum(1 << int(i) for i in set(items))
         if not 0 < mask <= full:
             raise ValueError(f"bid {k}: bundle {mask:#b} is empty or names items beyond {n}")
-        price = float(price)
+        try:
+            price = float(price)
+        except (TypeError, ValueError):
+            raise ValueError(f"bid {k}: the price must be a number, got {price!r}") from None
         if not math.isfinite(price) or price < 0:
             raise ValueError(f"bid {k}: the price must be finite and >= 0, got {price}")
         v[mask] = max(v[mask], price)

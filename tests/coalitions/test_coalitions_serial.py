@@ -97,3 +97,26 @@ def test_gpu_variants_without_gpu_raise():
     for variant in co.VARIANTS[2:]:
         with pytest.raises(gpu.GPUUnavailableError):
             co.solve(v, variant=variant)
+
+
+@pytest.mark.parametrize("dist", sorted(co.DISTRIBUTIONS))
+def test_negative_and_mixed_values_match_brute_force(dist, rng):
+    # every coalition costs (the singletons need not win), or values of both signs
+    for n in range(1, 11):
+        base = co.random_values(n, dist, seed=int(rng.integers(1 << 31)))
+        for v in (-np.abs(base) - rng.random(1 << n), base - np.median(base)):
+            v[0] = 0
+            best = co.brute_force(v)[0]
+            for variant, opts in [("serial", {}), ("serial", {"rule": "idp"}), ("serial_odp", {})]:
+                _agrees(v, co.solve(v, variant=variant, **opts), best)
+
+
+def test_refusal_estimates_not_optimistic_against_the_recorded_runs():
+    # at each version's largest recorded n, where a refusal matters
+    from gpualgo import results
+    rows = results.read("coalitions", "report").rows
+    for variant in co.VARIANTS:
+        top = max(r["n"] for r in rows if r["variant"] == variant)
+        measured_s = min(r["time_ms"] for r in rows if r["variant"] == variant and r["n"] == top) / 1e3
+        estimate = co.estimate_seconds(top, variant)
+        assert estimate >= 0.75 * measured_s, (variant, top, estimate, measured_s)

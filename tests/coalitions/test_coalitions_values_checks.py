@@ -172,3 +172,118 @@ def test_shipped_instances():
     assert b.dtype == np.float32 and np.array_equal(b, co.random_values(10, "ndcs", seed=2, dtype=np.float32))
     for v in (a, b):
         assert abs(co.solve(v, variant="serial").value - co.brute_force(v)[0]) < 1e-3
+
+
+def _plain(n, dist, seed):
+    """Each distribution written out from its definition with the same random draws, one
+    agent or one coalition at a time (float64)."""
+    rng = np.random.default_rng(seed)
+    masks = range(1 << n)
+    size = np.array([bin(m).count("1") for m in masks], dtype=float)
+    if dist == "uniform":
+        v = size * rng.random(1 << n)
+    elif dist == "normal":
+        v = np.maximum(0.0, size * rng.normal(10.0, 0.1, 1 << n))
+    elif dist == "ndcs":
+        v = rng.normal(size, np.sqrt(size))
+    elif dist == "modified_uniform":
+        v = rng.uniform(0.0, 10.0, 1 << n) * size
+        bonus = np.flatnonzero(rng.random(1 << n) < 0.2)
+        v[bonus] += rng.uniform(0.0, 50.0, len(bonus))
+    else:
+        power = rng.uniform(0.0, 10.0, n)
+        v = np.zeros(1 << n)
+        for i in range(n):
+            members = [m for m in masks if m >> i & 1]
+            v[members] += rng.uniform(0.0, 2.0 * power[i], len(members))
+    v[0] = 0
+    return v
+
+
+@pytest.mark.parametrize("dist", sorted(co.DISTRIBUTIONS))
+def test_generators_follow_their_definition(dist):
+    for n, seed in [(1, 4), (3, 0), (7, 11), (10, 2)]:
+        plain = _plain(n, dist, seed)
+        assert np.array_equal(co.random_values(n, dist, seed=seed), plain)
+        v32 = co.random_values(n, dist, seed=seed, dtype=np.float32)
+        if dist != "uniform":   # uniform draws float32 numbers directly
+            assert np.array_equal(v32, plain.astype(np.float32))
+
+
+def test_uniform_instances_are_those_of_the_recorded_results():
+    # the recorded runs name (distribution, n, seed, dtype): the same instances today
+    from gpualgo import results
+    rows = [r for r in results.read("coalitions", "report").rows
+            if r["variant"] == "serial" and r["n"] <= 14]
+    assert rows
+    for r in rows:
+        v = co.random_values(r["n"], r["distribution"], seed=r["seed"], dtype=np.dtype(r["dtype"]))
+        if r["n"] <= 11:
+            assert abs(co.brute_force(v)[0] - r["value"]) <= 1e-9 * r["value"]
+        assert abs(co.solve(v, variant="serial").value - r["value"]) <= 1e-9 * r["value"]
+
+
+@pytest.mark.parametrize("dist", sorted(co.DISTRIBUTIONS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_generation_refused_below_its_measured_peak(dist, dtype, monkeypatch):
+    import importlib
+    import tracemalloc
+    values_mod = importlib.import_module("gpualgo.coalitions.values")
+    n = 18
+    tracemalloc.start()
+    v = co.random_values(n, dist, seed=1, dtype=dtype)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    del v
+    need = co.generation_bytes(n, dist, dtype)
+    assert peak <= need <= 1.3 * peak, (peak, need)
+    monkeypatch.setattr(values_mod, "host_memory_bytes", lambda: peak)
+    with pytest.raises(ValueError, match=r"needs about .* GiB as " + np.dtype(dtype).name):
+        co.random_values(n, dist, seed=1, dtype=dtype)
+    co.random_values(n, dist, seed=1, dtype=dtype, force=True)
+
+
+def test_float32_reaches_further_in_the_dp_tables():
+    for n in (20, 28):
+        assert co.table_bytes(n, np.float32) == co.table_bytes(n, np.float64) // 2
+    assert co.generation_bytes(25, "uniform", np.float32) < co.generation_bytes(25, "uniform", np.float64)
+
+
+def test_negative_values_are_allowed():
+    v, n = co.validate_values(np.array([0, -1.0, -2.0, -4.0]))
+    assert n == 2
+    r = co.solve(v, variant="serial")
+    assert r.partition == [1, 2] and r.value == -3.0
+
+
+@pytest.mark.parametrize("v", [np.array([0, 3e38, 3e38, 3e38], dtype=np.float32),
+                               np.array([0, -2e38, 1, 1], dtype=np.float32),
+                               np.array([0, 1e308, 1e308, 1.0])])
+def test_values_whose_sums_overflow_are_refused(v):
+    with pytest.raises(ValueError, match="could pass the largest " + v.dtype.name):
+        co.validate_values(v)
+    with pytest.raises(ValueError, match="scale the values down"):
+        co.solve(v, variant="serial")
+    co.validate_values(v / 4)     # n = 2 values of a quarter of it fit
+
+
+def test_file_errors_name_the_file(tmp_path):
+    p = tmp_path / "counts.txt"
+    p.write_text("0\n1\n2\n")
+    with pytest.raises(ValueError, match=r"counts.txt: the length of values must be a power of two.*got 3"):
+        co.read_values(p)
+    q = tmp_path / "odd.npy"
+    np.save(q, np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match=r"odd.npy: values\[0\]"):
+        co.read_values(q)
+    p.write_text("0\n1\nnan\n2\n")
+    with pytest.raises(ValueError, match=r"counts.txt: values must be finite: values\[2\]"):
+        co.read_values(p)
+
+
+@pytest.mark.parametrize("bid, msg", [(({0},), "pair"), ((True, 1.0), "bundle"), ((1.0, 2.0), "bundle"),
+                                      (("ab", 1.0), "bundle"), ((5, "x"), "price"), (([True], 1.0), "items"),
+                                      ((None, 1.0), "bundle"), (7, "pair")])
+def test_malformed_bids(bid, msg):
+    with pytest.raises(ValueError, match=f"bid 0: .*{msg}"):
+        co.from_bids(3, [bid])
