@@ -13,12 +13,16 @@
 ``targets``  the goals: n = 4096 full GPU against serial (the ratio measured side by side),
              and sizes up to 16384 with each version's time and gap beside the exact GPU
              auction, scipy and lap (serial and mixed DGS up to ``cpu_max``, scipy up to
-             ``scipy_max``, lap up to ``lap_max``: on GEOM instances scipy took 20 s and lap
-             5.7 s at n = 4096 on the recording machine).
+             ``scipy_max``, lap up to ``lap_max``: on GEOM instances both take seconds at
+             n = 4096, see ``data/results/dgs/``).
 
 Every preset takes ``quick=True`` (tiny sizes).  Rows: ``variant`` (serial, gpu_mixed, gpu,
 gpu_eps_scaling, scipy, lap, or de_cpu / de_global / de_shared for evaluation timings),
-``time_ms``, ``objective``, ``optimum``, ``gap`` (relative, ``(opt - obj) / opt``).
+``time_ms`` (the whole solve, uploads included), ``solve_ms`` (the solve alone, the matrix
+already in place), ``objective``, ``optimum``, ``gap`` (relative, ``(opt - obj) / opt``),
+``switches``, ``rounds`` (the full-GPU version's rounds; the full evaluation passes of the
+others) and ``start_objective``.  The ``gap`` preset adds ``kind="trace"`` rows: one point of
+the anytime trace each (``switches``, ``objective``, ``t_ms``, ``gap``).
 """
 from __future__ import annotations
 

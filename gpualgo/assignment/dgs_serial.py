@@ -37,7 +37,7 @@ from .checks import objective
 
 __all__ = ["prepare", "initial_assignment", "dgs", "full_de", "ade_row", "jde_row", "pick_and_apply",
            "switch_phase", "record_trace", "pair_row", "parallel_rounds", "exchange_gains", "solve_serial",
-           "new_trace", "trace_arrays", "make_dgs_result"]
+           "new_trace", "parse_time_limit", "trace_arrays", "make_dgs_result"]
 
 NEG = -np.inf
 #: the largest matrix (entries) accepted without ``force=True``: A and its transpose in float64
@@ -48,7 +48,7 @@ _libc = ctypes.CDLL(None)
 _clock_gettime = _libc.clock_gettime
 _clock_gettime.restype = ctypes.c_int
 _clock_gettime.argtypes = [ctypes.c_int, ctypes.c_void_p]
-_CLOCK_MONOTONIC = 1
+_CLOCK_MONOTONIC = getattr(time, "CLOCK_MONOTONIC", 1)  # the platform's id (1 on Linux, 6 on macOS)
 
 
 @njit(cache=False)  # calls a ctypes function: numba cannot cache it
@@ -74,8 +74,9 @@ def prepare(B, force: bool = False, transpose: bool = True):
     rounding cannot make DGS cycle).
 
     Raises ValueError for a non-numeric or non-2-D matrix, ``m > n``, NaN or ``+inf``,
-    missing edges (``-inf``: DGS needs a complete matrix), integers too large for exact
-    float64 sums, and (without ``force``) matrices above :data:`MAX_ENTRIES` entries.
+    missing edges (``-inf``: DGS needs a complete matrix), integer dtypes with ``|b| >= 2**50``
+    (too large for exact float64 sums), and (without ``force``) matrices above
+    :data:`MAX_ENTRIES` entries.
     """
     M = problem._as_matrix(B)
     m, n = M.shape
@@ -94,13 +95,15 @@ def prepare(B, force: bool = False, transpose: bool = True):
         miss = np.isneginf(A)
         if miss.any():
             i, j = (int(v) for v in np.argwhere(miss)[0])
-            raise ValueError(f"DGS needs a complete matrix, but B has {int(miss.sum())} missing edges (-inf), "
-                             f"the first at agent {i}, job {j}: give those pairs a finite (very low) benefit, "
-                             "or use the auction, which handles missing edges")
+            count = int(miss.sum())
+            raise ValueError(f"DGS needs a complete matrix, but B has {count} missing edge{'s' * (count > 1)} "
+                             f"(-inf), the first at agent {i}, job {j}: give those pairs a finite (very low) "
+                             "benefit, or use the auction, which handles missing edges")
     big = float(np.abs(A).max())
-    integer = M.dtype.kind in "iu" or bool(np.array_equal(A, np.rint(A)))
-    if integer and big >= 2.0**50:
+    if M.dtype.kind in "iu" and big >= 2.0**50:
         raise ValueError(f"integer benefits must satisfy |b| < 2**50 for exact float64 sums, got {big:g}")
+    # whole-numbered floats below 2**50 add up exactly, like integers; larger floats get a tolerance
+    integer = M.dtype.kind in "iu" or (big < 2.0**50 and bool(np.array_equal(A, np.rint(A))))
     tol = 0.0 if integer else 64 * np.finfo(np.float64).eps * big
     AT = np.ascontiguousarray(A.T) if transpose else None
     return A, AT, float(tol)
@@ -129,7 +132,11 @@ def initial_assignment(A, init="random", seed=0) -> np.ndarray:
     m, n = A.shape
     if isinstance(init, str):
         if init == "random":
-            return np.random.default_rng(seed).permutation(n)[:m].astype(np.int64)
+            try:
+                rng = np.random.default_rng(seed)
+            except (TypeError, ValueError):
+                raise ValueError(f"seed must be a non-negative integer (or a numpy Generator), got {seed!r}") from None
+            return rng.permutation(n)[:m].astype(np.int64)
         if init == "greedy":
             return _greedy(A)
         raise ValueError(f"init must be 'random', 'greedy' or an assignment array, got {init!r}")
@@ -313,10 +320,12 @@ def dgs(A, AT, tau, tol, trace, tr_meta, state, time_limit_us):
         passes += 1
         full_de(A, AT, tau, holder, cur, ad, aj, jd, ji)
         applied = switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end)
-        if now_us(clk) > t_end:
-            return passes, False
+        # a pass that applied nothing ran to its end (the clock stops a phase only after a
+        # switch): the assignment is exchange-optimal, even when the limit has passed meanwhile
         if applied == 0:
             return passes, True
+        if now_us(clk) > t_end:
+            return passes, False
 
 
 # ------------------------------------------------------- the parallel rule, serially
@@ -390,8 +399,25 @@ def parallel_rounds(A, AT, tau, tol, max_rounds):
 
 
 def new_trace(capacity: int = 4096):
-    """Empty trace buffers ``(arrays (3, capacity), meta [count, stride])``."""
-    return np.zeros((3, capacity)), np.array([0, 1], dtype=np.int64)
+    """Empty trace buffers ``(arrays (3, capacity), meta [count, stride])``; ``capacity``: a
+    positive integer (points kept; the compiled writer does no bounds checks, so 0 is refused)."""
+    if isinstance(capacity, (bool, np.bool_)) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
+        raise ValueError(f"trace_capacity must be a positive integer, got {capacity!r}")
+    return np.zeros((3, int(capacity))), np.array([0, 1], dtype=np.int64)
+
+
+def parse_time_limit(time_limit) -> float:
+    """``time_limit`` (seconds, or None for none) in microseconds; ValueError unless it is
+    None or a number ``>= 0`` (0 stops after the first switch)."""
+    if time_limit is None:
+        return np.inf
+    try:
+        t = float(time_limit)
+    except (TypeError, ValueError):
+        raise ValueError(f"time_limit must be None or a number of seconds >= 0, got {time_limit!r}") from None
+    if not t >= 0:  # also refuses NaN
+        raise ValueError(f"time_limit must be None or a number of seconds >= 0, got {time_limit!r}")
+    return t * 1e6
 
 
 def trace_arrays(trace, meta, start_obj, final=None):
@@ -447,16 +473,22 @@ def solve_serial(B, eps=None, init="random", seed=0, time_limit=None, trace_capa
     current one: DGS only ever improves it) is returned with ``stats["converged"] = False``.
     ``eps`` is not used (DGS is a heuristic); it is accepted for ``solve``'s signature.
 
+    Maximises, like the auction; to minimise costs ``C`` pass ``-C`` (or ``C.max() - C``):
+    every gain is a difference of benefits, so both give the same run.
+
     Stats: ``switches`` applied, ``steps`` (switch attempts, stale ones included),
     ``passes`` (full evaluations), ``converged``, ``tol``, the start's objective and
-    the anytime trace (``trace_switches``, ``trace_objective``, ``trace_ms``)."""
+    the anytime trace (``trace_switches``, ``trace_objective``, ``trace_ms``).
+
+    Raises ValueError for a bad matrix (see :func:`prepare`), a bad ``init`` or ``seed``,
+    a negative or NaN ``time_limit`` and a ``trace_capacity`` below 1."""
     t0 = time.perf_counter()
+    limit_us = parse_time_limit(time_limit)
+    trace, meta = new_trace(trace_capacity)
     A, AT, tol = prepare(B, force)
     tau = initial_assignment(A, init, seed)
     start_obj = float(A[np.arange(A.shape[0]), tau].sum())
-    trace, meta = new_trace(trace_capacity)
     t1 = time.perf_counter()
-    limit_us = np.inf if time_limit is None else float(time_limit) * 1e6
     state = np.array([start_obj, 0.0, 0.0, _now_us()])
     passes, converged = dgs(A, AT, tau, tol, trace, meta, state, limit_us)
     t2 = time.perf_counter()

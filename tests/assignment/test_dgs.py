@@ -1,6 +1,7 @@
 """Serial DGS: valid, exchange-optimal (checked by dense numpy algebra here), deterministic."""
 import numpy as np
 import pytest
+from scipy.optimize import linear_sum_assignment
 
 from gpualgo import assignment as A
 from gpualgo.assignment import dgs_serial
@@ -85,6 +86,35 @@ def test_time_limit_returns_a_valid_assignment(rng):
     assert not r.stats["converged"] and r.objective >= r.stats["initial_objective"]
 
 
+def test_time_limit_on_an_exchange_optimal_start_reports_convergence():
+    # nothing can improve these starts, so the run is converged even though the limit passed
+    for B, start in ((np.ones((1, 1)), np.array([0])), (np.array([[5, 1], [1, 5]]), np.array([0, 1])),
+                     (np.array([[1, 9, 2], [9, 1, 2]]), np.array([1, 0]))):
+        r = A.solve(B, algorithm="dgs", variant="serial", init=start, time_limit=0.0)
+        assert r.stats["converged"] and r.stats["switches"] == 0 and np.array_equal(r.assignment, start)
+
+
+def test_large_float_benefits_use_a_tolerance(rng):
+    # every value is a whole number above 2**53: a float matrix, not an integer one
+    B = rng.normal(size=(25, 30)) * 1e20
+    r = A.solve(B, algorithm="dgs", variant="serial", seed=2)
+    A.check_assignment(B, r.assignment)
+    assert r.stats["tol"] > 0 and best_exchange(B, r.assignment) <= r.stats["tol"]
+    with pytest.raises(ValueError, match="2\\*\\*50"):   # integer dtypes stay exact or are refused
+        A.solve(np.array([[2**60, 1], [1, 1]], dtype=np.int64), algorithm="dgs", variant="serial")
+
+
+def test_minimising_through_negated_or_shifted_costs(rng):
+    # the notebook's recipe: B = -C or B = C.max() - C gives the same run (gains are differences)
+    C = A.uniform_instance(30, 40, 1, 500, seed=rng).astype(np.int64)
+    r1 = A.solve(-C, algorithm="dgs", variant="serial", seed=4)
+    r2 = A.solve(C.max() - C, algorithm="dgs", variant="serial", seed=4)
+    assert np.array_equal(r1.assignment, r2.assignment)
+    assert best_exchange(-C, r1.assignment) <= 0       # no swap or move lowers the cost
+    rows, cols = linear_sum_assignment(C)
+    assert C[np.arange(30), r1.assignment].sum() >= C[rows, cols].sum()
+
+
 def test_parallel_rule_twin_is_exchange_optimal(rng):
     for B in instances(rng, 24):
         Af, AT, tol = dgs_serial.prepare(B)
@@ -110,7 +140,37 @@ def test_bad_input():
         dgs_serial.prepare(np.broadcast_to(np.int32(1), (1, dgs_serial.MAX_ENTRIES + 1)))
     with pytest.raises(ValueError, match="unknown variant"):
         A.solve(np.ones((2, 2)), algorithm="dgs", variant="gpu_v1")
+    with pytest.raises(ValueError, match="\\+inf"):
+        A.solve(np.array([[1.0, np.inf]]), algorithm="dgs", variant="serial")
+    with pytest.raises(ValueError, match="empty"):
+        A.solve(np.zeros((0, 3)), algorithm="dgs", variant="serial")
+    with pytest.raises(ValueError, match="2-D"):
+        A.solve(np.ones(4), algorithm="dgs", variant="serial")
+    with pytest.raises(ValueError, match="numeric"):
+        A.solve(np.ones((2, 2), dtype=bool), algorithm="dgs", variant="serial")
+
+
+@pytest.mark.parametrize("option, match", [
+    (dict(seed=-1), "seed"), (dict(seed="abc"), "seed"), (dict(seed=1.5), "seed"),
+    (dict(time_limit=-1.0), "time_limit"), (dict(time_limit=float("nan")), "time_limit"),
+    (dict(time_limit="soon"), "time_limit"),
+    (dict(trace_capacity=0), "trace_capacity"), (dict(trace_capacity=2.5), "trace_capacity"),
+])
+def test_bad_options(option, match):
+    with pytest.raises(ValueError, match=match):
+        A.solve(np.arange(6).reshape(2, 3), algorithm="dgs", variant="serial", **option)
 
 
 def test_registry():
     assert A.VARIANTS["dgs"] == ("serial", "gpu_de_global", "gpu_de_shared", "gpu_mixed", "gpu")
+
+
+def test_bench_instance_families():
+    from gpualgo.assignment import bench_dgs
+    for fam in bench_dgs.FAMILIES:
+        B = bench_dgs.make_instance(fam, 16, 3)
+        assert B.shape == (16, 16) and B.dtype.kind == "i", fam
+        assert np.array_equal(B, bench_dgs.make_instance(fam, 16, 3)), fam   # seeded
+    assert set(np.unique(bench_dgs.make_instance("ties", 64, 1))) <= {0, 1, 2, 3}
+    with pytest.raises(ValueError, match="unknown family"):
+        bench_dgs.make_instance("sparse", 16, 0)

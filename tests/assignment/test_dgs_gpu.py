@@ -99,3 +99,20 @@ def test_de_pass_kinds_agree(rng):
 def test_bad_input_on_gpu():
     with pytest.raises(ValueError, match="complete matrix"):
         A.solve(np.array([[1.0, -np.inf], [2.0, 3.0]]), algorithm="dgs", variant="gpu")
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_bad_options_on_gpu(variant):
+    for B in (np.array([[1.0, np.nan], [2.0, 3.0]]), np.ones((3, 2))):
+        with pytest.raises(ValueError):
+            A.solve(B, algorithm="dgs", variant=variant)
+    with pytest.raises(ValueError, match="seed"):
+        A.solve(np.ones((2, 3)), algorithm="dgs", variant=variant, seed=-1)
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_time_limit_on_an_exchange_optimal_start_reports_convergence(variant):
+    # nothing can improve this start: converged, even though the limit (0 s) has passed
+    B, start = np.array([[5, 1, 0], [1, 5, 0]]), np.array([0, 1])
+    r = A.solve(B, algorithm="dgs", variant=variant, init=start, time_limit=0.0)
+    assert r.stats["converged"] and r.stats["switches"] == 0 and np.array_equal(r.assignment, start)
