@@ -137,7 +137,7 @@ def _serial_order(B, variant: str, init="random", seed=0, time_limit=None, trace
     trace, meta = dgs_serial.new_trace(trace_capacity)
     clk = np.zeros(2, dtype=np.int64)
     state = np.array([start_obj, 0.0, 0.0, dgs_serial.now_us(clk)])
-    t_end = state[3] + (np.inf if time_limit is None else float(time_limit) * 1e6)
+    t_end = state[3] + dgs_serial.parse_time_limit(time_limit)
     out = np.empty(4, dtype=np.int64)
     passes, converged = 0, False
     while True:
@@ -165,10 +165,10 @@ def _serial_order(B, variant: str, init="random", seed=0, time_limit=None, trace
                                         now - state[3])
                 if now > t_end:
                     break
-        if dgs_serial.now_us(clk) > t_end:
-            break
-        if applied == 0:
+        if applied == 0:   # nothing improves: converged, even if the time limit has passed
             converged = True
+            break
+        if dgs_serial.now_us(clk) > t_end:
             break
     t2 = time.perf_counter()
     solve_ms = (t2 - t1) * 1e3
@@ -220,9 +220,10 @@ def _device_matrix(cp, B, force: bool):
     _check_memory(cp, 16 * m * n + M.dtype.itemsize * m * n, force)
     if M.dtype.kind in "iu":
         raw = _to_device(cp, M)
-        big = int(cp.abs(raw.astype(cp.int64)).max())
+        # in float64: uint64 values of 2**63 or more would wrap negative as int64
+        big = float(cp.abs(raw.astype(cp.float64)).max())
         if big >= 2**50:
-            raise ValueError(f"integer benefits must satisfy |b| < 2**50 for exact float64 sums, got {big}")
+            raise ValueError(f"integer benefits must satisfy |b| < 2**50 for exact float64 sums, got {big:.0f}")
         A_d = raw.astype(cp.float64)
         del raw
         return A_d, cp.ascontiguousarray(A_d.T), 0.0, None
@@ -258,17 +259,18 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
     lists = cp.zeros(2 * n, dtype=cp.int32)
     counters = cp.zeros(8, dtype=cp.int32)
     objective = cp.asarray([start_obj, 0.0])
-    cap = max(1, int(trace_capacity))
+    lim_us = dgs_serial.parse_time_limit(time_limit)
+    cap = dgs_serial.new_trace(trace_capacity)[0].shape[1]
     trace = cp.zeros(3 * cap)
     mod = _module(True)
     kern = mod.get_function("dgs_rounds_kernel")
     grid, block = launch_config("rounds", sms=gpu.sm_count(), blocks_per_sm=blocks_per_sm)
-    if time_limit is None:
+    if not np.isfinite(lim_us):
         deadline = np.uint64(2**64 - 1)
     else:
         clock = cp.zeros(1, dtype=cp.uint64)
         mod.get_function("clock_kernel")((1,), (1,), (clock,))
-        deadline = np.uint64(int(clock.get()[0]) + int(float(time_limit) * 1e9))
+        deadline = np.uint64(int(clock.get()[0]) + int(lim_us * 1e3))
     t1 = time.perf_counter()
     with gpu.CudaTimer() as timer:
         kern(grid, block, (A_d, AT_d, np.int32(m), np.int32(n), tau, holder, cur, best_d, best_p, stamp, lists,
