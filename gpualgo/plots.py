@@ -9,7 +9,7 @@ from collections import defaultdict
 
 from .timing import summary
 
-__all__ = ["group", "lines", "speedup", "new_axes"]
+__all__ = ["group", "lines", "speedup", "new_axes", "log_x"]
 
 
 def _key(row: dict, by):
@@ -41,6 +41,21 @@ def new_axes(ncols: int = 1, width: float = 6.0, height: float = 4.0):
     return fig, list(axes[0])
 
 
+def log_x(ax, values=()):
+    """A log x axis whose labels never overlap: over less than two decades, with at most 8
+    measured values, the ticks are those values written plainly; minor ticks go unlabelled."""
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+    ax.set_xscale("log")
+    xs = sorted({float(v) for v in values if v is not None and float(v) > 0})
+    if xs and len(xs) <= 8 and xs[-1] / xs[0] < 100:
+        ax.set_xticks(xs)
+        fmt = ScalarFormatter()
+        fmt.set_scientific(False)
+        ax.xaxis.set_major_formatter(fmt)
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    return ax
+
+
 def lines(ax, rows, x, y, by, logx=False, logy=False, err=True, order=None, marker="o"):
     """One line per distinct value of ``by``: mean of ``y`` at each ``x``, std as error bars.
 
@@ -57,7 +72,7 @@ def lines(ax, rows, x, y, by, logx=False, logy=False, err=True, order=None, mark
         stds = [pts[v]["std"] for v in xs] if err else None
         ax.errorbar(xs, means, yerr=stds, marker=marker, ms=4, capsize=3, label=_label(k, by))
     if logx:
-        ax.set_xscale("log")
+        log_x(ax, [v for pts in groups.values() for v in pts])
     if logy:
         ax.set_yscale("log")
     ax.grid(True, which="both", alpha=0.3)
@@ -80,7 +95,7 @@ def speedup(ax, rows, x, time_key, by, baseline, logx=False, logy=True):
                 label=f"{_label(k, by)} vs {_label(baseline, by)}")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     if logx:
-        ax.set_xscale("log")
+        log_x(ax, [v for pts in groups.values() for v in pts])
     if logy:
         ax.set_yscale("log")
     ax.grid(True, which="both", alpha=0.3)
