@@ -24,7 +24,12 @@ def check_flow(net: FlowNetwork, flow, value: int | None = None, preflow: bool =
 
     Raises ValueError naming the first violation.
     """
-    f = np.asarray(flow, dtype=np.int64)
+    f = np.asarray(flow)
+    if f.dtype.kind == "f" and not np.all(np.isfinite(f) & (f == np.round(f))):
+        raise ValueError("the flow has non-integer values (capacities are integers)")
+    if f.dtype.kind not in "iuf" or (f.dtype.kind == "f" and f.size and np.abs(f).max() > 2.0**62):
+        raise ValueError(f"the flow must be integers in the int64 range, got dtype {f.dtype}")
+    f = f.astype(np.int64)
     if f.shape != (net.m,):
         raise ValueError(f"flow has shape {f.shape}, the network has {net.m} stored arcs")
     bad = np.flatnonzero(f != -f[net.rev])
@@ -62,7 +67,10 @@ def cut_capacity(net: FlowNetwork, source_side) -> int:
     if side.shape != (net.n,):
         raise ValueError(f"source_side has shape {side.shape}, expected ({net.n},)")
     crossing = side[net.tails] & ~side[net.heads]
-    return int(net.capacity[crossing].sum())
+    caps = net.capacity[crossing]
+    if float(caps.astype(np.float64).sum()) < 2.0**62:
+        return int(caps.sum())
+    return sum(caps.tolist())        # beyond int64: exact in Python integers
 
 
 def check_cut(net: FlowNetwork, source_side, value: int) -> int:

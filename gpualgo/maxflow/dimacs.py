@@ -19,19 +19,37 @@ Every malformed line raises a ``ValueError`` naming its line number.
 from __future__ import annotations
 
 import pathlib
+import re
 
 import numpy as np
 
-from .network import FlowNetwork, from_edges
+from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, from_edges
 
 __all__ = ["read_dimacs", "write_dimacs", "parse_dimacs", "read_text", "write_text", "parse_text", "read"]
 
 
+_INT = re.compile(r"[+-]?[0-9]+")
+
+
 def _ints(parts, line_no: int, what: str):
-    try:
-        return [int(p) for p in parts]
-    except ValueError:
-        raise ValueError(f"line {line_no}: {what} must be integers, got {' '.join(parts)!r}") from None
+    # plain ASCII digits only: Python's int() also takes '1_000' and non-ASCII digits
+    if not all(_INT.fullmatch(p) for p in parts):
+        raise ValueError(f"line {line_no}: {what} must be integers, got {' '.join(parts)!r}")
+    return [int(p) for p in parts]
+
+
+def _nodes(n: int, line_no: int, what: str) -> int:
+    if n < 2 or n > INT32_MAX:
+        raise ValueError(f"line {line_no}: need 2 <= {what} <= {INT32_MAX} (int32 vertex ids), got {n}")
+    return n
+
+
+def _capacity(c: int, line_no: int) -> int:
+    if c < 0:
+        raise ValueError(f"line {line_no}: negative capacity {c}")
+    if c > MAX_CAPACITY:
+        raise ValueError(f"line {line_no}: capacity {c} exceeds {MAX_CAPACITY} (int64 range of the solvers)")
+    return c
 
 
 def parse_dimacs(text: str) -> FlowNetwork:
@@ -50,8 +68,9 @@ def parse_dimacs(text: str) -> FlowNetwork:
             if len(parts) != 4 or parts[1] != "max":
                 raise ValueError(f"line {no}: expected 'p max NODES ARCS', got {raw.strip()!r}")
             n, m = _ints(parts[2:], no, "NODES and ARCS")
-            if n < 2 or m < 0:
-                raise ValueError(f"line {no}: need NODES >= 2 and ARCS >= 0, got {n} and {m}")
+            _nodes(n, no, "NODES")
+            if m < 0:
+                raise ValueError(f"line {no}: need ARCS >= 0, got {m}")
         elif kind == "n":
             if n is None:
                 raise ValueError(f"line {no}: node line before the problem line 'p max ...'")
@@ -68,6 +87,8 @@ def parse_dimacs(text: str) -> FlowNetwork:
                 if sink is not None:
                     raise ValueError(f"line {no}: a second sink")
                 sink = vid - 1
+            if source is not None and source == sink:
+                raise ValueError(f"line {no}: node {vid} is both the source and the sink")
         elif kind == "a":
             if n is None:
                 raise ValueError(f"line {no}: arc line before the problem line 'p max ...'")
@@ -77,11 +98,9 @@ def parse_dimacs(text: str) -> FlowNetwork:
             for x in (a, b):
                 if not 1 <= x <= n:
                     raise ValueError(f"line {no}: node id {x} out of range 1..{n}")
-            if c < 0:
-                raise ValueError(f"line {no}: negative capacity {c}")
             us.append(a - 1)
             vs.append(b - 1)
-            cs.append(c)
+            cs.append(_capacity(c, no))
         else:
             raise ValueError(f"line {no}: unknown line type {kind!r} (expected c, p, n or a)")
     if n is None:
@@ -91,14 +110,7 @@ def parse_dimacs(text: str) -> FlowNetwork:
     if len(us) != m:
         raise ValueError(f"the problem line announces {m} arcs but the file has {len(us)}")
     return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64),
-                      _caps(cs), source, sink)
-
-
-def _caps(cs):
-    try:
-        return np.array(cs, dtype=np.int64)
-    except OverflowError:
-        raise ValueError("a capacity does not fit int64") from None
+                      np.array(cs, dtype=np.int64), source, sink)
 
 
 def read_dimacs(path) -> FlowNetwork:
@@ -129,8 +141,7 @@ def parse_text(text: str, source: int = 0, sink: int | None = None) -> FlowNetwo
             if len(parts) != 2:
                 raise ValueError(f"line {no}: expected 'n NODES', got {raw.strip()!r}")
             (n,) = _ints(parts[1:], no, "NODES")
-            if n < 2:
-                raise ValueError(f"line {no}: need at least 2 nodes, got {n}")
+            _nodes(n, no, "NODES")
         elif parts[0] == "e":
             if n is None:
                 raise ValueError(f"line {no}: edge line before 'n NODES'")
@@ -140,17 +151,15 @@ def parse_text(text: str, source: int = 0, sink: int | None = None) -> FlowNetwo
             for x in (a, b):
                 if not 0 <= x < n:
                     raise ValueError(f"line {no}: node id {x} out of range 0..{n - 1}")
-            if c < 0:
-                raise ValueError(f"line {no}: negative capacity {c}")
             us.append(a)
             vs.append(b)
-            cs.append(c)
+            cs.append(_capacity(c, no))
         else:
             raise ValueError(f"line {no}: unknown line type {parts[0]!r} (expected n or e)")
     if n is None:
         raise ValueError("no 'n NODES' line (empty file?)")
-    return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64), _caps(cs),
-                      source, sink)
+    return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64),
+                      np.array(cs, dtype=np.int64), source, sink)
 
 
 def read_text(path, source: int = 0, sink: int | None = None) -> FlowNetwork:
@@ -159,7 +168,14 @@ def read_text(path, source: int = 0, sink: int | None = None) -> FlowNetwork:
 
 
 def write_text(net: FlowNetwork, path) -> None:
-    """Write the report's ``.txt`` format (source and sink are not stored in it)."""
+    """Write the report's ``.txt`` format.
+
+    The format stores no terminals: a reader takes source 0 and sink n - 1, so a network
+    with other terminals is refused (ValueError); write it with :func:`write_dimacs`.
+    """
+    if (net.source, net.sink) != (0, net.n - 1):
+        raise ValueError(f"the text format implies source 0 and sink {net.n - 1}; this network has "
+                         f"source {net.source} and sink {net.sink}: use write_dimacs")
     u, v, c = net.arcs()
     lines = [f"n {net.n}"] + [f"e {a} {b} {w}" for a, b, w in zip(u.tolist(), v.tolist(), c.tolist())]
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
@@ -167,4 +183,4 @@ def write_text(net: FlowNetwork, path) -> None:
 
 def read(path) -> FlowNetwork:
     """Read by extension, as the report's program does: ``.max`` DIMACS, else text."""
-    return read_dimacs(path) if str(path).endswith(".max") else read_text(path)
+    return read_dimacs(path) if str(path).lower().endswith(".max") else read_text(path)

@@ -5,13 +5,34 @@ import math
 
 import numpy as np
 
-from .network import FlowNetwork, from_edges
+from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, _index, from_edges
 
 __all__ = ["random_gnp", "report_density", "genrmf", "washington_rlg", "vision_grid"]
+
+#: random_gnp refuses graphs expected to have more arcs than this (the GPU versions index
+#: arcs with int32, and building one takes about 150 bytes per arc)
+MAX_RANDOM_ARCS = INT32_MAX // 2
+
+
+def _ints(**values) -> list[int]:
+    """Integer parameters as Python ints, each at least its stated minimum."""
+    out = []
+    for name, (value, least) in values.items():
+        v = _index(value, name)
+        if v < least:
+            raise ValueError(f"need {name} >= {least}, got {v}")
+        out.append(v)
+    return out
+
+
+def _cap_range(low: int, high: int, what: str) -> None:
+    if not 0 <= low <= high <= MAX_CAPACITY:
+        raise ValueError(f"need 0 <= {what} <= {MAX_CAPACITY}, got {low}..{high}")
 
 
 def report_density(n: int) -> float:
     """The report's density for the size sweep: p = 2 ln(n) / n (connected w.h.p.)."""
+    (n,) = _ints(n=(n, 2))
     return min(1.0, 2.0 * math.log(n) / n)
 
 
@@ -24,13 +45,19 @@ def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
     pairs sampled without repetition (the same distribution). ``connected`` adds a random
     path through all vertices in both directions, as the report made every instance
     connected. Source 0, sink n-1.
+
+    Raises:
+        ValueError: n < 2, p outside [0, 1], a capacity range outside 0..MAX_CAPACITY,
+            or more than :data:`MAX_RANDOM_ARCS` expected arcs (with the estimate).
     """
+    n, low, high = _ints(n=(n, 2), low=(low, 0), high=(high, 0))
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"density p must be in [0, 1], got {p}")
-    if low < 0 or high < low:
-        raise ValueError(f"need 0 <= low <= high, got low={low}, high={high}")
-    if n < 2:
-        raise ValueError(f"need n >= 2, got {n}")
+    _cap_range(low, high, "low <= high")
+    arcs = p * n * (n - 1) / (1 if directed else 2) + 2 * n
+    if arcs > MAX_RANDOM_ARCS:
+        raise ValueError(f"G({n}, {p}) would have about {arcs:.3g} arcs (about {arcs * 150 / 2**30:.0f} GiB "
+                         f"to build); at most {MAX_RANDOM_ARCS} are generated")
     rng = np.random.default_rng(seed)
     if n <= 3000:
         mask = rng.random((n, n)) < p
@@ -41,17 +68,14 @@ def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
     else:
         pairs = n * (n - 1) // (1 if directed else 2)
         m = int(rng.binomial(pairs, p))
-        keys = np.zeros(0, dtype=np.int64)
-        while keys.size < m:     # sample, drop loops and repeats, top up
-            k = m - keys.size
-            a = rng.integers(0, n, size=int(k * 1.1) + 16)
-            b = rng.integers(0, n, size=a.size)
-            ok = a != b
-            a, b = a[ok], b[ok]
-            if not directed:
-                a, b = np.minimum(a, b), np.maximum(a, b)
-            keys = np.unique(np.r_[keys, a.astype(np.int64) * n + b])
-        keys = rng.permutation(keys)[:m]
+        if 2 * m <= pairs:
+            keys = _distinct_pairs(rng, n, m, directed)
+        else:
+            # most pairs are arcs: drawing them would crawl (the last missing pairs are
+            # rarely hit), so draw the pairs that are not arcs and keep the others
+            a, b = np.nonzero(~np.eye(n, dtype=bool)) if directed else np.triu_indices(n, 1)
+            every = a.astype(np.int64) * n + b
+            keys = np.setdiff1d(every, _distinct_pairs(rng, n, pairs - m, directed), assume_unique=True)
         u, v = keys // n, keys % n
     c = rng.integers(low, high + 1, size=u.size)
     if connected:
@@ -65,6 +89,29 @@ def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
     return from_edges(n, u, v, c, 0, n - 1, directed=directed)
 
 
+def _sorted_unique(x: np.ndarray) -> np.ndarray:
+    """``np.unique(x)`` by a sort (numpy 2.4's hash-based unique is many times slower on
+    millions of int64 keys)."""
+    x = np.sort(x)
+    return x[np.r_[True, x[1:] != x[:-1]]] if x.size else x
+
+
+def _distinct_pairs(rng, n: int, m: int, directed: bool) -> np.ndarray:
+    """m distinct keys ``a * n + b`` of vertex pairs (a != b; a < b when undirected),
+    uniformly at random; fast while m is at most half of the pairs."""
+    keys = np.zeros(0, dtype=np.int64)
+    while keys.size < m:     # sample, drop loops and repeats, top up
+        k = m - keys.size
+        a = rng.integers(0, n, size=int(k * 1.1) + 16)
+        b = rng.integers(0, n, size=a.size)
+        ok = a != b
+        a, b = a[ok], b[ok]
+        if not directed:
+            a, b = np.minimum(a, b), np.maximum(a, b)
+        keys = _sorted_unique(np.r_[keys, a.astype(np.int64) * n + b])
+    return rng.permutation(keys)[:m]
+
+
 def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None) -> FlowNetwork:
     """The DIMACS genrmf family (Goldfarb and Grigoriadis): b frames of a x a grids.
 
@@ -74,10 +121,10 @@ def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None) -> FlowNetwor
     first vertex of the first frame, the sink the last vertex of the last frame.
     n = a*a*b vertices, about 4 a (a - 1) b + a*a (b - 1) arcs.
     """
-    if a < 1 or b < 2:
-        raise ValueError(f"genrmf needs a >= 1 and b >= 2, got a={a}, b={b}")
-    if c1 < 0 or c2 < c1:
-        raise ValueError(f"need 0 <= c1 <= c2, got c1={c1}, c2={c2}")
+    a, b, c1, c2 = _ints(a=(a, 1), b=(b, 2), c1=(c1, 0), c2=(c2, 0))
+    _cap_range(c1, c2, "c1 <= c2")
+    if c2 * a * a > MAX_CAPACITY:
+        raise ValueError(f"the frame arcs' capacity c2 * a * a = {c2 * a * a} exceeds {MAX_CAPACITY}")
     rng = np.random.default_rng(seed)
     f = a * a
     n = f * b
@@ -108,8 +155,10 @@ def washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 10000,
     sink, of capacity ``maxcap * degree`` (so the level arcs decide the cut).
     n = rows * levels + 2; source n-2, sink n-1.
     """
-    if rows < 1 or levels < 1 or degree < 1:
-        raise ValueError(f"need rows, levels, degree >= 1, got {rows}, {levels}, {degree}")
+    rows, levels, degree, maxcap = _ints(rows=(rows, 1), levels=(levels, 1), degree=(degree, 1),
+                                         maxcap=(maxcap, 1))
+    if maxcap * degree > MAX_CAPACITY:
+        raise ValueError(f"the terminal arcs' capacity maxcap * degree = {maxcap * degree} exceeds {MAX_CAPACITY}")
     rng = np.random.default_rng(seed)
     n = rows * levels + 2
     s, t = n - 2, n - 1
@@ -135,8 +184,12 @@ def vision_grid(height: int, width: int, maxcap: int = 100, terminal_fraction: f
     else a sink arc with the same probability, capacities in [1, 2 * maxcap]
     (the data term). n = height * width + 2; source n-2, sink n-1.
     """
-    if height < 1 or width < 1:
-        raise ValueError(f"need height, width >= 1, got {height}, {width}")
+    height, width, maxcap = _ints(height=(height, 1), width=(width, 1), maxcap=(maxcap, 1))
+    if not 0.0 <= terminal_fraction <= 0.5:
+        raise ValueError(f"terminal_fraction must be in [0, 0.5] (a pixel has a source arc, a sink arc "
+                         f"or neither), got {terminal_fraction}")
+    if 2 * maxcap > MAX_CAPACITY:
+        raise ValueError(f"the terminal arcs' capacity 2 * maxcap = {2 * maxcap} exceeds {MAX_CAPACITY}")
     rng = np.random.default_rng(seed)
     npx = height * width
     n = npx + 2

@@ -110,12 +110,75 @@ def test_random_roundtrip_both_formats(tmp_path, rng):
     ("p max 4 1\nn 1 s\nn 4 x\n", "line 3"),
     ("p max 4 1\nn 1 s\na 1 2 3\n", "missing sink"),
     ("p max 4 2\nn 1 s\nn 4 t\na 1 2 3\n", "announces 2 arcs"),
-    ("p max 3 1\nn 1 s\nn 1 t\na 1 2 3\n", "same vertex"),
-    ("p max 4 1\nn 1 s\nn 4 t\na 1 2 99999999999999999999999\n", "int64"),
+    ("p max 3 1\nn 1 s\nn 1 t\na 1 2 3\n", "line 3: node 1 is both the source and the sink"),
+    ("p max 4 1\nn 1 s\nn 4 t\na 1 2 99999999999999999999999\n", "line 4: capacity .*int64"),
+    # just above int64, and just above the solvers' bound 2**62 (both once passed or lost the line)
+    ("p max 4 1\nn 1 s\nn 4 t\na 1 2 9223372036854775808\n", "line 4: capacity"),
+    ("c\np max 4 1\nn 1 s\nn 4 t\na 1 2 4611686018427387905\n", "line 5: capacity"),
+    ("p max 99999999999 0\nn 1 s\nn 2 t\n", "line 1: .*int32"),
+    ("p max 4 1\nn 1 s\nn 4 t\na 1 2 1_000\n", "line 4: .*integers"),
+    ("p max 4 1\nn 1 s\nn 4 t\na 1 2 \u0663\n", "line 4: .*integers"),
+    ("p max 4 1\np max 4 1\n", "line 2: a second problem line"),
+    ("n 1 s\np max 4 1\n", "line 1: node line before"),
+    ("p max 4 1\nn 1 s\nn 4 t\na 0 2 3\n", "line 4: node id 0"),
 ])
 def test_dimacs_errors(text, match):
     with pytest.raises(ValueError, match=match):
         mf.parse_dimacs(text)
+
+
+def test_dimacs_odd_but_valid_layouts():
+    # comments and blank lines anywhere, CRLF and tabs, node lines after the arcs,
+    # duplicate arcs (merged), a self loop (dropped), arcs into the source and out of the sink
+    text = ("\r\nc head\r\n\r\np\tmax 5 8\r\na 1 2 4\na 1 2 3\nc middle\n\na 2 2 9\na 2 5 5\n"
+            "a 3 1 7\na 5 3 6\na 1 5 1\na 4 4 2\nn 5 t\nn 1 s\nc tail\n")
+    net = mf.parse_dimacs(text)
+    assert (net.n, net.source, net.sink) == (5, 0, 4)
+    u, v, c = net.arcs()
+    assert dict(zip(zip(u.tolist(), v.tolist()), c.tolist())) == {(0, 1): 7, (1, 4): 5, (2, 0): 7, (4, 2): 6, (0, 4): 1}
+    r = mf.solve(net, "serial")
+    assert r.flow_value == mf.reference_value(net) == 6
+    mf.check_cut(net, r.source_side, r.flow_value)
+
+
+def test_unreachable_sink_and_no_arcs_are_not_errors():
+    for net in (mf.parse_dimacs("p max 3 1\nn 1 s\nn 3 t\na 3 1 5\n"), mf.parse_dimacs("p max 2 0\nn 2 s\nn 1 t\n"),
+                mf.parse_text("n 4\ne 0 1 3\ne 3 2 9\n")):
+        r = mf.solve(net, "serial")
+        assert r.flow_value == mf.reference_value(net) == 0
+        assert r.source_side[net.source] and not r.source_side[net.sink]
+        assert mf.check_cut(net, r.source_side, 0) == 0
+
+
+def test_capacity_bound_is_exact():
+    # 2**62 + 1 rounds to 2**62 in float64: the bound must still hold exactly
+    with pytest.raises(ValueError, match="capacity"):
+        mf.from_edges(2, [0], [1], [2**62 + 1])
+    with pytest.raises(ValueError, match="merged"):
+        mf.from_edges(3, [0, 0], [1, 1], [2**61, 2**61 + 1])
+    with pytest.raises(ValueError, match="leaving the source"):
+        mf.from_edges(3, [0, 0], [1, 2], [2**61, 2**61 + 1])
+    assert mf.from_edges(3, [0, 0], [1, 2], [2**61, 2**61]).source_capacity() == 2**62
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n=2.5, tails=[0], heads=[1], capacities=[1]), "n must be an integer"),
+    (dict(n=3, tails=[0], heads=[1], capacities=[1], source=0.5), "source must be an integer"),
+    (dict(n=2**31, tails=[0], heads=[1], capacities=[1]), "int32"),
+])
+def test_bad_sizes_and_terminals(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        mf.from_edges(**kwargs)
+
+
+def test_text_format_refuses_other_terminals(tmp_path):
+    net = mf.washington_rlg(3, 2, seed=1)          # source n-2, sink n-1
+    with pytest.raises(ValueError, match="write_dimacs"):
+        mf.write_text(net, tmp_path / "w.txt")
+    assert not (tmp_path / "w.txt").exists()
+    mf.write_dimacs(net, tmp_path / "w.MAX")            # the extension in any case
+    again = mf.read(tmp_path / "w.MAX")
+    assert (again.source, again.sink) == (net.source, net.sink)
 
 
 def test_text_format():
@@ -124,7 +187,10 @@ def test_text_format():
     assert mf.solve(net, "serial").flow_value == 3
     for text, match in [("", "no 'n NODES'"), ("e 0 1 2\n", "line 1"), ("n 3\ne 0 3 1\n", "line 2: node id 3"),
                         ("n 3\ne 0 1\n", "line 2"), ("n 3\nn 4\n", "line 2"), ("n 3\nx\n", "line 2: unknown"),
-                        ("n 3\ne 0 1 -1\n", "line 2: negative"), ("n 1\n", "line 1")]:
+                        ("n 3\ne 0 1 -1\n", "line 2: negative"), ("n 1\n", "line 1"),
+                        ("n 3\ne 0 1 9223372036854775808\n", "line 2: capacity"),
+                        ("n 3\n\ne 0 1 4611686018427387905\n", "line 3: capacity"),
+                        ("n 3\ne 0 1 2.0\n", "line 2: .*integers"), ("n 3000000000\n", "line 1: .*int32")]:
         with pytest.raises(ValueError, match=match):
             mf.parse_text(text)
 
