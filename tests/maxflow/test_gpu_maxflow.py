@@ -140,3 +140,22 @@ def test_gpu_variants_without_gpu():
     for v in GPU_VARIANTS:
         with pytest.raises(gpu.GPUUnavailableError):
             mf.solve(net, v)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
+def test_compute_sanitizer_clean(tool):
+    import os
+    import pathlib
+    import shutil
+    import subprocess
+    import sys
+    exe = shutil.which("compute-sanitizer")
+    if exe is None:
+        pytest.skip("compute-sanitizer is not on PATH")
+    here = pathlib.Path(__file__).resolve()
+    path = os.pathsep.join(filter(None, [str(here.parents[2]), os.environ.get("PYTHONPATH")]))
+    cmd = [exe, "--tool", tool, "--error-exitcode", "9", sys.executable, str(here.with_name("sanitizer_cases.py"))]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=path), timeout=900)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
+    assert "sanitizer cases ok" in p.stdout
