@@ -216,10 +216,14 @@ def main(argv=None) -> int:
     for nb in paths:
         print(f"{nb.name:34}", end=" ", flush=True)  # the name first: the line ends when it is done
         row = execute(nb, out, params, hide_peers=args.hide_peers)
+        note = ""
         if pathlib.Path(row["executed"]).exists():  # a failed run still shows where it stopped
-            row["html"] = str(write_html(pathlib.Path(row["executed"]), out / "html"))
+            try:
+                row["html"] = str(write_html(pathlib.Path(row["executed"]), out / "html"))
+            except Exception as exc:  # nbconvert missing or without its templates: the run goes on
+                note = f"  (no HTML copy: {(str(exc).strip().splitlines() or [type(exc).__name__])[0][:120]})"
         rows.append(row)
-        print(_status(row), flush=True)
+        print(_status(row) + note, flush=True)
     index = write_index(rows, out / "html", header)
     failed = sum(not r["ok"] for r in rows)
     print(f"{len(rows)} notebooks, {len(rows) - failed} ok, {failed} failed in "

@@ -70,3 +70,17 @@ def test_runner_lines_summary_and_html(ran, capfd):
     assert sorted(p.name for p in (out / "figures" / "a_good").iterdir()) == ["fig-01.png"]
     executed = json.loads((out / "notebooks" / "a_good.ipynb").read_text())
     assert any("scale = 3" in "".join(c["source"]) for c in executed["cells"])  # papermill's injected cell
+
+
+def test_a_failed_html_copy_does_not_stop_the_run(tmp_path, capfd, monkeypatch):
+    good = _notebook(tmp_path / "c_good.ipynb", "Another good notebook", "print('fine')")
+
+    def no_templates(executed, html_dir):
+        raise ValueError("No template sub-directory with name 'lab' found")
+    monkeypatch.setattr(run_notebooks, "write_html", no_templates)
+    rc = run_notebooks.main([str(good), "--out", str(tmp_path / "out")])
+    lines = capfd.readouterr().out.strip().splitlines()
+    assert rc == 0
+    assert lines[1].startswith("c_good.ipynb") and " ok " in lines[1] and "no HTML copy: No template" in lines[1]
+    assert lines[2].startswith("1 notebooks, 1 ok, 0 failed")
+    assert "Another good notebook" in (tmp_path / "out" / "html" / "index.html").read_text()
