@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 
+from .. import variants
 from . import auction_serial, checks, instances, problem
 from .result import AssignmentResult, make_result
 from .checks import (check_assignment, check_feasible, is_valid_assignment, max_matching_size, objective,
@@ -106,8 +107,7 @@ def solve(B, algorithm: str = "auction", variant: str = "gpu_eps_scaling", eps=N
     if algorithm not in _SOLVERS:
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {sorted(_SOLVERS)}")
     table = _SOLVERS[algorithm]
-    if variant not in table:
-        raise ValueError(f"unknown variant {variant!r} of {algorithm}; known: {list(table)}")
+    variants.check(variant, table, what=algorithm)
     res = table[variant](B, eps, **options)
     res.algorithm = algorithm
     return res

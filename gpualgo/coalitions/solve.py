@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import variants
 from . import checks, serial
 from .values import host_memory_bytes, table_bytes, validate_values
 
@@ -61,8 +62,7 @@ def total_splits(n: int, rule: str = "dp") -> int:
 
 def estimate_seconds(n: int, variant: str, rule: str | None = None) -> float:
     """Rough run time of ``variant`` on n agents, from :data:`RATES` (seconds)."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; known: {VARIANTS}")
+    variants.check(variant, VARIANTS)
     rule = rule or {"serial_odp": "odp", "gpu_odp": "odp"}.get(variant, "dp")
     work = total_splits(n, rule) if variant != "serial_odp" else total_splits(n, "idp")
     return work / RATES[variant]
@@ -93,12 +93,7 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
             a size refused with its estimate (pass ``force=True``).
         GPUUnavailableError: a GPU variant without CuPy or a GPU.
     """
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; known: {VARIANTS}")
-    unknown = set(options) - _OPTIONS[variant]
-    if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} for {variant}; "
-                         f"it takes {sorted(_OPTIONS[variant]) or 'none'}")
+    variants.check(variant, VARIANTS, options, _OPTIONS)
     v, n = validate_values(values)
     rule = options.pop("rule", "odp" if variant in ("serial_odp", "gpu_odp") else "dp")
     if rule not in serial.RULES:

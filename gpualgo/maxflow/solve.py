@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import variants
 from .network import FlowNetwork
 
 #: every version, in the order they are taught
@@ -90,14 +91,9 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
             the matrix version (with the memory estimate; ``force=True`` overrides).
         GPUUnavailableError: a GPU variant without CuPy or a GPU.
     """
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; known: {VARIANTS}")
+    variants.check(variant, VARIANTS, options, _OPTIONS)
     if not isinstance(network, FlowNetwork):
         raise ValueError(f"expected a FlowNetwork (see maxflow.from_edges), got {type(network).__name__}")
-    unknown = set(options) - _OPTIONS[variant]
-    if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} for {variant}; "
-                         f"it takes {sorted(_OPTIONS[variant])}")
     if variant == "serial":
         return _serial(network, **options)
     from . import maxflow_gpu

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import variants
 from . import checks, enumeration, serial
 from .instances import as_instance
 
@@ -97,12 +98,7 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
             estimate (pass ``force=True``), GPU memory too small for Held-Karp.
         GPUUnavailableError: a GPU variant without CuPy or a GPU.
     """
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; known: {VARIANTS}")
-    unknown = set(options) - _OPTIONS[variant]
-    if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} for {variant}; "
-                         f"it takes {sorted(_OPTIONS[variant]) or 'none'}")
+    variants.check(variant, VARIANTS, options, _OPTIONS)
     inst = as_instance(instance_or_matrix)
     n = inst.n
     if variant.startswith("gpu_"):
