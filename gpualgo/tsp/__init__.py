@@ -4,7 +4,7 @@ as in the source report) and Held-Karp dynamic programming (serial and GPU).
 >>> from gpualgo import tsp
 >>> inst = tsp.random_euclidean(9, seed=1)
 >>> r = tsp.solve(inst, variant="held_karp")
->>> r.tour[0], r.length == tsp.tour_length(inst, r.tour)
+>>> int(r.tour[0]), r.length == tsp.tour_length(inst, r.tour)
 (0, True)
 
 Missing edges are ``NO_EDGE`` (-1) in :attr:`TSPInstance.dist` (``np.inf`` in a float input
