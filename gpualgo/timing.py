@@ -5,7 +5,7 @@ import math
 import statistics
 import time
 
-__all__ = ["timed", "summary"]
+__all__ = ["timed", "summary", "human_seconds"]
 
 
 def timed(fn, *args, **kwargs):
@@ -27,3 +27,16 @@ def summary(values) -> dict:
         "min": min(vals),
         "n": len(vals),
     }
+
+
+def human_seconds(secs: float) -> str:
+    """A duration for a person: ``"45 s"``, ``"12 min"``, ``"3.5 h"``, ``"9 days"``, ``"1.2e+03 years"``."""
+    if secs < 120:
+        return f"{secs:.0f} s"
+    if secs < 7200:
+        return f"{secs / 60:.0f} min"
+    if secs < 2 * 86400:
+        return f"{secs / 3600:.1f} h"
+    if secs < 2 * 365 * 86400:
+        return f"{secs / 86400:.0f} days"
+    return f"{secs / (365 * 86400):.3g} years"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import variants
+from ..timing import human_seconds
 from . import checks, serial
 from .values import host_memory_bytes, table_bytes, validate_values
 
@@ -129,7 +130,7 @@ def _guard(n, dtype, variant, rule, on_gpu):
     secs = estimate_seconds(n, variant, rule)
     if secs > MAX_SECONDS:
         raise ValueError(f"{variant} on n={n} agents evaluates {total_splits(n, rule):.3g} splits: "
-                         f"about {_human(secs)}; use gpu_odp, or pass force=True")
+                         f"about {human_seconds(secs)}; use gpu_odp, or pass force=True")
     if on_gpu:
         from .. import gpu
         free = gpu.require().cuda.runtime.memGetInfo()[0]
@@ -142,12 +143,3 @@ def _guard(n, dtype, variant, rule, on_gpu):
                          f"{np.dtype(dtype).name} and {have / 2**30:.1f} GiB are free (float32 "
                          "halves it); pass force=True to try anyway")
 
-
-def _human(secs: float) -> str:
-    if secs < 120:
-        return f"{secs:.0f} s"
-    if secs < 7200:
-        return f"{secs / 60:.0f} min"
-    if secs < 2 * 86400:
-        return f"{secs / 3600:.1f} h"
-    return f"{secs / 86400:.0f} days"

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import variants
+from ..timing import human_seconds
 from . import checks, enumeration, serial
 from .instances import as_instance
 
@@ -162,26 +163,15 @@ def _guard(n: int, variant: str, symmetric: bool) -> None:
             count = enumeration.count_tours(n, symmetric)
             raise ValueError(
                 f"brute force on n={n} cities evaluates {count:.3g} orders: about "
-                f"{_human(secs)} with {variant} at ~{RATES[variant]:.1g} orders/s; "
+                f"{human_seconds(secs)} with {variant} at ~{RATES[variant]:.1g} orders/s; "
                 "use a Held-Karp variant, or pass force=True to run it anyway")
     elif variant == "held_karp":
         need = serial.held_karp_bytes(n, np.int32)
         if secs > MAX_SECONDS or need > MAX_HOST_BYTES:
             raise ValueError(
                 f"serial Held-Karp on n={n} cities needs at least {need / 2**30:.1f} GiB and "
-                f"about {_human(secs)}; use gpu_held_karp, or pass force=True")
+                f"about {human_seconds(secs)}; use gpu_held_karp, or pass force=True")
 
-
-def _human(secs: float) -> str:
-    if secs < 120:
-        return f"{secs:.0f} s"
-    if secs < 7200:
-        return f"{secs / 60:.0f} min"
-    if secs < 2 * 86400:
-        return f"{secs / 3600:.1f} h"
-    if secs < 2 * 365 * 86400:
-        return f"{secs / 86400:.0f} days"
-    return f"{secs / (365 * 86400):.3g} years"
 
 
 def _cpu_name() -> str:
