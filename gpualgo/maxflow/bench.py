@@ -141,40 +141,34 @@ def case_reference(rows: list[dict]):
     return None
 
 
-def measure(family: str, params: dict, net, solvers, reps: int, seed, **extra) -> list[dict]:
-    """Run every solver of ``solvers`` (ours and peers) ``reps`` times on ``net``; rows
-    with a ``verified`` column (value equal to the reference and, for ours, a valid cut)."""
+def measure(family: str, params: dict, net, solvers, reps: int, seed, peer_reps: int | None = None,
+            **extra) -> list[dict]:
+    """Run each solver of ``solvers`` in turn on ``net``, ``reps`` times (the CPU peers
+    ``peer_reps`` times, default ``reps``); rows with a ``verified`` column: the value equals
+    :func:`case_reference` and, for ours, the cut is valid."""
     rows = []
-    ref = None
-    order = sorted(solvers, key=lambda x: (x not in PEERS, x != "scipy_dinic"))   # peers first
-    for solver in order:
+    for solver in solvers:
         _warm(solver, net)
-        for rep in range(reps):
+        for rep in range(peer_reps if solver in PEERS and peer_reps is not None else reps):
             row = run_peer(solver, net) if solver in PEERS else _ours(solver, net)
-            if ref is None:
-                ref = row["flow_value"]
-            row["verified"] = bool(row["flow_value"] == ref and row.get("certified", True))
-            if not row["verified"]:
-                print(f"WARNING: {solver} on {family} {params}: value {row['flow_value']}, reference {ref}, "
-                      f"cut ok {row.get('certified')}")
+            row["verified"] = None
             row.update(algorithm="maxflow", family=family, solver=solver,
                        kind="peer" if solver in PEERS else ("gpu" if solver.startswith("gpu_") else "serial"),
-                       n=net.n, arcs=net.n_input_arcs, reference_value=ref, rep=rep, seed=seed, **params, **extra)
+                       n=net.n, arcs=net.n_input_arcs, reference_value=None, rep=rep, seed=seed, **params, **extra)
             rows.append(row)
+    ref = case_reference(rows)
+    for row in rows:
+        row["reference_value"] = ref
+        row["verified"] = bool(row["flow_value"] == ref and row.get("certified", True))
+        if not row["verified"]:
+            print(f"WARNING: {row['solver']} on {family} {params}: value {row['flow_value']}, reference {ref}, "
+                  f"cut ok {row.get('certified')}")
     return rows
 
 
 def _case(label, family, params, make, solvers, reps, seed, peer_reps=1, **extra):
     def run():
-        net = make()
-        rows = []
-        for s in solvers:   # each solver its own repetitions, against one reference
-            rows += measure(family, params, net, [s], reps if s not in PEERS else min(reps, peer_reps), seed, **extra)
-        ref = case_reference(rows)
-        for r in rows:
-            r["reference_value"] = ref
-            r["verified"] = bool(r["flow_value"] == ref and r.get("certified", True))
-        return rows
+        return measure(family, params, make(), solvers, reps, seed, min(reps, peer_reps), **extra)
     return Case(label, run)
 
 
@@ -270,17 +264,12 @@ def _targets_cases(p):
 
         def run(a=a, b=b, solvers=solvers):
             net = instances.genrmf(a, b, seed=seed)
-            rows = []
-            for s in solvers:
-                rows += measure("genrmf", dict(size=f"{a}x{b}"), net, [s],
-                                1 if q else (p["reps"] if s not in PEERS else p["peer_reps"]), seed)
-            ref = case_reference(rows)
+            rows = measure("genrmf", dict(size=f"{a}x{b}"), net, solvers, 1 if q else p["reps"], seed,
+                           1 if q else p["peer_reps"])
             # the peers' solve calls alone (their graph building excluded), against our total
             best_peer, best_peer_name = min(((r["exec_ms"], r["solver"]) for r in rows if r["kind"] == "peer"),
                                             default=(math.nan, None))
             for r in rows:
-                r["reference_value"] = ref
-                r["verified"] = bool(r["flow_value"] == ref and r.get("certified", True))
                 r["fastest_peer"] = best_peer_name
                 r["fastest_peer_ms"] = best_peer
                 r["speedup_vs_fastest_peer"] = best_peer / r["total_ms"]

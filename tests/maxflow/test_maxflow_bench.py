@@ -44,3 +44,16 @@ def test_cpu_preset_quick_rows_are_verified():
         assert {r["flow_value"] for r in sel} == {mf.reference_value(net)}
         assert {r["reference_value"] for r in sel} == {mf.reference_value(net)}
         assert "serial" in {r["solver"] for r in sel}
+
+
+def test_targets_cases_on_the_cpu_check_every_row_against_one_reference():
+    # the targets preset needs a GPU; its cases with gpu=False run the serial version instead
+    p = dict(mfbench.PRESETS["targets"].params, quick=True, gpu=False)
+    for case in mfbench._targets_cases(p):
+        rows = case.run()
+        ref = mf.reference_value(mf.genrmf(*mfbench.parse_size(rows[0]["size"]), seed=p["seed"]))
+        assert rows[0]["solver"] == "serial" and all(r["verified"] for r in rows)
+        assert {r["reference_value"] for r in rows} == {r["flow_value"] for r in rows} == {ref}
+        assert [r["rep"] for r in rows if r["solver"] == "serial"] == [0]
+        peers = [r for r in rows if r["kind"] == "peer"]
+        assert all(r["fastest_peer_ms"] == min(x["exec_ms"] for x in peers) for r in rows) if peers else True
