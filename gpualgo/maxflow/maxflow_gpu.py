@@ -114,28 +114,23 @@ def _host_heights(net: FlowNetwork, res, heads64, queue):
 def run(net: FlowNetwork, variant: str, **options):
     """Run one GPU variant; see :func:`gpualgo.maxflow.solve` for the options."""
     from .solve import MaxFlowResult
-    if variant == "gpu_matrix":
-        need = matrix_bytes(net)
-        if need > MAX_MATRIX_BYTES and not options.get("force", False):
-            raise ValueError(f"gpu_matrix needs an n x n matrix: about {need / 2**30:.1f} GiB of GPU memory "
-                             f"for n={net.n} (limit {MAX_MATRIX_BYTES / 2**30:.0f} GiB); use gpu_bcsr or "
-                             "gpu_vertex_centric, or pass force=True")
+    need = matrix_bytes(net) if variant == "gpu_matrix" else 0
+    if need > MAX_MATRIX_BYTES and not options.get("force", False):
+        raise ValueError(f"gpu_matrix needs an n x n matrix: about {need / 2**30:.1f} GiB of GPU memory "
+                         f"for n={net.n} (limit {MAX_MATRIX_BYTES / 2**30:.0f} GiB); use gpu_bcsr or "
+                         "gpu_vertex_centric, or pass force=True")
     _check_sizes(net)
     cupy = gpu.require()
-    if variant == "gpu_matrix":
-        free = int(cupy.cuda.Device().mem_info[0])
-        if matrix_bytes(net) > free:
-            raise ValueError(f"gpu_matrix needs about {matrix_bytes(net) / 2**30:.1f} GiB of GPU memory for "
-                             f"n={net.n}, but only {free / 2**30:.1f} GiB are free; use gpu_bcsr or "
-                             "gpu_vertex_centric")
-    t0 = time.perf_counter()
+    free = int(cupy.cuda.Device().mem_info[0]) if need else 0
+    if need > free:
+        raise ValueError(f"gpu_matrix needs about {need / 2**30:.1f} GiB of GPU memory for n={net.n}, but "
+                         f"only {free / 2**30:.1f} GiB are free; use gpu_bcsr or gpu_vertex_centric")
+    # each version times its own upload, solve and download (total_ms): compiling the
+    # kernels, once per process, is not part of a solve
     if variant == "gpu_vertex_centric":
         value, side, res, stats = _vertex_centric(cupy, net, **options)
     else:
         value, side, res, stats = _host_relabel(cupy, net, variant, **options)
-    # the variants time upload, solve and download themselves (total = init + exec + download):
-    # compiling the kernels, once per process, is not part of a solve
-    stats.setdefault("total_ms", (time.perf_counter() - t0) * 1e3)
     stats["device"] = gpu.device_name()
     return MaxFlowResult(flow_value=int(value), source_side=side, residual=res, network=net,
                          is_preflow=True, variant=variant, stats=stats)
