@@ -128,16 +128,17 @@ def _serial_order(B, variant: str, init="random", seed=0, time_limit=None, trace
     """gpu_de_global / gpu_de_shared / gpu_mixed: the serial algorithm, evaluation on the GPU."""
     cp = gpu.require()
     t0 = time.perf_counter()
+    limit_us = dgs_serial.parse_time_limit(time_limit)
+    trace, meta = dgs_serial.new_trace(trace_capacity)
     A, AT, tol, tau, holder, cur, start_obj = _start(B, init, seed, force)
     m, n = A.shape
     _check_memory(cp, 16 * m * n + (8 * m * n if variant != "gpu_de_global" else 0), force)
     de = _DeviceDE(cp, A, AT, "global" if variant == "gpu_de_global" else "shared")
     t1 = time.perf_counter()
     ad, aj, jd, ji = np.empty(m), np.empty(m, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
-    trace, meta = dgs_serial.new_trace(trace_capacity)
     clk = np.zeros(2, dtype=np.int64)
     state = np.array([start_obj, 0.0, 0.0, dgs_serial.now_us(clk)])
-    t_end = state[3] + dgs_serial.parse_time_limit(time_limit)
+    t_end = state[3] + limit_us
     out = np.empty(4, dtype=np.int64)
     passes, converged = 0, False
     while True:
@@ -242,6 +243,8 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
     re-evaluates every row every round (for comparison).  ``eps`` is not used."""
     cp = gpu.require()
     t0 = time.perf_counter()
+    lim_us = dgs_serial.parse_time_limit(time_limit)
+    cap = dgs_serial.check_trace_capacity(trace_capacity)
     A_d, AT_d, tol, A_host = _device_matrix(cp, B, force)
     m, n = A_d.shape
     if isinstance(init, str) and init == "greedy" and A_host is None:
@@ -259,8 +262,6 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
     lists = cp.zeros(2 * n, dtype=cp.int32)
     counters = cp.zeros(8, dtype=cp.int32)
     objective = cp.asarray([start_obj, 0.0])
-    lim_us = dgs_serial.parse_time_limit(time_limit)
-    cap = dgs_serial.new_trace(trace_capacity)[0].shape[1]
     trace = cp.zeros(3 * cap)
     mod = _module(True)
     kern = mod.get_function("dgs_rounds_kernel")

@@ -37,7 +37,7 @@ from .checks import objective
 
 __all__ = ["prepare", "initial_assignment", "dgs", "full_de", "ade_row", "jde_row", "pick_and_apply",
            "switch_phase", "record_trace", "pair_row", "parallel_rounds", "exchange_gains", "solve_serial",
-           "new_trace", "parse_time_limit", "trace_arrays", "make_dgs_result"]
+           "new_trace", "check_trace_capacity", "parse_time_limit", "trace_arrays", "make_dgs_result"]
 
 NEG = -np.inf
 #: the largest matrix (entries) accepted without ``force=True``: A and its transpose in float64
@@ -398,12 +398,18 @@ def parallel_rounds(A, AT, tau, tol, max_rounds):
 # ------------------------------------------------------------------------- the trace
 
 
-def new_trace(capacity: int = 4096):
-    """Empty trace buffers ``(arrays (3, capacity), meta [count, stride])``; ``capacity``: a
-    positive integer (points kept; the compiled writer does no bounds checks, so 0 is refused)."""
+def check_trace_capacity(capacity) -> int:
+    """``capacity`` (trace points kept) as an int; ValueError unless it is a positive integer
+    (the trace writers do no bounds checks, so 0 is refused)."""
     if isinstance(capacity, (bool, np.bool_)) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
         raise ValueError(f"trace_capacity must be a positive integer, got {capacity!r}")
-    return np.zeros((3, int(capacity))), np.array([0, 1], dtype=np.int64)
+    return int(capacity)
+
+
+def new_trace(capacity: int = 4096):
+    """Empty trace buffers ``(arrays (3, capacity), meta [count, stride])``; see
+    :func:`check_trace_capacity`."""
+    return np.zeros((3, check_trace_capacity(capacity))), np.array([0, 1], dtype=np.int64)
 
 
 def parse_time_limit(time_limit) -> float:
