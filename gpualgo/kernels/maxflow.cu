@@ -193,6 +193,11 @@ struct Stepper {
     // recycle the slots of the step before.
     __device__ int sync(cg::grid_group& grid, int* ring) {
         grid.sync();
+        return read(grid, ring);
+    }
+    // The second half of sync, for a caller that issues its own loads between the barrier
+    // and this one, so that they overlap.
+    __device__ int read(cg::grid_group& grid, int* ring) {
         int v = ring_read(ring, k);
         rel = ring_read(ring + 3, k);
         aux = ring_read(ring + 6, k);
@@ -321,29 +326,47 @@ extern "C" __global__ void __launch_bounds__(1024, 1) vertex_centric_kernel(
             marked += mark;
         }
         if (marked) atomicAdd(ring + 6 + st.k % 3, marked);
-        if (gtid == 0) qa[0] = t;
-        int frontier = levels ? 1 : 0, level = 0;
-        if (levels) st.sync(grid, ring);
-        const int marked_total = st.aux;
-        int marked_found = 0;
+        // The BFS queue holds for each vertex of the frontier the range of its arcs (int2:
+        // first, end), read from offsets when the vertex is labelled, in parallel with its
+        // height: the next level then goes straight to the arcs.  Each level is a chain of
+        // dependent memory accesses (queue entry, arcs, heights and reverse residuals, the
+        // label), so every access taken off it counts: the first entry of each tile is loaded
+        // right after the barrier together with the frontier's size, and a slot is reserved
+        // for every candidate at the same time as its label is attempted (a candidate that
+        // another tile labelled first leaves an empty range, skipped at the next level).
+        if (gtid == 0) reinterpret_cast<int2*>(qa)[0] = make_int2(__ldg(offsets + t), __ldg(offsets + t + 1));
+        int frontier = 0, level = 0, marked_total = 0, marked_found = 0;
+        int2 first = make_int2(0, 0);
+        if (levels) {
+            grid.sync();
+            if (tile_id < n) first = __ldcg(reinterpret_cast<const int2*>(qa) + tile_id);
+            st.read(grid, ring);
+            frontier = 1;
+            marked_total = st.aux;
+        }
         while (frontier > 0) {
             ++level;
             int found = 0;
+            const int2* fa = reinterpret_cast<const int2*>(qa);
+            int2* fb = reinterpret_cast<int2*>(qb);
             for (int i = tile_id; i < frontier; i += tiles) {
-                int x = qa[i];
-                for (int a = __ldg(offsets + x) + lane, end = __ldg(offsets + x + 1); a < end; a += TILE) {
+                int2 e = i == tile_id ? first : __ldcg(fa + i);
+                for (int a = e.x + lane; a < e.y; a += TILE) {
                     int y = __ldg(heads + a);
+                    cap_t r = ld_cap(res + __ldg(rev + a));   // y -> x is residual: the reverse arc of x -> y
                     int hy = ld_int(height + y);
-                    // y -> x is residual when the reverse arc of x -> y has capacity left
-                    if (y != s && hy >= n && ld_cap(res + __ldg(rev + a)) > 0 &&
-                        atomicCAS(height + y, hy, level) == hy) {
-                        qb[queue_slot(ring + st.k % 3)] = y;
-                        found += hy == n + 1;
+                    int y0 = __ldg(offsets + y), y1 = __ldg(offsets + y + 1);
+                    if (y != s && hy >= n && r > 0) {
+                        bool won = atomicCAS(height + y, hy, level) == hy;
+                        fb[queue_slot(ring + st.k % 3)] = won ? make_int2(y0, y1) : make_int2(0, 0);
+                        found += won && hy == n + 1;
                     }
                 }
             }
             if (found) atomicAdd(ring + 6 + st.k % 3, found);
-            frontier = st.sync(grid, ring);
+            grid.sync();
+            if (tile_id < n) first = __ldcg(fb + tile_id);
+            frontier = st.read(grid, ring);
             marked_found += st.aux;
             int* tmp = qa; qa = qb; qb = tmp;
             if (early_stop && marked_total > 0 && marked_found == marked_total) break;

@@ -210,7 +210,7 @@ def _async_capacity(n: int) -> int:
     return 2 * n + 1024
 
 
-def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=300, ops=32,
+def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.1, gr_max_iters=150, ops=32,
                     incremental=True, blocks_per_sm=1, early_stop=True, gr_balance=0.0, async_bfs=False):
     n = net.n
     dtype = _cap_dtype(net)
@@ -235,8 +235,11 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.2, gr_max_iters=
     res = cupy.asarray(res_h)
     excess = cupy.asarray(exc_h)
     height = cupy.zeros(n, dtype=np.int32)      # below n: the first BFS marks all excess
-    qa = cupy.empty(n, dtype=np.int32)
-    qb = cupy.empty(n, dtype=np.int32)
+    # two queues: of active vertices, or in the BFS of (first arc, end) pairs, one per arc
+    # scanned at most (a vertex two tiles try to label in the same level is queued by both)
+    qlen = 2 * max(n, net.m, 1)
+    qa = cupy.empty(qlen, dtype=np.int32)
+    qb = cupy.empty(qlen, dtype=np.int32)
     stamp = cupy.full(n, -1, dtype=np.int32)
     ring = cupy.zeros(9, dtype=np.int32)
     stats_d = cupy.zeros(9, dtype=np.uint64)
