@@ -350,30 +350,29 @@ def _caps(table: dict, **changes) -> dict:
     return {f"cap_{k}": int(v) for k, v in dict(table, **changes).items()}
 
 
-_BASE = "tile=8,ops=32,blocks_per_sm=1,incremental=True"
+_BASE = "tile=8,ops=32,blocks_per_sm=1,incremental=True,block=256"
+_LEVELS = "async_bfs=False,early_stop=True"
+_DEF = "gr_alpha=0.1,gr_max_iters=150"
 _ONCE = "gr_alpha=100.0,gr_max_iters=1000000"     # the relabel frequency left to gr_balance alone
-#: the ``tuning`` preset's configurations: the BFS by levels (with and without the early
-#: stop) against the asynchronous one, the block size, and when to relabel
+#: the ``tuning`` preset's configurations, the defaults first: when to relabel, the BFS by
+#: levels with and without the early stop against the asynchronous one, the block size, the
+#: sweep's options, and last the report's sweep (one push or relabel, a full scan)
 TUNING_CONFIGS = [f"{_BASE},{c}" for c in (
-    "block=256,async_bfs=False,early_stop=True,gr_alpha=0.2,gr_max_iters=300",    # the earlier defaults
-    "block=256,async_bfs=False,early_stop=False,gr_alpha=0.2,gr_max_iters=300",
-    "block=1024,async_bfs=False,early_stop=True,gr_alpha=0.2,gr_max_iters=300",
-    "block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
-    "block=512,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
-    "block=1024,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
-    "block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=100",
-    "block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=1000",
-    f"block=256,async_bfs=True,{_ONCE},gr_balance=0.5",
-    f"block=256,async_bfs=True,{_ONCE},gr_balance=1.0",
-    f"block=256,async_bfs=True,{_ONCE},gr_balance=2.0",
-    f"block=1024,async_bfs=True,{_ONCE},gr_balance=1.0",
-    f"block=256,async_bfs=False,early_stop=True,{_ONCE},gr_balance=1.0",
-    f"block=1024,async_bfs=False,early_stop=True,{_ONCE},gr_balance=1.0",
-)] + ["tile=8,ops=8,blocks_per_sm=1,block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
-      "tile=4,ops=32,blocks_per_sm=1,block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
-      "tile=8,ops=32,blocks_per_sm=2,block=256,async_bfs=True,gr_alpha=0.2,gr_max_iters=300",
-      "tile=8,ops=1,blocks_per_sm=1,block=256,incremental=False,async_bfs=False,early_stop=False,"
-      "gr_alpha=0.2,gr_max_iters=300"]    # the report's sweep (one push or relabel, a full scan)
+    f"{_LEVELS},{_DEF}",
+    f"{_LEVELS},gr_alpha=0.1,gr_max_iters=200",
+    f"{_LEVELS},gr_alpha=0.2,gr_max_iters=100",
+    f"{_LEVELS},gr_alpha=0.2,gr_max_iters=150",
+    f"{_LEVELS},gr_alpha=0.2,gr_max_iters=300",     # the earlier defaults
+    f"async_bfs=False,early_stop=False,{_DEF}",
+    f"async_bfs=True,{_DEF}",
+    f"async_bfs=True,{_ONCE},gr_balance=1.0",
+    f"{_LEVELS},{_ONCE},gr_balance=1.0",
+)] + [f"{c},{_LEVELS},{_DEF}" for c in (
+    "tile=8,ops=32,blocks_per_sm=1,incremental=True,block=1024",
+    "tile=8,ops=8,blocks_per_sm=1,incremental=True,block=256",
+    "tile=4,ops=32,blocks_per_sm=1,incremental=True,block=256",
+    "tile=8,ops=32,blocks_per_sm=2,incremental=True,block=256",
+)] + [f"tile=8,ops=1,blocks_per_sm=1,incremental=False,block=256,async_bfs=False,early_stop=False,{_DEF}"]
 
 PRESETS = {
     "report": Preset(

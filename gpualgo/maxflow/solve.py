@@ -70,8 +70,8 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     report), ``block``, ``force`` (run above the memory limit); ``gpu_bcsr``: ``cycle``,
     ``block``; ``gpu_vertex_centric``: ``tile`` (threads per active vertex, a power of two
     <= 32, default from the mean degree), ``block`` (256, 512 or 1024 threads), ``gr_alpha``
-    (a global relabel after gr_alpha * n relabels, default 0.2), ``gr_max_iters`` (and at
-    least every this many sweeps, default 300), ``gr_balance`` (and, when > 0, once the sweeps
+    (a global relabel after gr_alpha * n relabels, default 0.1), ``gr_max_iters`` (and at
+    least every this many sweeps, default 150), ``gr_balance`` (and, when > 0, once the sweeps
     since the last global relabel took gr_balance times as long as it did; default 0: off),
     ``async_bfs`` (True: the global relabel is a label-correcting BFS on a shared work list,
     without a grid barrier per level; False: a BFS by levels), ``ops``

@@ -57,3 +57,19 @@ def test_targets_cases_on_the_cpu_check_every_row_against_one_reference():
         assert [r["rep"] for r in rows if r["solver"] == "serial"] == [0]
         peers = [r for r in rows if r["kind"] == "peer"]
         assert all(r["fastest_peer_ms"] == min(x["exec_ms"] for x in peers) for r in rows) if peers else True
+
+
+def test_tuning_lists_the_defaults_first_and_every_option_of_solve():
+    import inspect
+    from gpualgo.maxflow import maxflow_gpu
+    from gpualgo.maxflow.solve import _OPTIONS
+    defaults = {k: p.default for k, p in inspect.signature(maxflow_gpu._vertex_centric).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    defaults["tile"] = maxflow_gpu.default_tile(mf.genrmf(8, 8, seed=1))   # tile=None: from the degree
+    configs = [mfbench._options(c) for c in mfbench.TUNING_CONFIGS]
+    first = configs[0]
+    assert first and all(defaults[k] == v for k, v in first.items()), (first, defaults)
+    assert len(set(map(str, configs))) == len(configs)           # no configuration twice
+    varied = {k for c in configs for k, v in c.items() if first.get(k, defaults[k]) != v}
+    assert varied <= _OPTIONS["gpu_vertex_centric"]
+    assert {"gr_alpha", "gr_max_iters", "async_bfs", "early_stop", "block", "ops", "tile"} <= varied
