@@ -334,7 +334,9 @@ extern "C" __global__ void __launch_bounds__(1024, 1) vertex_centric_kernel(
         // right after the barrier together with the frontier's size, and a slot is reserved
         // for every candidate at the same time as its label is attempted (a candidate that
         // another tile labelled first leaves an empty range, skipped at the next level).
-        if (gtid == 0) reinterpret_cast<int2*>(qa)[0] = make_int2(__ldg(offsets + t), __ldg(offsets + t + 1));
+        // (only when the BFS by levels runs: otherwise the sweeps' gather may already be
+        // writing the queue, with no barrier in between)
+        if (levels && gtid == 0) reinterpret_cast<int2*>(qa)[0] = make_int2(__ldg(offsets + t), __ldg(offsets + t + 1));
         int frontier = 0, level = 0, marked_total = 0, marked_found = 0;
         int2 first = make_int2(0, 0);
         if (levels) {

@@ -93,6 +93,17 @@ def test_vertex_centric_blocks_and_balance(block, rng):
 
 
 @pytest.mark.gpu
+def test_async_bfs_on_a_full_grid_of_blocks():
+    # every block of the cooperative grid busy at once: after the asynchronous BFS the sweeps
+    # gather into the queue straight away, so nothing else may write it then
+    for seed in (1, 2):
+        net = mf.genrmf(64, 12, seed=seed)
+        r = mf.solve(net, "gpu_vertex_centric", async_bfs=True)
+        assert r.stats["launch"]["blocks"] == min(gpu.sm_count(), -(-net.n // 256))
+        _verify(net, r)
+
+
+@pytest.mark.gpu
 def test_async_bfs_overflow_falls_back_to_levels(monkeypatch, rng):
     from gpualgo.maxflow import maxflow_gpu
     monkeypatch.setattr(maxflow_gpu, "_async_capacity", lambda n: 3)   # the list overflows at once
