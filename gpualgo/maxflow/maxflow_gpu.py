@@ -21,7 +21,7 @@ from .. import gpu
 from . import serial
 from .network import INT32_MAX, FlowNetwork
 
-__all__ = ["run", "launch_config", "matrix_bytes", "MAX_MATRIX_BYTES", "default_tile"]
+__all__ = ["run", "launch_config", "matrix_bytes", "gpu_bytes", "MAX_MATRIX_BYTES", "default_tile"]
 
 #: the matrix version is refused above this many bytes of GPU memory unless force=True
 MAX_MATRIX_BYTES = 16 * 2**30
@@ -37,6 +37,19 @@ def matrix_bytes(net: FlowNetwork) -> int:
     """GPU memory the matrix version needs: the n x n residual matrix plus the vertex arrays."""
     item = np.dtype(_cap_dtype(net)).itemsize
     return net.n * net.n * item + net.m * (8 + item) + net.n * 16
+
+
+def gpu_bytes(net: FlowNetwork, variant: str, async_bfs: bool = False) -> int:
+    """GPU memory a version allocates for ``net`` (its arrays; CuPy adds a little)."""
+    if variant == "gpu_matrix":
+        return matrix_bytes(net)
+    item = np.dtype(_cap_dtype(net)).itemsize
+    n, m = net.n, net.m
+    need = n * (4 + item + 4) + m * (4 + 4 + item)    # offsets, excess, height; heads, rev, res
+    if variant == "gpu_vertex_centric":
+        # two queues of (first arc, end) pairs, the stamps, the asynchronous BFS's work list
+        need += 2 * 8 * max(n, m, 1) + 4 * n + 4 * (_async_capacity(n) if async_bfs else 1)
+    return need
 
 
 def default_tile(net: FlowNetwork) -> int:
@@ -114,17 +127,19 @@ def _host_heights(net: FlowNetwork, res, heads64, queue):
 def run(net: FlowNetwork, variant: str, **options):
     """Run one GPU variant; see :func:`gpualgo.maxflow.solve` for the options."""
     from .solve import MaxFlowResult
-    need = matrix_bytes(net) if variant == "gpu_matrix" else 0
-    if need > MAX_MATRIX_BYTES and not options.get("force", False):
+    need = gpu_bytes(net, variant, bool(options.get("async_bfs", False)))
+    if variant == "gpu_matrix" and need > MAX_MATRIX_BYTES and not options.get("force", False):
         raise ValueError(f"gpu_matrix needs an n x n matrix: about {need / 2**30:.1f} GiB of GPU memory "
                          f"for n={net.n} (limit {MAX_MATRIX_BYTES / 2**30:.0f} GiB); use gpu_bcsr or "
                          "gpu_vertex_centric, or pass force=True")
     _check_sizes(net)
     cupy = gpu.require()
-    free = int(cupy.cuda.Device().mem_info[0]) if need else 0
+    # free on the device, plus what CuPy's pool holds from earlier solves and would reuse
+    free = int(cupy.cuda.Device().mem_info[0]) + int(cupy.get_default_memory_pool().free_bytes())
     if need > free:
-        raise ValueError(f"gpu_matrix needs about {need / 2**30:.1f} GiB of GPU memory for n={net.n}, but "
-                         f"only {free / 2**30:.1f} GiB are free; use gpu_bcsr or gpu_vertex_centric")
+        other = "; use gpu_bcsr or gpu_vertex_centric" if variant == "gpu_matrix" else ""
+        raise ValueError(f"{variant} needs about {need / 2**30:.1f} GiB of GPU memory for n={net.n}, "
+                         f"m={net.m} arcs, but only {free / 2**30:.1f} GiB are free{other}")
     # each version times its own upload, solve and download (total_ms): compiling the
     # kernels, once per process, is not part of a solve
     if variant == "gpu_vertex_centric":

@@ -88,7 +88,8 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
 
     Raises:
         ValueError: unknown variant or option, not a FlowNetwork, a network too large for
-            the matrix version (with the memory estimate; ``force=True`` overrides).
+            the matrix version (with the memory estimate; ``force=True`` overrides), or for
+            the GPU memory free now (any GPU version, with the estimate).
         GPUUnavailableError: a GPU variant without CuPy or a GPU.
     """
     variants.check(variant, VARIANTS, options, _OPTIONS)

@@ -144,6 +144,28 @@ def test_matrix_refuses_large_graphs_with_estimate():
         mf.solve(net, "gpu_matrix")
 
 
+def test_gpu_bytes_estimates():
+    from gpualgo.maxflow import maxflow_gpu
+    small, big = mf.genrmf(8, 4, seed=1), mf.genrmf(16, 4, seed=1)
+    for v in GPU_VARIANTS:
+        assert 0 < maxflow_gpu.gpu_bytes(small, v) < maxflow_gpu.gpu_bytes(big, v)
+    # the vertex-centric queues hold one (first, end) pair per arc: 16 bytes per arc for the two
+    extra = maxflow_gpu.gpu_bytes(big, "gpu_vertex_centric") - maxflow_gpu.gpu_bytes(big, "gpu_bcsr")
+    assert extra >= 16 * big.m
+    assert maxflow_gpu.gpu_bytes(big, "gpu_vertex_centric", async_bfs=True) >= \
+        maxflow_gpu.gpu_bytes(big, "gpu_vertex_centric") + 4 * 2 * big.n
+    assert maxflow_gpu.gpu_bytes(big, "gpu_matrix") == maxflow_gpu.matrix_bytes(big) >= 4 * big.n ** 2
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_refused_when_the_gpu_memory_is_too_small(variant, monkeypatch):
+    from gpualgo.maxflow import maxflow_gpu
+    monkeypatch.setattr(maxflow_gpu, "gpu_bytes", lambda net, v, async_bfs=False: 2**50)
+    with pytest.raises(ValueError, match=rf"{variant} needs about .* GiB of GPU memory .* GiB are free"):
+        mf.solve(mf.genrmf(3, 3, seed=1), variant, **({"force": True} if variant == "gpu_matrix" else {}))
+
+
 def test_gpu_variants_without_gpu():
     if gpu.available():
         pytest.skip("a GPU is present")
