@@ -173,6 +173,5 @@ def _guard(n: int, variant: str, symmetric: bool) -> None:
                 f"about {human_seconds(secs)}; use gpu_held_karp, or pass force=True")
 
 
-
 def _cpu_name() -> str:
     return f"CPU {platform.processor() or platform.machine()} (1 core, numba)"
