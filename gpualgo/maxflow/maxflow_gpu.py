@@ -47,9 +47,16 @@ def gpu_bytes(net: FlowNetwork, variant: str, async_bfs: bool = False) -> int:
     n, m = net.n, net.m
     need = n * (4 + item + 4) + m * (4 + 4 + item)    # offsets, excess, height; heads, rev, res
     if variant == "gpu_vertex_centric":
-        # two queues of (first arc, end) pairs, the stamps, the asynchronous BFS's work list
-        need += 2 * 8 * max(n, m, 1) + 4 * n + 4 * (_async_capacity(n) if async_bfs else 1)
+        # the two queues, the stamps, the asynchronous BFS's work list
+        need += 2 * 4 * _queue_ints(net) + 4 * n + 4 * (_async_capacity(n) if async_bfs else 1)
     return need
+
+
+def _queue_ints(net: FlowNetwork) -> int:
+    """int32 entries of each vertex-centric queue: it holds active vertices, or in the BFS
+    (first arc, end) pairs, one per arc scanned at most (a vertex two tiles try to label in
+    the same level is queued by both)."""
+    return 2 * max(net.n, net.m, 1)
 
 
 def default_tile(net: FlowNetwork) -> int:
@@ -250,11 +257,8 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.1, gr_max_iters=
     res = cupy.asarray(res_h)
     excess = cupy.asarray(exc_h)
     height = cupy.zeros(n, dtype=np.int32)      # below n: the first BFS marks all excess
-    # two queues: of active vertices, or in the BFS of (first arc, end) pairs, one per arc
-    # scanned at most (a vertex two tiles try to label in the same level is queued by both)
-    qlen = 2 * max(n, net.m, 1)
-    qa = cupy.empty(qlen, dtype=np.int32)
-    qb = cupy.empty(qlen, dtype=np.int32)
+    qa = cupy.empty(_queue_ints(net), dtype=np.int32)
+    qb = cupy.empty(_queue_ints(net), dtype=np.int32)
     stamp = cupy.full(n, -1, dtype=np.int32)
     ring = cupy.zeros(9, dtype=np.int32)
     stats_d = cupy.zeros(9, dtype=np.uint64)
