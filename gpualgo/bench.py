@@ -16,6 +16,12 @@ Examples::
 
 Every override takes the type of the preset's default: one value where the default is a
 list is a list of one, and a value of the wrong type is an error naming the parameter.
+
+One layer for every problem: a preset's tiny sizes for CI are data (``Preset.quick``, applied
+when ``quick=True``; cases never branch on it), :func:`warm_up` compiles what a case will
+time before timing it, and :func:`row` writes every measured result in one schema
+(:data:`ROW_COLUMNS`: the case's own columns first, then the variant, the times named as in
+:data:`gpualgo.result.TIMES`, the objective, whether it was verified, the device).
 """
 from __future__ import annotations
 
@@ -30,7 +36,8 @@ from typing import Callable, Iterable
 
 from . import gpu, results
 
-__all__ = ["SUITES", "Preset", "Case", "suite", "presets", "run_preset", "live_or_recorded", "main"]
+__all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "row", "peer_row", "warm_up", "suite", "presets",
+           "run_preset", "live_or_recorded", "main"]
 
 #: algorithm name -> module defining PRESETS
 SUITES = {
@@ -51,12 +58,75 @@ class Case:
 
 @dataclass
 class Preset:
-    """A named sweep: default ``params`` (overridable) and ``cases(params)``."""
+    """A named sweep: default ``params`` (overridable), ``cases(params)``, and ``quick``: the
+    parameter values that replace the defaults when the sweep runs with ``quick=True`` (tiny
+    sizes for CI and headless notebooks; an explicit override still wins)."""
     description: str
     params: dict
     cases: Callable[[dict], Iterable[Case]]
     needs_gpu: bool = True
     seeds: list = field(default_factory=list)
+    quick: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        unknown = set(self.quick) - set(self.params)
+        if unknown:
+            raise ValueError(f"quick values for unknown parameter(s) {sorted(unknown)}")
+
+
+#: the columns every result row has, after the case's own (see :func:`row`)
+ROW_COLUMNS = ("variant", "rep", "total_ms", "prepare_ms", "exec_ms", "kernel_ms", "objective", "verified",
+               "device")
+
+
+def row(result, rep: int = 0, verified=None, **fields) -> dict:
+    """One result row: the case's ``fields`` (sizes, family, seed...), then :data:`ROW_COLUMNS`
+    taken from ``result`` (any problem's result: see :mod:`gpualgo.result`), then nothing else:
+    a problem adds its own counters to the returned dict.
+
+    ``verified``: True when the result was checked against an independent reference or
+    certificate in this run (never against another run of the same code), None when it
+    was not checked.
+    """
+    s = result.stats
+    out = dict(fields)
+    out.update(variant=result.variant, rep=rep, total_ms=float(s["total_ms"]),
+               prepare_ms=_ms(s.get("prepare_ms")), exec_ms=_ms(s.get("exec_ms")), kernel_ms=_ms(s.get("kernel_ms")),
+               objective=_plain(result.objective), verified=verified, device=s.get("device"))
+    return out
+
+
+def peer_row(name: str, objective, total_ms: float, rep: int = 0, verified=None, device: str = "", **fields) -> dict:
+    """A row of a CPU peer (scipy, lap, OR-tools...) in the same schema as :func:`row`: the
+    peer's whole call is ``total_ms`` (and ``exec_ms``; a peer's preparation is not split out)."""
+    from .gpu import cpu_label
+    out = dict(fields)
+    out.update(variant=name, rep=rep, total_ms=float(total_ms), prepare_ms=None, exec_ms=float(total_ms),
+               kernel_ms=None, objective=_plain(objective), verified=verified, device=device or cpu_label(engine=name))
+    return out
+
+
+def _ms(v):
+    return None if v is None else float(v)
+
+
+def _plain(v):
+    """numpy scalars as Python numbers (CSV and JSON write them plainly)."""
+    return v.item() if hasattr(v, "item") else v
+
+
+def warm_up(solve, tiny, variants, **options) -> None:
+    """Run each of ``variants`` once on the ``tiny`` instance, untimed, so that the numba
+    and NVRTC compilation a first call pays is not counted in the timed runs that follow.
+
+    ``solve`` is the problem's solve (``functools.partial`` for extra arguments); ``options``
+    are those of the timed runs where they select what is compiled (a tile width, a block
+    size). GPU versions are skipped when there is no GPU.
+    """
+    for v in variants:
+        if v.startswith("gpu") and not gpu.available():
+            continue
+        solve(tiny, variant=v, **options)
 
 
 def suite(algo: str):
@@ -152,6 +222,9 @@ def _params(preset: Preset, overrides: dict) -> dict:
         raise ValueError(f"unknown parameter(s) {sorted(unknown)}; this preset takes {sorted(preset.params)}")
     params = dict(preset.params)
     params.setdefault("quick", False)
+    quick = _coerce("quick", overrides.get("quick", params["quick"]), "bool")
+    if quick:
+        params.update(preset.quick)
     for name, value in overrides.items():
         params[name] = _coerce(name, value, _kind(params[name]))
     return params

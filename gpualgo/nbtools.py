@@ -1,4 +1,5 @@
-"""Notebook helpers: the GPU banner, source display, sliders, progress bars.
+"""Notebook helpers: the GPU banner, source display, running and checking a version, the
+recorded-or-live results, sliders, progress bars. All five notebooks use these same ones.
 
 Everything here also works outside Jupyter (it falls back to plain text), so the
 notebooks run the same way under papermill, in JupyterLab, or as scripts.
@@ -10,7 +11,8 @@ import re
 
 from . import gpu
 
-__all__ = ["gpu_banner", "banner_text", "show_source", "kernel_text", "interact", "progress"]
+__all__ = ["gpu_banner", "banner_text", "show_source", "kernel_text", "kernel_helpers", "show_kernels",
+           "run_and_check", "recorded", "interact", "progress"]
 
 
 def banner_text() -> str:
@@ -40,17 +42,14 @@ def _display_markdown(text: str) -> None:
         print(text)
 
 
-def kernel_text(name: str, kernel: str | None = None) -> str:
-    """Source of ``gpualgo/kernels/<name>.cu``, or of one function in it.
+# a function defined at file level (struct members are indented and shown with their struct)
+_DEF = re.compile(r"^(?:template\s*<[^>]*>\s*)?__device__[^;{]*?\b(\w+)\s*\(", re.M | re.S)
 
-    With ``kernel``: that function's definition, from the comment block just above
-    it to its closing brace.  Raises ValueError when it is not defined there.
-    """
-    src = gpu.kernel_source(name)
-    if kernel is None:
-        return src
-    lines = src.splitlines()
-    pat = re.compile(rf"\b{re.escape(kernel)}\s*\(")
+
+def _definition(lines: list[str], name: str) -> tuple[int, int] | None:
+    """(first, last) line of the definition of ``name`` in ``lines``, its comment block
+    included; None when it is not defined there."""
+    pat = re.compile(rf"\b{re.escape(name)}\s*\(")
     start = None
     for i, line in enumerate(lines):
         # a definition: the name followed by '(' on a line that is not a call or a comment
@@ -60,7 +59,7 @@ def kernel_text(name: str, kernel: str | None = None) -> str:
             start = i
             break
     if start is None:
-        raise ValueError(f"kernel {kernel!r} is not defined in {name}.cu")
+        return None
     first = start
     while first > 0 and (lines[first - 1].lstrip().startswith(("//", "template", "extern", "__global__", "__device__"))
                          or lines[first - 1].strip().startswith("/*") or lines[first - 1].strip().startswith("*")):
@@ -73,19 +72,87 @@ def kernel_text(name: str, kernel: str | None = None) -> str:
         if seen and depth <= 0:
             end = j
             break
-    return "\n".join(lines[first:end + 1])
+    return first, end
 
 
-def show_source(obj, kernel: str | None = None):
+def _sources(name: str) -> list[list[str]]:
+    """The lines of ``<name>.cu`` and of the headers it includes from ``gpualgo/kernels``."""
+    src = gpu.kernel_source(name)
+    out = [src.splitlines()]
+    for inc in re.findall(r'#include\s+"([^"]+)"', src):
+        try:
+            out.append(gpu.kernel_source(inc).splitlines())
+        except ValueError:
+            pass
+    return out
+
+
+def kernel_helpers(name: str, kernel: str) -> list[str]:
+    """The ``__device__`` functions ``kernel`` of ``<name>.cu`` calls, directly or through
+    each other, defined in that file or in a header it includes; callees first."""
+    files = _sources(name)
+    defined = {}
+    for lines in files:
+        for fn in _DEF.findall("\n".join(lines)):
+            if fn not in defined and _definition(lines, fn):
+                defined[fn] = lines
+    order: list[str] = []
+
+    def visit(fn, lines):
+        a, b = _definition(lines, fn)
+        body = "\n".join(lines[a:b + 1])
+        for callee, where in defined.items():
+            if callee != fn and callee not in order and re.search(rf"(?<![.>\w]){re.escape(callee)}\s*\(", body.split("{", 1)[-1]):
+                order.append(callee)  # mark before recursing: helpers may call each other
+                visit(callee, where)
+                order.remove(callee)
+                order.append(callee)
+
+    span = _definition(files[0], kernel)
+    if span is None:
+        raise ValueError(f"kernel {kernel!r} is not defined in {name}.cu")
+    visit(kernel, files[0])
+    return order
+
+
+def kernel_text(name: str, kernel: str | None = None, helpers: bool = False) -> str:
+    """Source of ``gpualgo/kernels/<name>.cu``, or of one function in it.
+
+    With ``kernel``: that function's definition, from the comment block just above
+    it to its closing brace; with ``helpers=True`` also the ``__device__`` functions it
+    calls (:func:`kernel_helpers`), before it. Raises ValueError when it is not defined there.
+    """
+    src = gpu.kernel_source(name)
+    if kernel is None:
+        return src
+    lines = src.splitlines()
+    span = _definition(lines, kernel)
+    if span is None:
+        raise ValueError(f"kernel {kernel!r} is not defined in {name}.cu")
+    parts = []
+    if helpers:
+        files = _sources(name)
+        for fn in kernel_helpers(name, kernel):
+            for flines in files:
+                sp = _definition(flines, fn)
+                if sp:
+                    parts.append("\n".join(flines[sp[0]:sp[1] + 1]))
+                    break
+    parts.append("\n".join(lines[span[0]:span[1] + 1]))
+    return "\n\n".join(parts)
+
+
+def show_source(obj, kernel: str | None = None, helpers: bool = False):
     """Syntax-highlighted source of a kernel or a Python function.
 
     ``show_source("auction", "bid_kernel")``: that kernel from ``kernels/auction.cu``;
     ``show_source("auction")``: the whole file; ``show_source(func)``: a Python function
-    (for a numba function, the Python code it compiles).  Returns an object that
+    (for a numba function, the Python code it compiles); ``helpers=True`` adds the device
+    functions the kernel calls (see :func:`kernel_text`).  Returns an object that
     Jupyter displays with highlighting (a plain string outside IPython).
     """
     if isinstance(obj, str):
-        text, language = kernel_text(obj, kernel), "cuda"
+        text, language = kernel_text(obj, kernel, helpers), "cuda"
     else:
         target = getattr(obj, "py_func", obj)  # numba dispatchers keep the Python function here
         text, language = inspect.getsource(target), "python"
@@ -94,6 +161,62 @@ def show_source(obj, kernel: str | None = None):
     except ImportError:
         return text
     return Code(text, language=language)
+
+
+def show_kernels(kernels: dict) -> None:
+    """A table of which kernels each GPU version launches: a GPU module's ``KERNELS``
+    (``{variant: (kernel names, ...)}``), shown as Markdown."""
+    lines = ["| version | kernels |", "| --- | --- |"]
+    lines += [f"| `{v}` | {', '.join(f'`{k}`' for k in ks)} |" for v, ks in kernels.items()]
+    _display_markdown("\n".join(lines))
+
+
+def run_and_check(solve, instance, variant: str, check, warm=None, show=(), **options):
+    """Run one version the way every notebook shows it, and check its answer.
+
+    solve: the problem's ``solve`` (``functools.partial(assignment.solve, algorithm="dgs")``
+        for extra arguments); instance: what it solves.
+    check: ``check(result)`` compares the answer with an independent reference and returns
+        a short sentence saying what was verified; it raises (AssertionError, ValueError)
+        when the answer is wrong.
+    warm: a tiny instance solved first, untimed, so that compilation is not in the timing
+        (see :func:`gpualgo.bench.warm_up`).
+    show: names of ``stats`` entries to print after the summary (rounds, pushes...).
+
+    Prints one line (the result's summary, the check's sentence, the chosen stats) and
+    returns the result. A GPU version without a GPU is not run: it prints so plainly and
+    returns None.
+    """
+    from . import bench
+    if variant.startswith("gpu") and not gpu.available():
+        print(f"{variant}: no GPU here ({gpu.unavailable_reason()}), not run; "
+              "the recorded measurements of this version are shown further down.")
+        return None
+    if warm is not None:
+        bench.warm_up(solve, warm, [variant], **options)
+    result = solve(instance, variant=variant, **options)
+    verdict = check(result)
+    extra = [f"{k} {_fmt(result.stats[k])}" for k in show if k in result.stats]
+    print(result.summary() + "".join(f"; {t}" for t in [verdict, *extra] if t))
+    return result
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    return str(v)
+
+
+def recorded(algo: str, preset: str, progress: bool = True, **overrides) -> list[dict]:
+    """The rows of a preset for a figure: measured now when a GPU is here (or the preset
+    needs none), else read from ``data/results``; prints where they come from first.
+    See :func:`gpualgo.bench.live_or_recorded`."""
+    from . import bench
+    rows, source = bench.live_or_recorded(algo, preset, progress=progress, **overrides)
+    print(source)
+    return rows
 
 
 def interact(fn, interactive: bool, **widgets):

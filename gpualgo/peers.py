@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["PEERS", "load", "available", "missing_text", "note"]
+import numpy as np
+
+__all__ = ["PEERS", "load", "available", "missing_text", "note", "lap_assignment"]
 
 #: peer name -> (module to import, pip requirement, what it is used for)
 PEERS = {
@@ -71,3 +73,25 @@ def note(name: str):
     if mod is None:
         print(missing_text(name))
     return mod
+
+
+# The calls of the peers, one function each, taking plain arrays (no problem's own types,
+# so that this module stays below the problem packages). Each returns None when its peer is
+# not installed.
+
+# ----------------------------------------------------------------------------- assignment
+
+def lap_assignment(B):
+    """lap's Jonker-Volgenant (``lap.lapjv``) on the dense benefits ``B`` (m x n, m <= n),
+    maximised: lap minimises, so it is given ``max(B) - B``. Returns the object of each
+    person (int64, length m), or None when lap is not installed."""
+    lap = load("lap")
+    if lap is None:
+        return None
+    B = np.asarray(B)
+    _, x, _ = lap.lapjv((B.max() - B).astype(np.float64), extend_cost=B.shape[0] != B.shape[1])
+    return np.asarray(x[:B.shape[0]], dtype=np.int64)
+
+# ------------------------------------------------------------------------------- max flow
+
+# ------------------------------------------------------------------------------------ TSP
