@@ -41,10 +41,10 @@ __all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "row", "peer_row", "warm_u
 
 #: algorithm name -> module defining PRESETS
 SUITES = {
-    "auction": "gpualgo.assignment.bench_auction",
+    "auction": "gpualgo.assignment.auction.bench",
     "tsp": "gpualgo.tsp.bench",
     "maxflow": "gpualgo.maxflow.bench",
-    "dgs": "gpualgo.assignment.bench_dgs",
+    "dgs": "gpualgo.assignment.dgs.bench",
     "coalitions": "gpualgo.coalitions.bench",
 }
 

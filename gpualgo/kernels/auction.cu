@@ -5,7 +5,7 @@
 // the auction is exact for integer benefits (eps < 1/m in the original units), and
 // every variant performs the same integer operations as the serial version.
 //
-// Rules shared with the serial code (gpualgo/assignment/auction_serial.py):
+// Rules shared with the serial code (gpualgo/assignment/auction/serial.py):
 //  * a bidder's target is its best profit, ties to the lowest object index;
 //  * its increment is g1 - g2 + eps, capped at `cap` (a person with a single edge has
 //    no g2 and bids the cap: the report bids +inf there);

@@ -4,7 +4,7 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 from gpualgo import assignment as A
-from gpualgo.assignment import dgs_serial
+from gpualgo.assignment.dgs import serial as dgs_serial
 
 
 def best_exchange(B, a):
@@ -166,7 +166,7 @@ def test_registry():
 
 
 def test_bench_instance_families():
-    from gpualgo.assignment import bench_dgs
+    from gpualgo.assignment.dgs import bench as bench_dgs
     for fam in bench_dgs.FAMILIES:
         B = bench_dgs.make_instance(fam, 16, 3)
         assert B.shape == (16, 16) and B.dtype.kind == "i", fam

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gpualgo import assignment as A
-from gpualgo.assignment import dgs_gpu, dgs_serial
+from gpualgo.assignment.dgs import gpu as dgs_gpu, serial as dgs_serial
 
 pytestmark = pytest.mark.gpu
 

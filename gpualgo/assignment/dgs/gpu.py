@@ -26,9 +26,10 @@ import time
 
 import numpy as np
 
-from .. import gpu
-from . import dgs_serial, problem
-from .auction_gpu import _check_memory, _to_device
+from ... import gpu
+from .. import problem
+from ..auction.gpu import _check_memory, _to_device
+from . import serial as dgs_serial
 
 __all__ = ["VARIANT_FUNCS", "launch_config", "gpu_de_global", "gpu_de_shared", "gpu_mixed", "gpu_full",
            "de_pass"]

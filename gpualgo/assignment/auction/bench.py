@@ -19,9 +19,10 @@ import functools
 
 import numpy as np
 
-from .. import bench, peers
-from ..timing import timed
-from . import checks, instances, solve
+from ... import bench, peers
+from ...timing import timed
+from .. import checks, instances
+from ..solve import solve
 
 __all__ = ["PRESETS", "REPORT_SIZES"]
 

@@ -30,9 +30,11 @@ import functools
 
 import numpy as np
 
-from .. import bench, peers
-from ..timing import timed
-from . import checks, dgs_gpu, instances, solve
+from ... import bench, peers
+from ...timing import timed
+from .. import checks, instances
+from ..solve import solve
+from . import gpu as dgs_gpu
 
 __all__ = ["PRESETS", "FAMILIES", "make_instance"]
 

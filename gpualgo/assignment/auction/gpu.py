@@ -27,9 +27,10 @@ import time
 
 import numpy as np
 
-from .. import gpu
-from . import auction_serial, problem
-from .result import make_result
+from ... import gpu
+from .. import problem
+from ..result import make_result
+from . import serial as auction_serial
 
 __all__ = ["VARIANT_FUNCS", "launch_config", "gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph",
            "gpu_eps_scaling", "gpu_sparse"]

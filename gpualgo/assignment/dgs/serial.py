@@ -18,7 +18,7 @@ way, so the same exchange has bit for bit the same gain wherever it is computed.
 
 The result is *exchange-optimal*: no swap of jobs between two agents and no move of an
 agent to a free job gains more than ``tol`` (0 for integer benefits).  It is not the
-optimum in general; :mod:`gpualgo.assignment.bench_dgs` measures the gap.
+optimum in general; :mod:`gpualgo.assignment.dgs.bench` measures the gap.
 
 Serial code is numba ``njit``; the switching step (:func:`pick_and_apply`) is shared by
 the serial solver and by the GPU versions that keep the serial order.
@@ -31,9 +31,9 @@ import time
 import numpy as np
 from numba import njit
 
-from . import problem
-from .result import AssignmentResult
-from .checks import objective
+from .. import problem
+from ..result import AssignmentResult
+from ..checks import objective
 
 __all__ = ["prepare", "initial_assignment", "dgs", "full_de", "ade_row", "jde_row", "pick_and_apply",
            "switch_phase", "record_trace", "pair_row", "parallel_rounds", "exchange_gains", "solve_serial",

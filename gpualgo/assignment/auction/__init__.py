@@ -1,0 +1,1 @@
+"""The auction algorithm (Bertsekas): the serial versions, the GPU versions, the benchmark presets."""

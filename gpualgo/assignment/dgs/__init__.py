@@ -1,0 +1,1 @@
+"""Deep Greedy Switching: the serial version, the GPU versions, the benchmark presets."""
