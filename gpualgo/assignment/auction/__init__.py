@@ -1,1 +1,18 @@
-"""The auction algorithm (Bertsekas): the serial versions, the GPU versions, the benchmark presets."""
+"""The auction algorithm (Bertsekas): the serial versions (``serial``), the GPU versions
+(``gpu``), the benchmark presets (``bench``); :data:`VARIANTS` in the order they are taught."""
+from ... import variants
+from ...variants import Variant
+
+_REPORT = {"bid_threads", "assign_threads", "grid_factor", "rounds_per_graph", "max_rounds", "force"}
+_FAST = {"scaling", "eps_start", "eps_factor", "warps_per_block", "blocks_per_sm", "rounds_per_check", "tail_max",
+         "tail_shared", "max_rounds", "force"}
+
+#: every version, in the order they are taught
+VARIANTS = variants.table(
+    Variant("serial", "gpualgo.assignment.auction.serial:solve_serial",
+            {"max_rounds", "record_rounds", "scaling", "eps_start", "eps_factor"}),
+    *(Variant(v, f"gpualgo.assignment.auction.gpu:{v}", _REPORT, gpu=True)
+      for v in ("gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph")),
+    Variant("gpu_eps_scaling", "gpualgo.assignment.auction.gpu:gpu_eps_scaling", _FAST, gpu=True),
+    Variant("gpu_sparse", "gpualgo.assignment.auction.gpu:gpu_sparse", _FAST, gpu=True),
+)

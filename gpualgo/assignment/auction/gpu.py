@@ -32,7 +32,7 @@ from .. import problem
 from ..result import make_result
 from . import serial as auction_serial
 
-__all__ = ["VARIANT_FUNCS", "launch_config", "gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph",
+__all__ = ["launch_config", "gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph",
            "gpu_eps_scaling", "gpu_sparse"]
 
 _NULL = np.uint64(0)          # a null pointer argument
@@ -396,9 +396,3 @@ def gpu_eps_scaling(B, eps=None, **options):
 def gpu_sparse(B, eps=None, **options):
     """The eps-scaling auction on CSR rows (only the existing edges are scanned)."""
     return _fast_family(B, eps, sparse=True, **options)
-
-
-VARIANT_FUNCS = {
-    "gpu_v1": gpu_v1, "gpu_queues": gpu_queues, "gpu_deterministic": gpu_deterministic,
-    "gpu_graph": gpu_graph, "gpu_eps_scaling": gpu_eps_scaling, "gpu_sparse": gpu_sparse,
-}

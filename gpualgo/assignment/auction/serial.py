@@ -11,8 +11,14 @@ All arithmetic is on ``int64`` in the scaled units of :mod:`.problem`.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from numba import njit
+
+from ... import gpu
+from .. import problem
+from ..result import make_result
 
 __all__ = ["auction_rounds", "auction", "auction_eps_scaling", "eps_schedule", "NEG"]
 
@@ -173,3 +179,22 @@ def auction_eps_scaling(prob, eps_start=None, eps_factor: int = 8, max_rounds: i
         per_phase.append(r)
         total += r
     return person_obj, price, total, np.concatenate(filled), per_phase, sched
+
+
+def solve_serial(B, eps=None, max_rounds: int = 10**9, record_rounds: int = 100_000, scaling: bool = False,
+            eps_start=None, eps_factor: int = 8):
+    """The report's serial Algorithm 1 (numba); ``scaling=True`` runs its eps-scaling twin."""
+    t0 = time.perf_counter()
+    prob = problem.prepare(B, eps, square=scaling)
+    t1 = time.perf_counter()
+    if scaling:
+        person_obj, price, rounds, active, per_phase, sched = auction_eps_scaling(
+            prob, eps_start, eps_factor, max_rounds, record_rounds)
+        extra = {"rounds_per_phase": per_phase, "eps_schedule": sched, "phases": len(sched)}
+    else:
+        person_obj, price, rounds, active = auction(prob, max_rounds, record_rounds)
+        extra = {}
+    t2 = time.perf_counter()
+    stats = {"rounds": int(rounds), "active_bidders": active, "prepare_ms": (t1 - t0) * 1e3,
+             "solve_ms": (t2 - t1) * 1e3, "device": gpu.cpu_label(), **extra}
+    return make_result(B, prob, person_obj, price, "serial", stats, t0)

@@ -1,1 +1,17 @@
-"""Deep Greedy Switching: the serial version, the GPU versions, the benchmark presets."""
+"""Deep Greedy Switching: the serial version (``serial``), the GPU versions (``gpu``), the
+benchmark presets (``bench``); :data:`VARIANTS` in the order they are taught. DGS is a
+heuristic (exchange-optimal, not optimal): ``eps`` is ignored."""
+from ... import variants
+from ...variants import Variant
+
+_SERIAL_ORDER = {"init", "seed", "time_limit", "trace_capacity", "force"}
+
+#: every version, in the order they are taught
+VARIANTS = variants.table(
+    Variant("serial", "gpualgo.assignment.dgs.serial:solve_serial", _SERIAL_ORDER),
+    *(Variant(v, f"gpualgo.assignment.dgs.gpu:{v}", _SERIAL_ORDER, gpu=True)
+      for v in ("gpu_de_global", "gpu_de_shared", "gpu_mixed")),
+    Variant("gpu", "gpualgo.assignment.dgs.gpu:gpu_full",
+            {"init", "seed", "time_limit", "max_rounds", "incremental", "blocks_per_sm", "trace_capacity", "force"},
+            gpu=True),
+)

@@ -31,7 +31,7 @@ from .. import problem
 from ..auction.gpu import _check_memory, _to_device
 from . import serial as dgs_serial
 
-__all__ = ["VARIANT_FUNCS", "launch_config", "gpu_de_global", "gpu_de_shared", "gpu_mixed", "gpu_full",
+__all__ = ["launch_config", "gpu_de_global", "gpu_de_shared", "gpu_mixed", "gpu_full",
            "de_pass"]
 
 TILE = 16                       # cells per tile side (the paper's 16 x 16 blocks)
@@ -308,7 +308,3 @@ def gpu_de_shared(B, eps=None, **options):
 def gpu_mixed(B, eps=None, **options):
     """Full passes on the GPU (shared-memory kernels), switching on the host."""
     return _serial_order(B, "gpu_mixed", **options)
-
-
-VARIANT_FUNCS = {"gpu_de_global": gpu_de_global, "gpu_de_shared": gpu_de_shared, "gpu_mixed": gpu_mixed,
-                 "gpu": gpu_full}
