@@ -17,7 +17,7 @@ import numpy as np
 
 from . import checks
 
-__all__ = ["IntProblem", "prepare", "MISSING", "KEY_BITS"]
+__all__ = ["IntProblem", "prepare", "as_matrix", "MISSING", "KEY_BITS"]
 
 #: a missing edge in ``raw`` (int32)
 MISSING = np.iinfo(np.int32).min
@@ -43,7 +43,9 @@ class IntProblem:
     n: int
 
 
-def _as_matrix(B) -> np.ndarray:
+def as_matrix(B) -> np.ndarray:
+    """``B`` as a 2-d numeric array with at least one row and one column (ValueError otherwise):
+    the first check of every assignment solver, auction and DGS alike."""
     try:
         A = np.asarray(B)
     except Exception as exc:  # ragged lists
@@ -87,7 +89,7 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
     arithmetic, and (with ``check_feasibility``) instances where no assignment of
     every person exists (a person without edges, or Hall's condition failing).
     """
-    A = _as_matrix(B)
+    A = as_matrix(B)
     m, n = A.shape
     if eps is not None:
         try:

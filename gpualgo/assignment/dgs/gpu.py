@@ -214,7 +214,7 @@ def de_pass(B, kind: str, init="random", seed=0, reps: int = 3) -> dict:
 def _device_matrix(cp, B, force: bool):
     """Upload ``B`` as float64 with its transpose: integer matrices are converted on the GPU
     (one upload of the original, no host pass); returns ``(A_d, AT_d, tol, A_host or None)``."""
-    M = problem._as_matrix(B)
+    M = problem.as_matrix(B)
     m, n = M.shape
     if m * n > dgs_serial.MAX_ENTRIES and not force:
         raise ValueError(f"B has {m * n} entries: the GPU keeps B and its transpose in float64, about "

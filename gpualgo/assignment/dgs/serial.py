@@ -78,7 +78,7 @@ def prepare(B, force: bool = False, transpose: bool = True):
     (too large for exact float64 sums), and (without ``force``) matrices above
     :data:`MAX_ENTRIES` entries.
     """
-    M = problem._as_matrix(B)
+    M = problem.as_matrix(B)
     m, n = M.shape
     if m * n > MAX_ENTRIES and not force:
         raise ValueError(f"B has {m * n} entries: DGS keeps B and its transpose in float64, about "
