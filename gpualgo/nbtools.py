@@ -163,12 +163,14 @@ def show_source(obj, kernel: str | None = None, helpers: bool = False):
     return Code(text, language=language)
 
 
-def show_kernels(kernels: dict) -> None:
+def show_kernels(kernels: dict) -> str:
     """A table of which kernels each GPU version launches: a GPU module's ``KERNELS``
-    (``{variant: (kernel names, ...)}``), shown as Markdown."""
+    (``{variant: (kernel names, ...)}``), displayed as Markdown; returns its text."""
     lines = ["| version | kernels |", "| --- | --- |"]
     lines += [f"| `{v}` | {', '.join(f'`{k}`' for k in ks)} |" for v, ks in kernels.items()]
-    _display_markdown("\n".join(lines))
+    text = "\n".join(lines)
+    _display_markdown(text)
+    return text
 
 
 def run_and_check(solve, instance, variant: str, check, warm=None, show=(), **options):

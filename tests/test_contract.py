@@ -1,0 +1,185 @@
+"""The shared contract every problem uses: the version table and its dispatch, the result's
+common behaviour, the guards, the bench row schema and quick values, the notebook helper."""
+from dataclasses import dataclass, field
+
+import pytest
+
+from gpualgo import bench, gpu, guards, nbtools, variants
+from gpualgo.result import TIMES, Result
+from gpualgo.variants import Variant
+
+
+@dataclass
+class ToyResult(Result):
+    value: int
+    variant: str
+    stats: dict = field(default_factory=dict)
+    objective_name = "sum"
+
+    @property
+    def objective(self):
+        return self.value
+
+
+def _double(x, reps=1):
+    return ToyResult(value=2 * x * reps, variant="serial")
+
+
+def _gpu_double(x, reps=1, block=256):  # pragma: no cover - never reached without a GPU
+    return ToyResult(value=2 * x * reps, variant="gpu_double")
+
+
+TABLE = variants.table(Variant("serial", _double, {"reps"}),
+                       Variant("gpu_double", "tests.test_contract:_gpu_double", {"reps", "block"}, gpu=True))
+
+
+def toy_solve(x, variant="serial", **options):
+    return variants.call(TABLE, variant, x, what="toy", **options)
+
+
+# ------------------------------------------------------------------------ variants
+
+
+def test_call_runs_the_version_and_fills_the_common_stats():
+    r = toy_solve(3, reps=2)
+    assert r.objective == 12 and r.variant == "serial"
+    assert r.stats["total_ms"] >= 0 and r.stats["device"] == gpu.cpu_label()
+    assert r.summary().startswith("serial: sum 12; ") and "ms in all" in r.summary()
+
+
+def test_unknown_variant_and_option_name_what_is_known():
+    with pytest.raises(ValueError, match=r"unknown variant 'gpu' of toy; known: \['serial', 'gpu_double'\]"):
+        toy_solve(1, variant="gpu")
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['block'\] for serial; it takes \['reps'\]"):
+        toy_solve(1, block=32)
+    with pytest.raises(ValueError, match="unknown variant"):
+        toy_solve(1, variant=["serial"])    # not a name at all
+
+
+def test_a_gpu_version_without_a_gpu_is_refused_before_it_is_imported():
+    if gpu.available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(gpu.GPUUnavailableError, match="needs a CUDA GPU"):
+        toy_solve(1, variant="gpu_double")
+
+
+def test_table_refuses_duplicates_and_misnamed_gpu_versions():
+    with pytest.raises(ValueError, match="listed twice"):
+        variants.table(Variant("serial", _double), Variant("serial", _double))
+    with pytest.raises(ValueError, match="named gpu_"):
+        Variant("fast", _double, gpu=True)
+    with pytest.raises(ValueError, match="named gpu_"):
+        Variant("gpu_fast", _double)
+
+
+def test_every_problem_uses_the_contract():
+    from gpualgo import assignment, coalitions, maxflow, tsp
+    from gpualgo.assignment import solve as asolve
+    tables = [*asolve.ALGORITHMS.values(), maxflow.solve.__globals__["VARIANTS"],
+              tsp.solve.__globals__["VARIANTS"], coalitions.solve.__globals__["VARIANTS"]]
+    for t in tables:
+        assert isinstance(t, dict) and t and all(isinstance(v, Variant) for v in t.values())
+    assert set(TIMES) == {"total_ms", "prepare_ms", "exec_ms", "kernel_ms"}
+    del assignment
+
+
+# -------------------------------------------------------------------------- guards
+
+
+def test_time_guard_states_the_estimate_and_how_to_insist():
+    with pytest.raises(ValueError, match=r"toy run: about 2\.0 h \(limit 3 min\); go smaller, or pass force=True"):
+        guards.time(7200.0, "toy run", limit=180.0, hint="go smaller")
+    guards.time(7200.0, "toy run", limit=180.0, force=True)
+    guards.time(100.0, "toy run", limit=180.0)
+
+
+def test_memory_guard_on_the_host():
+    have = guards.host_bytes()
+    assert have > 0
+    with pytest.raises(ValueError, match=r"huge needs about .* of host memory .*pass force=True"):
+        guards.memory(10 * have, "huge", where="host")
+    guards.memory(10 * have, "huge", where="host", force=True)
+    guards.memory(1024, "tiny", where="host")
+    with pytest.raises(ValueError, match="where must be"):
+        guards.memory(1, "x", where="disk")
+
+
+def test_memory_guard_on_the_gpu_needs_one():
+    if gpu.available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(gpu.GPUUnavailableError):
+        guards.memory(1, "x", where="GPU")
+
+
+def test_gib_reads_well():
+    assert guards.gib(1.5 * 2**30) == "1.5 GiB"
+    assert guards.gib(3 * 2**20) == "3.0 MiB"
+    assert guards.gib(10) == "0.0 KiB"
+
+
+# --------------------------------------------------------------------------- bench
+
+
+def test_row_has_the_shared_columns_after_the_case_fields():
+    r = toy_solve(2)
+    row = bench.row(r, rep=1, verified=True, n=2, family="toy")
+    assert list(row)[:2] == ["n", "family"] and tuple(list(row)[2:]) == bench.ROW_COLUMNS
+    assert row["objective"] == 4 and row["verified"] is True and row["kernel_ms"] is None
+    peer = bench.peer_row("scipy", 4, 1.5, n=2, family="toy")
+    assert tuple(list(peer)[2:]) == bench.ROW_COLUMNS and peer["exec_ms"] == 1.5 and "scipy" in peer["device"]
+
+
+def test_quick_values_replace_the_defaults_and_overrides_win():
+    p = bench.Preset("toy", {"sizes": [1000, 2000], "reps": 5}, lambda p: [], needs_gpu=False,
+                     quick={"sizes": [8]})
+    assert bench._params(p, {})["sizes"] == [1000, 2000]
+    assert bench._params(p, {"quick": True}) == {"sizes": [8], "reps": 5, "quick": True}
+    assert bench._params(p, {"quick": "true", "sizes": 16})["sizes"] == [16]
+    with pytest.raises(ValueError, match="unknown parameter"):
+        bench.Preset("toy", {"reps": 1}, lambda p: [], quick={"rep": 1})
+
+
+def test_warm_up_runs_each_cpu_version_once_untimed():
+    calls = []
+
+    def solve(x, variant, **opts):
+        calls.append((x, variant, opts))
+    bench.warm_up(solve, 1, ["serial", "gpu_x"], block=64)
+    expected = [(1, "serial", {"block": 64})]
+    if gpu.available():
+        expected.append((1, "gpu_x", {"block": 64}))
+    assert calls == expected
+
+
+# ------------------------------------------------------------------------ nbtools
+
+
+def test_run_and_check_prints_the_summary_and_the_check(capsys):
+    r = nbtools.run_and_check(toy_solve, 5, "serial", lambda r: "equal to 2x", warm=1, show=("device",), reps=1)
+    out = capsys.readouterr().out
+    assert r.objective == 10 and out.startswith("serial: sum 10") and "; equal to 2x" in out and "device CPU" in out
+
+
+def test_run_and_check_raises_when_the_check_fails():
+    def wrong(r):
+        assert r.objective == 11, f"objective {r.objective}, expected 11"
+    with pytest.raises(AssertionError, match="expected 11"):
+        nbtools.run_and_check(toy_solve, 5, "serial", wrong)
+
+
+def test_run_and_check_says_plainly_when_no_gpu(capsys):
+    if gpu.available():
+        pytest.skip("a GPU is present")
+    assert nbtools.run_and_check(toy_solve, 5, "gpu_double", lambda r: "") is None
+    assert "gpu_double: no GPU here" in capsys.readouterr().out
+
+
+def test_kernel_text_with_helpers_shows_the_device_functions_called():
+    text = nbtools.kernel_text("common.cuh", "block_top2", helpers=True)
+    assert text.rstrip().endswith("}") and "void block_top2" in text
+    assert text.index("void warp_top2") < text.index("void block_top2")   # callees first
+    assert nbtools.kernel_helpers("common.cuh", "top2_merge") == []
+
+
+def test_show_kernels_lists_each_version():
+    assert "| `gpu_a` | `k1`, `k2` |" in nbtools.show_kernels({"gpu_a": ("k1", "k2")})
