@@ -227,38 +227,80 @@ def _params(preset: Preset, overrides: dict) -> dict:
         params.update(preset.quick)
     for name, value in overrides.items():
         params[name] = _coerce(name, value, _kind(params[name]))
+    _check_counts(params, preset.params)
     return params
 
 
-def run_preset(algo: str, preset: str, out=None, progress: bool = True, **overrides) -> list[dict]:
+#: parameters that count repetitions: at least 1
+COUNTS = ("reps", "instances")
+
+
+def _check_counts(params: dict, defaults: dict) -> None:
+    """Refuse, naming the parameter, a count below 1 (``reps``, ``instances``, ``*_reps``) and
+    a negative integer where the preset's default is not negative (sizes, seeds, limits)."""
+    for name, value in params.items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        ints = [v for v in values if isinstance(v, numbers.Integral) and not isinstance(v, bool)]
+        if name in COUNTS or name.endswith("_reps"):
+            bad = [v for v in ints if v < 1]
+            if bad:
+                raise ValueError(f"parameter {name!r} counts runs: it must be at least 1, got {value!r}")
+            continue
+        default = defaults.get(name)
+        dvals = default if isinstance(default, (list, tuple)) else [default]
+        if all(isinstance(d, numbers.Real) and not isinstance(d, bool) and d >= 0 for d in dvals if d is not None) \
+                and any(v < 0 for v in ints):
+            raise ValueError(f"parameter {name!r} must not be negative, got {value!r}")
+
+
+def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace: bool = False,
+               **overrides) -> list[dict]:
     """Run every case of a preset and return the rows; write them to ``out`` if given.
 
     ``overrides`` replace the preset's parameters (``quick=True`` for tiny sizes).
-    Raises GPUUnavailableError when the preset needs a GPU and none is present.
+    A results file already in ``out`` with more rows than this run wrote is kept, and this
+    run's rows go to ``<preset>.new.csv`` beside it, unless ``replace=True``.
+    Raises ValueError for a bad parameter, an ``out`` that is a file, or a preset that yields
+    no case; GPUUnavailableError when the preset needs a GPU and none is present.
     """
     p = _preset(algo, preset)
     params = _params(p, overrides)  # a bad parameter is reported before anything else
+    if out is not None and pathlib.Path(out).exists() and not pathlib.Path(out).is_dir():
+        raise ValueError(f"--out {out} is a file; it must be a folder (created if missing)")
     if p.needs_gpu:
         gpu.require()
     cases = list(p.cases(params))
+    if not cases:
+        raise ValueError(f"{algo}/{preset} with these parameters has nothing to measure (no case)")
+    name = preset
+    if out is not None and not replace:
+        try:
+            kept = len(results.read(out, preset).rows)
+        except FileNotFoundError:
+            kept = 0
+        if kept:
+            name = f"{preset}.new"   # renamed to the preset's file at the end if it holds as many rows
     rows: list[dict] = []
     if progress:
         from tqdm.auto import tqdm
         bar = tqdm(cases, desc=f"{algo}/{preset}", unit="case")
     else:
         bar = cases
-    seeds = p.seeds or params.get("seeds")
+    seeds = p.seeds or params.get("seeds") or ([params["seed"]] if "seed" in params else None)
     for done, case in enumerate(bar, 1):
         if progress:
             bar.set_postfix_str(case.label[:40])
         rows.extend(case.run())
         if out is not None:  # rewritten after every case: an interrupted sweep keeps what it measured
-            path = results.write(out, preset, rows, params, seeds=seeds,
+            path = results.write(out, name, rows, params, seeds=seeds,
                                  progress={"cases_done": done, "cases": len(cases), "complete": done == len(cases)})
     if out is not None:
-        if not cases:
-            path = results.write(out, preset, rows, params, seeds=seeds)
+        if name != preset and len(rows) >= kept:
+            path = results.rename(out, name, preset)
         print(f"wrote {len(rows)} rows to {path} (+ {path.with_suffix('.json').name})")
+        if name != preset and path.stem == name:
+            print(f"kept {pathlib.Path(out) / preset}.csv: it holds {kept} rows, more than this run's "
+                  f"{len(rows)}; pass --replace to overwrite it")
     return rows
 
 
@@ -303,6 +345,8 @@ def main(argv=None) -> int:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a preset parameter (repeatable), e.g. --set sizes=512,1024")
     ap.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run)")
+    ap.add_argument("--replace", action="store_true",
+                    help="overwrite a results file that holds more rows than this run writes")
     ap.add_argument("--list", action="store_true", help="list algorithms and presets")
     args = ap.parse_args(argv)
 
@@ -330,7 +374,7 @@ def main(argv=None) -> int:
         overrides["quick"] = True
     out = pathlib.Path(args.out) if args.out else pathlib.Path("build") / "results" / args.algo
     try:
-        run_preset(args.algo, args.preset, out=out, **overrides)
+        run_preset(args.algo, args.preset, out=out, replace=args.replace, **overrides)
     except (ValueError, gpu.GPUUnavailableError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ import numpy as np
 
 __all__ = [
     "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
-    "kernel_path", "kernel_source", "load_module", "get_kernel", "sm_count", "device_name", "cpu_label",
+    "kernel_path", "kernel_source", "load_module", "get_kernel", "sm_count", "device_name", "cpu_model", "cpu_label",
     "usable_bytes", "to_device", "CudaTimer",
 ]
 
@@ -73,7 +73,7 @@ def describe() -> dict:
 @functools.lru_cache(maxsize=None)
 def _describe(device_id: int) -> dict:
     # asking the driver for the properties costs about a millisecond: once per device
-    info = {"host_cpu": platform.processor() or platform.machine(), "python": platform.python_version()}
+    info = {"host_cpu": cpu_model(), "python": platform.python_version()}
     cupy, reason = _probe()
     if cupy is None:
         info.update(gpu=None, reason=reason)
@@ -125,10 +125,23 @@ def device_name() -> str:
     return describe()["gpu"]
 
 
+@functools.lru_cache(maxsize=None)
+def cpu_model() -> str:
+    """The host CPU's model name (``/proc/cpuinfo`` on Linux), else what platform knows."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def cpu_label(threads: int = 1, engine: str = "numba") -> str:
-    """How a CPU run names its device in results: ``"CPU x86_64 (1 core, numba)"``."""
+    """How a CPU run names its device in results: ``"CPU <model> (1 core, numba)"``."""
     cores = "1 core" if threads == 1 else f"{threads} cores"
-    return f"CPU {platform.processor() or platform.machine()} ({cores}, {engine})"
+    return f"CPU {cpu_model()} ({cores}, {engine})"
 
 
 def usable_bytes() -> int:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from . import gpu
 
-__all__ = ["RESULTS_DIR", "Recorded", "write", "read", "metadata", "package_versions"]
+__all__ = ["RESULTS_DIR", "Recorded", "write", "read", "rename", "metadata", "package_versions", "code_version"]
 
 #: where the results recorded on real GPUs live (``data/results/<algo>/<preset>.csv``)
 RESULTS_DIR = pathlib.Path(os.environ.get(
@@ -51,13 +51,37 @@ def _command_line() -> str:
     return " ".join([os.path.basename(sys.executable)] + argv)
 
 
+def code_version() -> dict:
+    """The code that measured: ``{"commit": hash or None, "dirty": bool or None}``.
+
+    From git where the package sits in a checkout; else from the environment variables
+    ``GPUALGO_COMMIT`` and ``GPUALGO_DIRTY`` (``1``/``0``), for a copy of the tree without its
+    history (set them from the checkout the copy was made from).
+    """
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parent.parent
+    commit, dirty = os.environ.get("GPUALGO_COMMIT"), os.environ.get("GPUALGO_DIRTY")
+    if commit:
+        return {"commit": commit, "dirty": None if dirty is None else dirty not in ("0", "", "false", "False")}
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=10, check=True).stdout.strip()
+        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit or None, "dirty": bool(status.strip())}
+
+
 def metadata(params: dict, seeds=None, command: str | None = None) -> dict:
     """The metadata block stored beside every result file."""
     return {
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "code": code_version(),
         "device": gpu.describe(),
         "packages": package_versions(),
-        "host": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count()},
+        "host": {"machine": platform.machine(), "system": platform.system(), "cpus": os.cpu_count(),
+                 "cpu": gpu.cpu_model()},
         "command": command if command is not None else _command_line(),
         "params": params,
         "seeds": seeds,
@@ -94,6 +118,17 @@ def write(out_dir, name: str, rows: list[dict], params: dict, seeds=None, comman
         meta["progress"] = progress
     (out / f"{name}.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
     return csv_path
+
+
+def rename(folder, old: str, new: str) -> pathlib.Path:
+    """Rename the result ``old`` (``old.csv`` and ``old.json``) in ``folder`` to ``new``,
+    replacing what was there; return the new CSV path."""
+    folder = pathlib.Path(folder)
+    for ext in (".csv", ".json"):
+        src = folder / f"{old}{ext}"
+        if src.exists():
+            src.replace(folder / f"{new}{ext}")
+    return folder / f"{new}.csv"
 
 
 def _parse(text: str):

@@ -88,20 +88,40 @@ def hidden_peers():
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
 
 
+@contextlib.contextmanager
+def _stderr_to(path: pathlib.Path):
+    """Send this process's standard error, and so that of the kernels it starts, to ``path``
+    (the kernel's own log lines, such as its note on the interrupt papermill sends when it
+    shuts the kernel down, are not the runner's news; a failure is reported on its line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(path, "wb") as fh:
+        os.dup2(fh.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def execute(nb_path: pathlib.Path, out: pathlib.Path, parameters: dict, kernel: str = "python3",
             hide_peers: bool = False) -> dict:
     """Run one notebook with papermill; return a summary row (name, ok, seconds, figures, error).
 
     ``hide_peers``: run it as if no optional peer were installed (see :func:`hidden_peers`).
+    What the kernel writes to its standard error goes to ``out/logs/<notebook>.log``.
     """
     import papermill
 
     executed = out / "notebooks" / nb_path.name
     executed.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    row = {"notebook": nb_path.name, "source": str(nb_path), "ok": True, "error": ""}
+    row = {"notebook": nb_path.name, "source": str(nb_path), "ok": True, "error": "",
+           "log": str(out / "logs" / (nb_path.stem + ".log"))}
     try:
-        with hidden_peers() if hide_peers else contextlib.nullcontext():
+        with hidden_peers() if hide_peers else contextlib.nullcontext(), _stderr_to(pathlib.Path(row["log"])):
             papermill.execute_notebook(str(nb_path), str(executed), parameters=parameters, kernel_name=kernel,
                                        language="python", cwd=str(nb_path.parent), progress_bar=False,
                                        extra_arguments=KERNEL_ARGUMENTS)
@@ -174,9 +194,12 @@ td.ok {{ color: #176617; }} td.FAILED {{ color: #b00020; font-weight: bold; }}
 
 
 def _status(row: dict) -> str:
-    """The rest of a notebook's line in the summary: status, time, figures, first error line."""
+    """The rest of a notebook's line in the summary: status, time, figures, first error line
+    (and, for a failure, where the kernel's log is)."""
     text = f"{'ok' if row['ok'] else 'FAILED':6} {row['seconds']:7.1f} s {row['figures']:4d} figures"
-    return text + (f"  {row['error']}" if row["error"] else "")
+    if row["error"]:
+        text += f"  {row['error']}" + (f" (kernel log: {row['log']})" if row.get("log") else "")
+    return text
 
 
 def _literal(text: str):
@@ -206,6 +229,13 @@ def main(argv=None) -> int:
         params["quick"] = True
     params.update({k: _literal(v) for k, v in args.parameter})
     out = pathlib.Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"error: --out {out} is a file; it must be a folder (created if missing)", file=sys.stderr)
+        return 2
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        print(f"error: no such notebook: {', '.join(missing)}", file=sys.stderr)
+        return 2
 
     if gpu.available():
         header = f"GPU: {gpu.describe()['gpu']}: GPU sections run live."

@@ -143,3 +143,46 @@ def test_every_preset_parameter_takes_a_single_value_and_rejects_a_wrong_type(al
             with pytest.raises(ValueError, match=f"parameter '{name}' takes"):
                 bench._params(preset, {name: wrong})
             assert bench._params(preset, {name: default})[name] == (list(default) if isinstance(default, tuple) else default)
+
+
+def test_bad_counts_and_negative_values_are_refused_before_anything_runs(toy_suite, tmp_path):
+    toy_suite.PRESETS["reps"] = bench.Preset("with reps", {"sizes": [1, 2], "reps": 2, "seed": 0}, toy_suite.PRESETS[
+        "squares"].cases, needs_gpu=False)
+    for bad, match in ((dict(reps=-1), "'reps' counts runs"), (dict(reps=0), "'reps' counts runs"),
+                       (dict(sizes=[4, -4]), "'sizes' must not be negative"), (dict(seed=-1), "'seed' must not")):
+        with pytest.raises(ValueError, match=match):
+            bench.run_preset("toy", "reps", out=tmp_path, progress=False, **bad)
+    assert not any(tmp_path.iterdir())          # nothing written
+    assert bench.main(["toy", "--preset", "reps", "--out", str(tmp_path), "--set", "reps=-1"]) == 2
+
+
+def test_a_run_never_replaces_results_with_fewer_rows_unless_asked(toy_suite, tmp_path, capsys):
+    bench.run_preset("toy", "squares", out=tmp_path, progress=False, sizes=[1, 2, 3])
+    bench.run_preset("toy", "squares", out=tmp_path, progress=False, sizes=[9])
+    assert [r["n"] for r in results.read(tmp_path, "squares").rows] == [1, 2, 3]
+    assert [r["n"] for r in results.read(tmp_path, "squares.new").rows] == [9]
+    assert "pass --replace" in capsys.readouterr().out
+    bench.run_preset("toy", "squares", out=tmp_path, progress=False, sizes=[4, 5, 6, 7])   # more rows: replaces
+    assert [r["n"] for r in results.read(tmp_path, "squares").rows] == [4, 5, 6, 7]
+    assert bench.main(["toy", "--preset", "squares", "--out", str(tmp_path), "--set", "sizes=8", "--replace"]) == 0
+    assert [r["n"] for r in results.read(tmp_path, "squares").rows] == [8]
+
+
+def test_no_case_and_out_naming_a_file_are_errors(toy_suite, tmp_path):
+    with pytest.raises(ValueError, match="no case"):
+        bench.run_preset("toy", "squares", out=tmp_path / "o", progress=False, sizes=[])
+    afile = tmp_path / "f.csv"
+    afile.write_text("keep")
+    assert bench.main(["toy", "--preset", "squares", "--out", str(afile)]) == 2
+    assert afile.read_text() == "keep"
+
+
+def test_metadata_names_the_code_the_cpu_and_the_seed(toy_suite, tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUALGO_COMMIT", "abc123")
+    monkeypatch.setenv("GPUALGO_DIRTY", "0")
+    toy_suite.PRESETS["seeded"] = bench.Preset("seeded", {"sizes": [1], "seed": 7}, toy_suite.PRESETS[
+        "squares"].cases, needs_gpu=False)
+    bench.run_preset("toy", "seeded", out=tmp_path, progress=False)
+    meta = results.read(tmp_path, "seeded").meta
+    assert meta["code"] == {"commit": "abc123", "dirty": False}
+    assert meta["seeds"] == [7] and meta["host"]["cpu"] == gpu.cpu_model()

@@ -5,8 +5,11 @@ import pathlib
 
 import pytest
 
-# the notebook tools are in the test extra; a machine with only the GPU stack skips this file
+# the notebook tools are in the test extra; a machine with only the GPU stack skips this file,
+# and so does one with the test extra alone (the HTML copies need nbconvert, of the notebooks extra)
 nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("papermill")
+pytest.importorskip("nbconvert", reason="nbconvert (the notebooks extra) writes the HTML copies")
 
 from gpualgo import run_notebooks
 
@@ -84,3 +87,22 @@ def test_a_failed_html_copy_does_not_stop_the_run(tmp_path, capfd, monkeypatch):
     assert lines[1].startswith("c_good.ipynb") and " ok " in lines[1] and "no HTML copy: No template" in lines[1]
     assert lines[2].startswith("1 notebooks, 1 ok, 0 failed")
     assert "Another good notebook" in (tmp_path / "out" / "html" / "index.html").read_text()
+
+
+def test_the_kernels_own_log_stays_out_of_the_runner_output(tmp_path, capfd):
+    nb = _notebook(tmp_path / "d_noisy.ipynb", "A noisy kernel",
+                   "import os\nos.write(2, b'kernel noise on its standard error\\n')\nprint('cell output')")
+    rc = run_notebooks.main([str(nb), "--out", str(tmp_path / "out")])
+    captured = capfd.readouterr()
+    assert rc == 0 and "kernel noise" not in captured.err + captured.out
+    assert "kernel noise" in (tmp_path / "out" / "logs" / "d_noisy.log").read_text()
+
+
+def test_out_naming_a_file_or_a_missing_notebook_is_an_error_before_anything_runs(tmp_path, capfd):
+    afile = tmp_path / "results.txt"
+    afile.write_text("keep me")
+    nb = _notebook(tmp_path / "e.ipynb", "E", "print(1)")
+    assert run_notebooks.main([str(nb), "--out", str(afile)]) == 2
+    assert "is a file" in capfd.readouterr().err and afile.read_text() == "keep me"
+    assert run_notebooks.main([str(tmp_path / "nope.ipynb"), "--out", str(tmp_path / "o")]) == 2
+    assert "no such notebook" in capfd.readouterr().err and not (tmp_path / "o").exists()
