@@ -38,9 +38,13 @@ class AssignmentResult(Result):
 def make_result(B, prob, person_obj, price, variant, stats, t0, algorithm: str = "auction"):
     """Build an auction's result from its integer solution (an :class:`~.problem.IntProblem`
     ``prob``; the first ``prob.m`` persons: padding dummies dropped) and its prices in scaled
-    units; ``t0`` is the ``time.perf_counter()`` of the call's start (``total_ms``)."""
+    units (converted to ``B``'s units: divided by the scale, times the rounding grid of
+    non-integer benefits); ``t0`` is the ``time.perf_counter()`` of the call's start (``total_ms``)."""
     a = np.asarray(person_obj[:prob.m], dtype=np.int64)
     stats.update(eps=prob.eps_original, eps_scaled=prob.eps, scale=prob.scale, exact=prob.exact,
                  total_ms=(time.perf_counter() - t0) * 1e3)
+    prices = np.asarray(price, dtype=np.float64) / prob.scale
+    if prob.unit != 1.0:
+        prices = prices * prob.unit
     return AssignmentResult(assignment=a, objective=checks.objective(B, a), variant=variant, algorithm=algorithm,
-                            stats=stats, prices=np.asarray(price, dtype=np.float64) / prob.scale)
+                            stats=stats, prices=prices)
