@@ -18,8 +18,12 @@
                       equals the serial eps-scaling twin.
 ``gpu_sparse``        the same on CSR rows (for the 10% density instances).
 
-Every variant takes ``(B, eps=None, **options)`` and returns an AssignmentResult.
-Launch configurations are computed in :func:`launch_config` only.
+Every variant takes ``(B, eps=None, **options)`` and returns an AssignmentResult built by
+``make_result``. :data:`KERNELS` lists the kernels each one launches; launch configurations
+are computed in :func:`launch_config` only; the compile-time constants (the counter slots
+among them) are defined here and passed to auction.cu by :func:`defines`; uploads go
+through ``gpu.to_device`` and memory refusals through ``guards.memory`` (``force=True``
+insists). Importing this module needs no GPU.
 """
 from __future__ import annotations
 
