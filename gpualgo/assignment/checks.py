@@ -1,16 +1,33 @@
-"""Checks that share no logic with the solvers: validity, objective, scipy's optimum, Hall.
+"""Checks that share no logic with the solvers: validity, objective, scipy's optimum, Hall,
+and the duality certificate of a priced answer.
 
-These functions are the independent referees of the tests and notebooks: a solver's
-assignment is accepted only if :func:`check_assignment` passes and its objective
+These functions are the independent referees of the tests, notebooks and benchmarks: a
+solver's assignment is accepted only if :func:`check_assignment` passes and its objective
 equals :func:`reference_objective` (scipy's ``linear_sum_assignment``, a shortest
-augmenting path method, nothing like an auction).
+augmenting path method, nothing like an auction), or is within the promised distance of
+it (:func:`check_result`). Where scipy would take longer than the solver itself, an
+answer that comes with prices is checked by weak duality instead (:func:`certify`):
+any prices give an upper bound on the optimum, so a small enough gap between that bound
+and the answer proves the answer good without solving the problem again.
+
+>>> import numpy as np
+>>> B = np.array([[7, 3], [5, 4]])
+>>> check_result(B, np.array([0, 1]))
+"valid; exact: scipy's optimum 11"
+>>> check_result(B, np.array([1, 0]))
+Traceback (most recent call last):
+...
+ValueError: objective 8 is not scipy's optimum 11 (gap 3)
+>>> certify(B, np.array([0, 1]), prices=np.array([1.0, 0.0]))
+"valid; exact: the prices' dual bound 11 proves the optimum (gap 0 < 1)"
 """
 from __future__ import annotations
 
 import numpy as np
 
 __all__ = ["missing_mask", "check_assignment", "is_valid_assignment", "objective",
-           "reference", "reference_objective", "max_matching_size", "check_feasible"]
+           "reference", "reference_objective", "max_matching_size", "check_feasible",
+           "check_result", "dual_bound", "certify"]
 
 
 def missing_mask(B) -> np.ndarray:
@@ -114,3 +131,132 @@ def check_feasible(B) -> None:
     if k < m:
         raise ValueError(f"no assignment of every person exists (Hall's condition fails): "
                          f"a maximum matching covers only {k} of {m} persons")
+
+
+def _answer(result):
+    """(assignment, claimed objective or None, prices or None) of a result or a bare array."""
+    if hasattr(result, "assignment"):
+        return np.asarray(result.assignment), getattr(result, "objective", None), getattr(result, "prices", None)
+    return np.asarray(result), None, None
+
+
+def _is_integer(B) -> bool:
+    B = np.asarray(B)
+    if B.dtype.kind in "iu":
+        return True
+    finite = B[np.isfinite(B)]
+    return bool(np.array_equal(finite, np.rint(finite)))
+
+
+def _num(v) -> str:
+    return f"{v:,}" if isinstance(v, int) else f"{v:.6g}"
+
+
+def _valid_objective(B, assignment, claimed):
+    """Raise unless the assignment is valid and ``claimed`` (if any) is its total benefit."""
+    check_assignment(B, assignment)
+    obj = objective(B, assignment)
+    if claimed is not None and not np.isclose(float(claimed), float(obj), rtol=1e-12, atol=1e-9):
+        raise ValueError(f"the result claims objective {claimed}, but its assignment is worth {obj}")
+    return obj
+
+
+def check_result(B, result, eps=None, optimum=None, heuristic: bool = False) -> str:
+    """Check an assignment solver's answer against scipy's optimum; return a sentence saying
+    what was verified, raise ValueError when the answer is wrong.
+
+    result: the solver's result (``.assignment``, and ``.objective`` when it has one, which
+        must then be the assignment's total benefit), or a bare assignment array.
+    eps: the guarantee the solver was asked for (the ``eps`` given to ``solve``): the objective
+        must be within ``m * eps`` of the optimum. None asks for the optimum itself; so does
+        any ``eps < 1/m`` on integer benefits, and the sentence then says "exact".
+    optimum: scipy's optimal objective when the caller has it already (else computed here).
+    heuristic: no guarantee to check (a heuristic such as Deep Greedy Switching): only that
+        the answer is valid and not above the optimum; the sentence gives its gap.
+    """
+    B = np.asarray(B)
+    a, claimed, _ = _answer(result)
+    obj = _valid_objective(B, a, claimed)
+    opt = reference_objective(B) if optimum is None else optimum
+    m = B.shape[0]
+    tol = 1e-9 * max(1.0, abs(float(opt)))
+    gap = opt - obj
+    if gap < -tol:
+        raise ValueError(f"objective {obj} is above scipy's optimum {opt}: the checks disagree")
+    if heuristic:
+        share = f"{obj / opt:.2%} of " if opt > 0 else ""
+        return f"valid; {share}scipy's optimum {_num(opt)} (gap {_num(gap)})"
+    if eps is not None and not (np.isfinite(float(eps)) and float(eps) > 0):
+        raise ValueError(f"eps must be a positive number or None, got {eps!r}")
+    exact = eps is None or (_is_integer(B) and m * float(eps) < 1)
+    if exact:
+        if gap > tol:
+            raise ValueError(f"objective {obj} is not scipy's optimum {opt} (gap {_num(gap)})")
+        return f"valid; exact: scipy's optimum {_num(opt)}"
+    bound = m * float(eps)
+    if gap > bound + tol:
+        raise ValueError(f"objective {obj} is {_num(gap)} below scipy's optimum {opt}, more than m*eps = {bound:.6g}")
+    return f"valid; within m*eps = {bound:.6g} of scipy's optimum {_num(opt)} (gap {_num(gap)})"
+
+
+def dual_bound(B, prices) -> float:
+    """An upper bound on the optimal total benefit of ``B`` from any object prices (weak duality).
+
+    For every assignment ``x`` and every prices ``p``: ``sum_i B[i, x_i] = sum_i (B[i, x_i] -
+    p[x_i]) + sum_i p[x_i] <= sum_i max_j (B[i, j] - p[j]) + (the m largest prices)``; so that
+    sum bounds the optimum. Missing edges (``-inf``) are never a person's best. The rows are
+    taken in blocks, so the temporary arrays stay small.
+    """
+    B = np.asarray(B)
+    p = np.asarray(prices, dtype=np.float64)
+    m, n = B.shape
+    if p.shape != (n,):
+        raise ValueError(f"prices have shape {p.shape}, expected ({n},)")
+    if not np.isfinite(p).all():
+        raise ValueError("prices must be finite")
+    rows = max(1, (1 << 22) // n)
+    best = 0.0
+    for r in range(0, m, rows):
+        best += float((B[r:r + rows].astype(np.float64) - p).max(axis=1).sum())
+    return best + float(np.sort(p)[n - m:].sum())
+
+
+def certify(B, result, eps=None, prices=None) -> str:
+    """Check a priced answer (the auction's: its ``prices``) by its duality gap, without
+    solving the problem again; return a sentence, raise ValueError when the check fails.
+
+    The answer's objective is at most the optimum, which is at most :func:`dual_bound` of
+    its prices. The check asks that bound minus the objective to be at most ``m * eps``
+    (``eps``: the guarantee asked of the solver, as in :func:`check_result`), which proves
+    the answer within ``m * eps`` of the optimum. ``eps=None`` asks for the optimum: on
+    integer benefits a gap below 1 proves it (the objective and the optimum are integers).
+    Raises ValueError also when the answer is invalid, has no prices, or when ``eps=None``
+    on non-integer benefits (no gap can prove the optimum there).
+    """
+    B = np.asarray(B)
+    a, claimed, own = _answer(result)
+    p = own if prices is None else prices
+    if p is None:
+        raise ValueError("certify needs the answer's prices (an auction result, or prices=...)")
+    obj = _valid_objective(B, a, claimed)
+    upper = dual_bound(B, p)
+    m = B.shape[0]
+    gap = upper - float(obj)
+    tol = 1e-9 * max(1.0, abs(upper) + abs(float(obj)))
+    if gap < -tol:
+        raise ValueError(f"objective {obj} is above the dual bound {upper:.6g}: the bound or the objective is wrong")
+    if eps is not None and not (np.isfinite(float(eps)) and float(eps) > 0):
+        raise ValueError(f"eps must be a positive number or None, got {eps!r}")
+    integer = _is_integer(B)
+    if eps is None or (integer and m * float(eps) < 1):
+        if not integer:
+            raise ValueError("eps=None asks for the optimum, which a dual bound proves only for integer benefits")
+        if gap >= 1 - tol:
+            raise ValueError(f"dual bound {upper:.6g} - objective {obj} = {gap:.6g}: the optimum is not proved "
+                             "(a gap below 1 would prove it)")
+        return f"valid; exact: the prices' dual bound {upper:.10g} proves the optimum (gap {gap:.3g} < 1)"
+    bound = m * float(eps)
+    if gap > bound + tol:
+        raise ValueError(f"dual bound {upper:.6g} - objective {obj} = {gap:.6g} > m*eps = {bound:.6g}")
+    return (f"valid; within m*eps = {bound:.6g} of the optimum: the prices' dual bound {upper:.10g} "
+            f"(gap {gap:.6g})")

@@ -41,6 +41,7 @@ class IntProblem:
     integer: bool         # B held integers (no quantisation)
     m: int                # persons of B (raw may have n - m dummy rows more)
     n: int
+    unit: float = 1.0     # one raw unit in B's units (the rounding grid of non-integer B)
 
 
 def as_matrix(B) -> np.ndarray:
@@ -134,6 +135,7 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
                 scale = int(np.ceil(1.0 / eps - 1e-12))
                 eps_int = 1
         raw_vals = finite
+        unit = 1.0
         eps_original = eps_int / scale
         exact = eps_original * persons < 1
     else:
@@ -146,7 +148,7 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
         if vals.size and np.abs(vals).max() >= _RAW_LIMIT:
             raise ValueError(f"B / (eps/(2(m+1))) exceeds 2**30: eps={eps} is too small for these benefits")
         raw_vals = raw_f.astype(np.int64)
-        scale, eps_int = 1, persons + 1
+        scale, eps_int, unit = 1, persons + 1, grid
         eps_original = eps / 2
         exact = False
         lo = int(vals.min())
@@ -168,5 +170,5 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
                          f"(bid increments up to {cap} > {MAX_INC}); use a smaller range or a larger eps")
     return IntProblem(raw=raw, scale=int(scale), eps=int(eps_int), cap=int(cap), span=int(span),
                       exact=bool(integer and exact), eps_original=float(eps_original), integer=integer,
-                      m=m, n=n)
+                      m=m, n=n, unit=float(unit))
 

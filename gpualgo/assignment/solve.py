@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import variants
-from . import auction, dgs
+from . import auction, dgs, problem
 from .result import AssignmentResult
 
 __all__ = ["solve", "VARIANTS"]
@@ -31,10 +31,12 @@ def solve(B, algorithm: str = "auction", variant: str = "gpu_eps_scaling", eps=N
 
     Raises ValueError for a bad matrix, a bad eps, an unknown variant or option, or an
     instance where no assignment of every person exists; GPUUnavailableError for a GPU
-    variant without a GPU.
+    variant without a GPU. The GPU variants refuse (ValueError with their estimate) an
+    instance that would not fit in the GPU's memory unless ``force=True``.
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {sorted(ALGORITHMS)}")
+    B = problem.as_matrix(B)  # the rest of the validation needs the algorithm's own form
     res = variants.call(ALGORITHMS[algorithm], variant, B, eps, what=algorithm, **options)
     res.algorithm = algorithm
     return res

@@ -24,24 +24,42 @@
 //     remain, a single block runs all the remaining rounds of the phase without going
 //     back to the host), plus their CSR twins for sparse matrices.  Both bidding
 //     kernels decide most bids from per-person bid caches instead of row scans.
+//
+// Compile-time constants come from the host as defines (`defines()` in
+// gpualgo/assignment/auction/gpu.py): TAIL_MAX, CACHE_K, KEY_BITS and the slots of the
+// int32 `counters` array every kernel shares: C_MATCHED (persons matched), C_ROUNDS
+// (rounds), C_CACHE_HITS and C_TAIL_SCANS (bids of the tail kernel decided by a cache,
+// and by a full scan); slots 0 and 1 hold the person queue lengths, 2 and 3 the object
+// queue lengths (by round parity).  The fallbacks below only let the file compile on
+// its own (the compile test); the host's values win.
 #include "common.cuh"
 
-#define MISSING_EDGE (-2147483647 - 1)
-#define NEG_PROFIT (-(1LL << 62))
-#define NO_INDEX 0x7fffffff
-// bid key of the fast kernels: increment in the high 40 bits, (2^24 - 1 - person) low
-#define KEY_BITS 24
-#define KEY_MASK ((1ULL << KEY_BITS) - 1ULL)
 #ifndef TAIL_MAX
 #define TAIL_MAX 8
 #endif
-// counters: [0], [1] person queue lengths (by round parity); [2], [3] object queue
-// lengths (by parity); [4] persons matched; [5] rounds; [6], [7] bids of the tail
-// kernel decided by a cache, and by a full scan
+#ifndef CACHE_K
+#define CACHE_K 64
+#endif
+#ifndef C_MATCHED
 #define C_MATCHED 4
 #define C_ROUNDS 5
 #define C_CACHE_HITS 6
 #define C_TAIL_SCANS 7
+#endif
+
+#define MISSING_EDGE (-2147483647 - 1)
+#define NEG_PROFIT (-(1LL << 62))
+#define NO_INDEX 0x7fffffff
+// bid key of the fast kernels: increment in the high 64 - KEY_BITS bits,
+// (2^KEY_BITS - 1 - person) in the low ones
+#ifndef KEY_BITS
+#define KEY_BITS 24
+#endif
+#define KEY_MASK ((1ULL << KEY_BITS) - 1ULL)
+
+// ------------------------------------------------------------------------------------
+// Shared by every version: a thread's top-2 fold and the bid increment
+// ------------------------------------------------------------------------------------
 
 // Fold one profit into a thread's running (best, second, argmax).  Objects arrive in
 // increasing index order within a thread, so a strict > keeps the lowest index.
@@ -61,9 +79,9 @@ __device__ __forceinline__ long long bid_increment(long long best, long long sec
     return inc < cap ? inc : cap;
 }
 
-// ---------------------------------------------------------------------------------
-// 1. The report's kernels
-// ---------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
+// Versions gpu_v1, gpu_queues, gpu_deterministic, gpu_graph: the report's kernels
+// ------------------------------------------------------------------------------------
 
 // bid_kernel: one person per block row (blockIdx.y, grid-stride over the persons),
 // its objects split over gridDim.x blocks.  Each block reduces its slice to a
@@ -199,9 +217,10 @@ extern "C" __global__ void rebuild_queue_kernel(
     }
 }
 
-// ---------------------------------------------------------------------------------
-// 2. The fast kernels (eps-scaling, dense and CSR)
-// ---------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
+// gpu_eps_scaling and gpu_sparse, step 1: a phase starts (prices kept)
+// ------------------------------------------------------------------------------------
+
 // phase_start_kernel: a new eps phase keeps the prices and unassigns everybody.
 extern "C" __global__ void phase_start_kernel(int m, int n, int* person_obj, int* obj_owner,
                                               int* queue0, int* counters)
@@ -215,6 +234,10 @@ extern "C" __global__ void phase_start_kernel(int m, int n, int* person_obj, int
         counters[C_MATCHED] = 0;
     }
 }
+
+// ------------------------------------------------------------------------------------
+// gpu_eps_scaling and gpu_sparse, step 2: row scans (dense int4 groups, CSR rows)
+// ------------------------------------------------------------------------------------
 
 // A thread's running (best, second, argmax) of the profits it has seen, with the
 // benefit of the best (what a bid cache stores).
@@ -291,8 +314,11 @@ struct CsrRows {
     }
 };
 
-// ---------------------------------------------------------------------------------
-// Bid caches.  Prices never fall, so a person's profit for any object never rises.
+// ------------------------------------------------------------------------------------
+// gpu_eps_scaling and gpu_sparse, step 3: bid caches (a bid without a row scan)
+// ------------------------------------------------------------------------------------
+
+// Prices never fall, so a person's profit for any object never rises.
 // After a full scan of person i, its cache keeps a few objects (with their benefits)
 // and `thr`, a bound on the profit of every object not in the cache.  Later, if the
 // best cached profit is above thr and the second best is not below it, no other object
@@ -302,10 +328,6 @@ struct CsrRows {
 // thread-level second best, and the cache gets every thread-level best above it.
 // The slot counter is len[i] itself (reset to 0 on a miss); a count above CACHE_K
 // means that the cache overflowed and holds nothing usable.
-// ---------------------------------------------------------------------------------
-#ifndef CACHE_K
-#define CACHE_K 64
-#endif
 static_assert(CACHE_K % 32 == 0, "CACHE_K must be a multiple of 32");
 struct BidCache {
     int2* entry;     // [person][CACHE_K]: (object, benefit)
@@ -353,13 +375,17 @@ __device__ __forceinline__ void cache_offer(const BidCache c, int i, const Top2&
     if (leader) c.thr[i] = thr;
 }
 
+// ------------------------------------------------------------------------------------
+// gpu_eps_scaling and gpu_sparse, step 4: bids by groups of warps, one atomicMax each
+// ------------------------------------------------------------------------------------
+
 // One group of g warps per entry of the current list, g = 1, 2, 4, ... up to the warps
 // of a block, chosen from the list's length so that a short list still spreads over
 // the GPU (one warp scanning a whole row alone is latency bound).  The group's first
 // warp tries the person's cache; on a miss the whole group scans the row and refills
 // the cache.  Entries whose person got assigned since they were queued are skipped
-// (the list is compacted lazily).  The bid goes into obj_key[j] with a single
-// atomicMax on (increment << 24 | (2^24 - 1 - person)): the largest increment wins,
+// (the list is compacted lazily).  The bid goes into obj_key[j] with a single atomicMax
+// on (increment << KEY_BITS | (2^KEY_BITS - 1 - person)): the largest increment wins,
 // ties to the lowest person, independent of timing.  The first bidder of an object
 // queues it; every bidder re-queues itself (a winner is skipped next round).
 template <class Rows>
@@ -449,6 +475,10 @@ extern "C" __global__ void __launch_bounds__(1024) bid_warp_csr_kernel(
                BidCache{cache_entry, cache_len, cache_thr});
 }
 
+// ------------------------------------------------------------------------------------
+// gpu_eps_scaling and gpu_sparse, step 5: each object with a bid goes to its winner
+// ------------------------------------------------------------------------------------
+
 // assign_winner_kernel: one thread per object that got a bid: decode the key, raise
 // the price, move the object, queue the displaced owner.  Clears the key for the next
 // round and the length of the list the bid kernel read (it becomes the next-next list).
@@ -479,6 +509,10 @@ extern "C" __global__ void assign_winner_kernel(
         person_obj[winner] = j;
     }
 }
+
+// ------------------------------------------------------------------------------------
+// gpu_eps_scaling and gpu_sparse, step 6: one block runs the last rounds of a phase
+// ------------------------------------------------------------------------------------
 
 // tail_rounds_kernel: launched with ONE block of 1024 threads.  The number of bidders
 // never grows within a phase (each round, every object that got a bid stays taken),

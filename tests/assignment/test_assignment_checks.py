@@ -47,3 +47,105 @@ def test_feasibility():
     with pytest.raises(ValueError, match="person 1 has no edge"):
         A.check_feasible(B)
     A.check_feasible(np.ones((2, 3)))
+
+
+# ------------------------------------------------------------ check_result and certify
+
+
+def _shapes(rng):
+    yield A.report_instance(30, 30, 1.0, seed=rng, limit=1000)
+    yield A.report_instance(20, 35, 0.3, seed=rng, limit=100)
+    yield A.report_instance(25, 25, 1.0, seed=rng, limit=3)  # many ties
+
+
+def _worse(B, a):
+    """A valid assignment worth less than ``a`` (two persons swap their objects), or None."""
+    m = len(a)
+    for i in range(m):
+        for k in range(i + 1, m):
+            b = a.copy()
+            b[i], b[k] = a[k], a[i]
+            if A.is_valid_assignment(B, b) and A.objective(B, b) < A.objective(B, a):
+                return b
+    return None
+
+
+def test_check_result_accepts_the_optimum_and_the_eps_bound(rng):
+    for B in _shapes(rng):
+        a, opt = A.reference(B)
+        assert "exact" in A.check_result(B, a)
+        r = A.solve(B, variant="serial", eps=5.0)
+        text = A.check_result(B, r, eps=5.0, optimum=opt)
+        assert "within m*eps" in text and f"{opt:,}" in text
+        assert "exact" in A.check_result(B, A.solve(B, variant="serial"))
+
+
+def test_check_result_rejects_wrong_answers(rng):
+    B = A.report_instance(30, 30, 1.0, seed=rng, limit=1000)
+    a, opt = A.reference(B)
+    worse = _worse(B, a)
+    gap = opt - A.objective(B, worse)
+    with pytest.raises(ValueError, match="not scipy's optimum"):
+        A.check_result(B, worse)
+    with pytest.raises(ValueError, match="more than m\\*eps"):
+        A.check_result(B, worse, eps=(gap - 0.5) / 30)
+    A.check_result(B, worse, eps=gap / 30)  # within the bound it asked for
+    with pytest.raises(ValueError, match="given to 30 persons"):
+        A.check_result(B, np.zeros(30, dtype=np.int64))
+
+    class Claim:  # a result whose objective is not its assignment's worth
+        assignment, objective = a, opt + 1
+    with pytest.raises(ValueError, match="claims objective"):
+        A.check_result(B, Claim())
+    with pytest.raises(ValueError, match="eps"):
+        A.check_result(B, a, eps=-1)
+
+
+def test_check_result_for_a_heuristic(rng):
+    B = A.report_instance(20, 20, 1.0, seed=rng, limit=100)
+    a, opt = A.reference(B)
+    worse = _worse(B, a)
+    text = A.check_result(B, worse, heuristic=True)
+    assert "% of scipy's optimum" in text and f"gap {opt - A.objective(B, worse)}" in text
+
+
+def test_dual_bound_bounds_the_optimum_for_any_prices(rng):
+    for B in _shapes(rng):
+        opt = A.reference_objective(B)
+        for _ in range(5):
+            p = rng.uniform(-50, 500, B.shape[1])
+            assert A.dual_bound(B, p) >= opt - 1e-6
+    with pytest.raises(ValueError, match="prices"):
+        A.dual_bound(np.ones((2, 3)), np.zeros(2))
+
+
+@pytest.mark.parametrize("scaling", [False, True])
+def test_certify_accepts_the_auctions_answers(scaling, rng):
+    for B in _shapes(rng):
+        assert "exact" in A.certify(B, A.solve(B, variant="serial", scaling=scaling))
+        for eps in (1.0, 7.5):
+            r = A.solve(B, variant="serial", eps=eps, scaling=scaling)
+            A.certify(B, r, eps=eps)
+
+
+def test_certify_on_non_integer_benefits(rng):
+    B = rng.uniform(0, 10, size=(25, 30))
+    for eps in (0.5, 0.02):
+        A.certify(B, A.solve(B, variant="serial", eps=eps), eps=eps)
+    with pytest.raises(ValueError, match="integer"):
+        A.certify(B, A.solve(B, variant="serial", eps=0.5))
+
+
+def test_certify_rejects_what_it_cannot_prove(rng):
+    B = A.report_instance(30, 30, 1.0, seed=rng, limit=1000)
+    r = A.solve(B, variant="serial")
+    worse = _worse(B, r.assignment)
+    with pytest.raises(ValueError, match="not proved"):
+        A.certify(B, worse, prices=r.prices)           # the optimum's prices do not prove a worse answer
+    with pytest.raises(ValueError, match="not proved"):
+        A.certify(B, r.assignment, prices=np.zeros(30))  # prices far from the auction's prove nothing
+    r1 = A.solve(B, variant="serial", eps=40.0)
+    with pytest.raises(ValueError, match="m\\*eps"):
+        A.certify(B, r1, eps=0.1)                       # a loose answer is not within a tight bound
+    with pytest.raises(ValueError, match="needs the answer's prices"):
+        A.certify(B, r.assignment)

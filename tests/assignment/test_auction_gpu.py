@@ -114,3 +114,32 @@ def test_eps_scaling_upload_paths_agree(rng):
     B[3, 7] = 2**30
     with pytest.raises(ValueError, match="2\\*\\*30"):
         A.solve(B, variant="gpu_eps_scaling")
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_stats_names_and_the_memory_guard(variant, rng, monkeypatch):
+    from gpualgo import gpu
+    shapes = [A.report_instance(64, 72, 0.5, seed=rng), A.uniform_instance(64, 64, 1, 100, seed=rng)]  # int32 square
+    for B in shapes:
+        r = A.solve(B, variant=variant)
+        s = r.stats
+        for k in ("total_ms", "prepare_ms", "exec_ms", "kernel_ms", "upload_ms", "download_ms"):
+            assert s[k] >= 0, k
+        assert s["kernel_ms"] <= s["exec_ms"] + 0.1 and s["prepare_ms"] + s["exec_ms"] <= s["total_ms"]
+        assert s["device"] == gpu.device_name() and not {"solve_ms", "transfer_ms"} & set(s)
+        with monkeypatch.context() as mp:
+            mp.setattr(gpu, "usable_bytes", lambda: 1000)
+            with pytest.raises(ValueError, match=f"{variant} on a {B.shape[0]} x {B.shape[1]} matrix needs about "
+                                                 ".* of GPU memory .* pass force=True"):
+                A.solve(B, variant=variant)
+            assert A.solve(B, variant=variant, force=True).objective == r.objective
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_answers_pass_the_public_checks(variant, rng):
+    """What the notebook and the benchmarks use: scipy's optimum, and the prices' dual bound."""
+    for B in instances(rng, 9):
+        for eps in (None, 1.0):
+            r = A.solve(B, variant=variant, eps=eps)
+            A.check_result(B, r, eps=eps)
+            A.certify(B, r, eps=eps)

@@ -11,100 +11,130 @@
 ``active_bidders``  bidders per round for the first rounds (1108 persons, density 1);
                     serial (the deterministic GPU variant has the same rounds), no GPU.
 
-Every preset takes ``quick=True`` (tiny sizes, for notebooks in CI and tests).
+Every preset takes ``quick=True`` (its ``Preset.quick`` sizes, for notebooks in CI and tests).
+
+Rows (:func:`gpualgo.bench.row`): the case's columns (``algorithm``, ``n``, ``density`` or
+``range``, ``seed``, ``instance``: which of the size's instances), then ``variant``, ``rep``,
+``total_ms``, ``prepare_ms``, ``exec_ms``, ``kernel_ms``, ``objective``, ``verified``,
+``device``, then the auction's ``rounds`` (and the tail block's counters). ``verified`` says
+how each answer was checked in the same run, named by ``verified_by``: ``"scipy"`` (the
+``exact`` preset: the objective equals scipy's optimum, computed there anyway as the peer
+it is timed against), or ``"dual bound"`` (the other presets, where scipy would take longer
+than the whole sweep: the answer's prices give an upper bound on the optimum by weak
+duality, :func:`gpualgo.assignment.checks.certify`, which must be within m*eps of the
+objective; for eps < 1/m that proves the optimum). scipy's own row is the reference:
+``verified`` None. A run stopped by its round limit (the report's time-outs) is a row with
+``timeout`` 1 and no time.
 """
 from __future__ import annotations
 
 import functools
+import statistics
 
-import numpy as np
-
-from ... import bench, peers
+from ... import bench, gpu, peers, plots
 from ...timing import timed
 from .. import checks, instances
 from ..solve import solve
 
-__all__ = ["PRESETS", "REPORT_SIZES"]
+__all__ = ["PRESETS", "REPORT_SIZES", "verdict", "mean_table", "speedups", "exact_lines"]
 
 #: the report's sizes: 10 geometric steps from 500 to 18000
 REPORT_SIZES = [500, 744, 1108, 1650, 2458, 3660, 5451, 8117, 12087, 18000]
 REPORT_VARIANTS = ["serial", "gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph", "gpu_sparse"]
 
 
-@functools.lru_cache(maxsize=None)
-def _warm_up(variants: tuple) -> None:
-    """Compile and load every variant once, so that the first measured case is not slower."""
-    B = instances.report_instance(20, 20, 0.5, seed=0)
-    for v in variants:
-        solve(B, variant=v, eps=1.0)
-
-
-def _row(r, **common):
-    s = r.stats
-    extra = {k: s[k] for k in ("tail_cache_hits", "tail_scans") if k in s}
-    return dict(common, variant=r.variant, time_ms=s["total_ms"], kernel_ms=s.get("kernel_ms", s.get("solve_ms")),
-                rounds=s["rounds"], objective=r.objective, **extra)
+def _tiny():
+    """The warm-up instance: small, with missing edges, solved in a few milliseconds."""
+    return instances.report_instance(20, 20, 0.5, seed=0)
 
 
 def _seed(base, n, k):
     return int(base) * 1_000_003 + int(n) * 101 + k
 
 
+def _verified(check, *args, **kwargs) -> bool:
+    """True when the check passes, False when it finds the answer wrong (ValueError)."""
+    try:
+        check(*args, **kwargs)
+    except ValueError:
+        return False
+    return True
+
+
+def _row(r, rep=0, verified=None, verified_by=None, **fields) -> dict:
+    """bench.row, then how it was verified, then the auction's counters."""
+    s = r.stats
+    out = bench.row(r, rep=rep, verified=verified, **fields)
+    out.update(verified_by=verified_by, rounds=s["rounds"])
+    out.update({k: s[k] for k in ("tail_cache_hits", "tail_scans") if k in s})
+    return out
+
+
+def _certified_row(B, r, asked, **fields) -> dict:
+    """A row verified by the dual bound of the result's prices (see the module doc); ``asked``:
+    the eps given to solve."""
+    return _row(r, verified=_verified(checks.certify, B, r, eps=asked), verified_by="dual bound", **fields)
+
+
+def _timeout_row(variant, **fields) -> dict:
+    """The row of a run stopped at its round limit: the schema's columns, no time."""
+    out = dict(fields)
+    out.update({c: None for c in bench.ROW_COLUMNS})
+    out.update(variant=variant, rep=0, total_ms=float("nan"),
+               device=gpu.device_name() if variant.startswith("gpu") else gpu.cpu_label(),
+               rounds=-1, timeout=1)
+    return out
+
+
 def _report_cases(p, eps_of):
-    sizes = [40, 80] if p["quick"] else p["sizes"]
-    reps = 2 if p["quick"] else p["instances"]
-    for n in sizes:
+    for n in p["sizes"]:
         for d in p["densities"]:
-            for k in range(reps):
+            for k in range(p["instances"]):
                 def run(n=n, d=d, k=k):
                     seed = _seed(p["seed"], n, k)
                     B = instances.report_instance(n, n, d, seed=seed, limit=p["limit"])
-                    _warm_up(tuple(p["variants"]))
+                    eps = eps_of(n)
+                    bench.warm_up(functools.partial(solve, eps=1.0), _tiny(), p["variants"])
+                    common = dict(algorithm="auction", n=n, density=d, seed=seed, instance=k, eps=eps)
                     rows = []
                     for v in p["variants"]:
                         opts = {"scaling": False} if v == "gpu_sparse" else {}
-                        if v != "serial" and p.get("max_rounds"):
+                        if v != "serial" and p["max_rounds"]:
                             opts["max_rounds"] = p["max_rounds"]
                         try:
-                            r = solve(B, variant=v, eps=eps_of(n), **opts)
+                            r = solve(B, variant=v, eps=eps, **opts)
                         except RuntimeError:  # round limit: the report's timeouts
-                            rows.append(dict(algorithm="auction", variant=v, n=n, density=d, seed=seed, rep=k,
-                                             eps=eps_of(n), time_ms=float("nan"), rounds=-1, timeout=1))
+                            rows.append(_timeout_row(v, **common))
                             continue
-                        checks.check_assignment(B, r.assignment)
-                        rows.append(_row(r, algorithm="auction", n=n, density=d, seed=seed, rep=k, eps=eps_of(n),
-                                         timeout=0))
+                        rows.append(dict(_certified_row(B, r, eps, **common), timeout=0))
                     return rows
                 yield bench.Case(f"n={n} d={d} #{k}", run)
 
 
 def _exact_cases(p):
-    sizes = [64, 128] if p["quick"] else p["sizes"]
-    for n in sizes:
+    for n in p["sizes"]:
         for rng_name in p["ranges"]:
-            for k in range(1 if p["quick"] else p["instances"]):
+            for k in range(p["instances"]):
                 def run(n=n, rng_name=rng_name, k=k):
                     from scipy.optimize import linear_sum_assignment
                     lo, hi = (1, 10000) if rng_name == "1-10000" else (0, n - 1)
                     seed = _seed(p["seed"], n, k)
                     B = instances.uniform_instance(n, n, lo, hi, seed=seed)
-                    common = dict(algorithm="auction", n=n, range=rng_name, seed=seed, rep=k)
-                    rows = []
+                    common = dict(algorithm="auction", n=n, range=rng_name, seed=seed, instance=k)
                     (rr, cc), t_scipy = timed(linear_sum_assignment, B, maximize=True)
-                    opt = int(B[rr, cc].astype(np.int64).sum())
-                    rows.append(dict(common, variant="scipy", time_ms=t_scipy, objective=opt, exact=1))
-                    lap = peers.load("lap")
-                    if lap is not None:
-                        (_, x, _), t_lap = timed(lap.lapjv, (B.max() - B).astype(np.float64))  # lap minimises
-                        obj_lap = checks.objective(B, x)
-                        rows.append(dict(common, variant="lap", time_ms=t_lap, objective=obj_lap,
-                                         exact=int(obj_lap == opt)))
+                    opt = checks.objective(B, cc[rr.argsort()])
+                    rows = [dict(bench.peer_row("scipy", opt, t_scipy, **common), verified_by=None)]
+                    if peers.available("lap"):
+                        x, t_lap = timed(peers.lap_assignment, B)
+                        ok = _verified(checks.check_result, B, x, optimum=opt)
+                        rows.append(dict(bench.peer_row("lap", checks.objective(B, x), t_lap, verified=ok, **common),
+                                         verified_by="scipy"))
+                    bench.warm_up(solve, B, p["variants"])  # full size: compilation and the memory pool
                     for v in p["variants"]:
-                        solve(B, variant=v)  # warm-up (compilation, allocator)
                         for rep in range(p["reps"]):
                             r = solve(B, variant=v)
-                            checks.check_assignment(B, r.assignment)
-                            rows.append(dict(_row(r, **common), rep_time=rep, exact=int(r.objective == opt),
+                            ok = _verified(checks.check_result, B, r, optimum=opt)
+                            rows.append(dict(_row(r, rep=rep, verified=ok, verified_by="scipy", **common),
                                              speedup_vs_scipy=t_scipy / r.stats["total_ms"]))
                     return rows
                 yield bench.Case(f"n={n} {rng_name} #{k}", run)
@@ -115,15 +145,14 @@ def _tuning_cases(p, variant, settings):
 
     ``settings`` is a list of (solver options, extra row columns) pairs.
     """
-    sizes = [60, 120] if p["quick"] else p["sizes"]
-    for n in sizes:
-        for k in range(1 if p["quick"] else p["instances"]):
+    for n in p["sizes"]:
+        for k in range(p["instances"]):
             def run(n=n, k=k):
                 seed = _seed(p["seed"], n, k)
                 B = instances.report_instance(n, n, p["density"], seed=seed, limit=p["limit"])
-                _warm_up((variant,))
-                return [dict(_row(solve(B, variant=variant, eps=1.0, **opts), algorithm="auction", n=n, seed=seed,
-                                  rep=k), **cols)
+                bench.warm_up(functools.partial(solve, eps=1.0), _tiny(), [variant])
+                common = dict(algorithm="auction", n=n, seed=seed, instance=k)
+                return [dict(_certified_row(B, solve(B, variant=variant, eps=1.0, **opts), 1.0, **common), **cols)
                         for opts, cols in settings]
             yield bench.Case(f"n={n} #{k}", run)
 
@@ -143,46 +172,116 @@ def _graph_cases(p):
 
 
 def _active_cases(p):
-    n = 60 if p["quick"] else p["n"]
+    n = p["n"]
     for k in range(p["instances"]):
         def run(k=k):
             seed = _seed(p["seed"], n, k)
             B = instances.report_instance(n, n, p["density"], seed=seed, limit=p["limit"])
             r = solve(B, variant="serial", eps=1.0, record_rounds=p["rounds"])
             act = r.stats["active_bidders"][:p["rounds"]]
-            return [dict(algorithm="auction", variant="serial", n=n, seed=seed, rep=k, round=t + 1,
+            return [dict(algorithm="auction", variant="serial", n=n, seed=seed, instance=k, round=t + 1,
                          active_bidders=int(a)) for t, a in enumerate(act)]
         yield bench.Case(f"n={n} #{k}", run)
 
+
+_REPORT_QUICK = dict(sizes=[40, 80], instances=2)
+_TUNING_QUICK = dict(sizes=[60, 120], instances=1)
 
 PRESETS = {
     "report": bench.Preset(
         "the report's sweep: sizes 500..18000, density 0.1 and 1, 3 instances, eps=1, every variant",
         dict(sizes=REPORT_SIZES, densities=[0.1, 1.0], instances=3, limit=10000, seed=2022,
              variants=REPORT_VARIANTS, max_rounds=10**7),
-        lambda p: _report_cases(p, lambda n: 1.0)),
+        lambda p: _report_cases(p, lambda n: 1.0), quick=_REPORT_QUICK),
     "small_eps": bench.Preset(
         "eps = 1/(m+1) (exact without scaling), sizes up to 3660 as far as the report got",
         dict(sizes=REPORT_SIZES[:6], densities=[0.1, 1.0], instances=3, limit=10000, seed=2022,
              variants=["serial", "gpu_queues"], max_rounds=2 * 10**6),
-        lambda p: _report_cases(p, lambda n: 1.0 / (n + 1))),
+        lambda p: _report_cases(p, lambda n: 1.0 / (n + 1)), quick=_REPORT_QUICK),
     "exact": bench.Preset(
         "exact gpu_eps_scaling vs scipy linear_sum_assignment and lap, dense uniform benefits",
         dict(sizes=[1024, 2048, 4096, 8192, 16384], ranges=["1-10000", "0-n"], instances=1, reps=3, seed=7,
              variants=["gpu_eps_scaling"]),
-        _exact_cases),
+        _exact_cases, quick=dict(sizes=[64, 128], instances=1)),
     "threads": bench.Preset(
         "bidding threads per block 64/256/1024 (gpu_queues, density 0.5, eps=1)",
         dict(sizes=REPORT_SIZES[:8], bid_threads=[64, 256, 1024], density=0.5, instances=3, limit=10000,
              seed=2022),
-        _threads_cases),
+        _threads_cases, quick=_TUNING_QUICK),
     "graph_tuning": bench.Preset(
         "gpu_graph over bidding/assignment threads and grid = 1x or 2x the SM count (density 0.5, eps=1)",
         dict(sizes=REPORT_SIZES[:8], bid_threads=[64, 128, 256], assign_threads=[128, 256],
              grid_factors=[1, 2], density=0.5, instances=3, limit=10000, seed=2022),
-        _graph_cases),
+        _graph_cases, quick=_TUNING_QUICK),
     "active_bidders": bench.Preset(
         "bidders per round, first 100 rounds, 1108 persons, density 1 (serial Jacobi rounds)",
         dict(n=1108, rounds=100, density=1.0, instances=3, limit=10000, seed=2022),
-        _active_cases, needs_gpu=False),
+        _active_cases, needs_gpu=False, quick=dict(n=60)),
 }
+
+
+# ----------------------------------------------------------------- reading the rows back
+
+def verdict(rows) -> str:
+    """One sentence on how the answers of ``rows`` were checked in their run: how many were
+    verified (and by what), how many failed, and how many carry no check (the references
+    themselves, or rows recorded without one)."""
+    measured = [r for r in rows if not r.get("timeout")]
+    ok = [r for r in measured if r.get("verified") is True]
+    bad = [r for r in measured if r.get("verified") is False]
+    unchecked = len(measured) - len(ok) - len(bad)
+    how = sorted({r.get("verified_by") for r in ok if r.get("verified_by")})
+    parts = [f"{len(ok)} of {len(measured)} answers verified in their run" + (f" ({', '.join(how)})" if how else "")]
+    if bad:
+        parts.append(f"{len(bad)} FAILED their check: " +
+                     ", ".join(f"{r['variant']} n={r.get('n')}" for r in bad[:5]))
+    if unchecked:
+        refs = sum(1 for r in measured if r.get("verified") is None and r.get("variant") == "scipy")
+        parts.append(f"{unchecked} without a check in their run" + (f" ({refs} of them scipy's, the reference)" if refs
+                                                                     else " (rows recorded without a verified column)"))
+    return "; ".join(parts) + "."
+
+
+def mean_table(rows, value: str, title: str) -> str:
+    """A Markdown table of the mean (standard deviation) of ``value`` per size ``n`` (rows) and
+    per (variant, density) (columns)."""
+    if not rows:
+        return ""
+    groups = plots.group(rows, ["variant", "density"], "n", value)
+    cols = sorted(groups)
+    sizes = sorted({r["n"] for r in rows})
+    head = "| n | " + " | ".join(f"{v} d={d:g}" for v, d in cols) + " |\n" + "|---" * (len(cols) + 1) + "|\n"
+    body = ""
+    for s in sizes:
+        cells = [f"{groups[c][s]['mean']:.1f} ({groups[c][s]['std']:.1f})" if s in groups[c] else "" for c in cols]
+        body += f"| {s} | " + " | ".join(cells) + " |\n"
+    return f"**{title}**, mean (standard deviation)\n\n" + head + body
+
+
+def speedups(rows, variant: str = "gpu_eps_scaling") -> dict:
+    """``{(n, range): (median speed-up over scipy, runs, verified)}`` of ``variant`` in the
+    ``exact`` rows; ``verified``: True when every run's answer was checked against scipy's
+    optimum in its run and passed, False when one failed, None when some were not checked."""
+    found: dict = {}
+    for r in rows:
+        if r["variant"] == variant and r.get("speedup_vs_scipy") is not None:
+            found.setdefault((r["n"], r["range"]), []).append(r)
+    out = {}
+    for key, rs in sorted(found.items()):
+        checks_ = [r.get("verified") for r in rs]
+        verified = False if False in checks_ else (True if all(c is True for c in checks_) else None)
+        out[key] = (statistics.median(r["speedup_vs_scipy"] for r in rs), len(rs), verified)
+    return out
+
+
+def exact_lines(rows, variant: str = "gpu_eps_scaling") -> list:
+    """One line per instance of the ``exact`` rows (its first repetition): time, speed-up over
+    scipy, and the share of the tail block's bids its caches decided."""
+    out = []
+    for r in rows:
+        if r["variant"] != variant or (r.get("rep") or 0) != 0:
+            continue
+        hits, scans = r.get("tail_cache_hits"), r.get("tail_scans")
+        cached = f", {hits / (hits + scans):.0%} of the tail bids from caches" if hits is not None and hits + scans else ""
+        out.append(f"n={r['n']:>6} {r['range']:>8}: {r['total_ms']:8.1f} ms, {r['speedup_vs_scipy']:5.1f}x scipy{cached}")
+    return out

@@ -18,28 +18,51 @@
                       equals the serial eps-scaling twin.
 ``gpu_sparse``        the same on CSR rows (for the 10% density instances).
 
-Every variant takes ``(B, eps=None, **options)`` and returns an AssignmentResult.
-Launch configurations are computed in :func:`launch_config` only.
+Every variant takes ``(B, eps=None, **options)`` and returns an AssignmentResult built by
+``make_result``. :data:`KERNELS` lists the kernels each one launches; launch configurations
+are computed in :func:`launch_config` only; the compile-time constants (the counter slots
+among them) are defined here and passed to auction.cu by :func:`defines`; uploads go
+through ``gpu.to_device`` and memory refusals through ``guards.memory`` (``force=True``
+insists). Importing this module needs no GPU.
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
-from ... import gpu
+from ... import gpu, guards
 from .. import problem
 from ..result import make_result
 from . import serial as auction_serial
 
-__all__ = ["launch_config", "gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph",
-           "gpu_eps_scaling", "gpu_sparse"]
+__all__ = ["KERNELS", "COUNTERS", "CACHE_K", "TAIL_MAX", "launch_config", "defines",
+           "gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph", "gpu_eps_scaling", "gpu_sparse"]
 
 _NULL = np.uint64(0)          # a null pointer argument
-_C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS = 4, 5, 6, 7  # counter slots (see auction.cu)
+
+#: the slots of the int32 ``counters`` array the kernels share, passed to auction.cu as
+#: defines; slots 0 to 3 are the queue lengths (persons, objects; by round parity), which
+#: the host hands to the kernels as pointers
+COUNTERS = {"C_MATCHED": 4, "C_ROUNDS": 5, "C_CACHE_HITS": 6, "C_TAIL_SCANS": 7}
+_N_COUNTERS = 8
+_C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS = (COUNTERS[k] for k in
+                                                      ("C_MATCHED", "C_ROUNDS", "C_CACHE_HITS", "C_TAIL_SCANS"))
 TAIL_THREADS = 1024
-CACHE_K = 64                  # entries of a person's bid cache (auction.cu)
+CACHE_K = 64                  # entries of a person's bid cache
 TAIL_MAX = 8                  # the single-block tail kernel takes over at this many bidders
+
+_REPORT_KERNELS = ("bid_kernel", "assign_kernel", "rebuild_queue_kernel")
+#: the kernels each GPU version launches (auction.cu), in the order of a round
+KERNELS = {
+    "gpu_v1": ("bid_kernel", "assign_kernel"),
+    "gpu_queues": _REPORT_KERNELS,
+    "gpu_deterministic": _REPORT_KERNELS,
+    "gpu_graph": _REPORT_KERNELS,
+    "gpu_eps_scaling": ("phase_start_kernel", "bid_warp_kernel", "assign_winner_kernel", "tail_rounds_kernel"),
+    "gpu_sparse": ("phase_start_kernel", "bid_warp_csr_kernel", "assign_winner_kernel", "tail_rounds_csr_kernel"),
+}
 
 
 def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_threads: int = 256,
@@ -49,6 +72,9 @@ def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_th
     ``kind`` is ``"report"`` (bid_kernel / assign_kernel / rebuild_queue_kernel) or
     ``"fast"`` (the eps-scaling kernels).  Report defaults: 128 bidding threads, 256
     assignment threads, grids of ``grid_factor`` x the SM count (the report's best).
+
+    >>> launch_config("report", n=18000, sms=132)["bid"]
+    ((128, 264), (128,))
     """
     for name, t in (("bid_threads", bid_threads), ("assign_threads", assign_threads)):
         if t % 32 or not 32 <= t <= 1024:
@@ -65,35 +91,16 @@ def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_th
     raise ValueError(f"unknown kernel family {kind!r}")
 
 
+def defines(tail_max: int = TAIL_MAX) -> dict:
+    """The compile-time constants of auction.cu: the tail's bidder limit, the bid cache's
+    size, the person bits of a bid key (:data:`problem.KEY_BITS`) and the counter slots
+    (:data:`COUNTERS`)."""
+    return {"TAIL_MAX": tail_max, "CACHE_K": CACHE_K, "KEY_BITS": problem.KEY_BITS, **COUNTERS}
+
+
 def _kernels(names, tail_max: int = TAIL_MAX):
-    mod = gpu.load_module("auction", defines={"TAIL_MAX": tail_max, "CACHE_K": CACHE_K})
+    mod = gpu.load_module("auction", defines=defines(tail_max))
     return {k: mod.get_function(k) for k in names}
-
-
-def _check_memory(cp, nbytes: int, force: bool):
-    free, _total = cp.cuda.runtime.memGetInfo()
-    if nbytes > 0.9 * free and not force:
-        raise ValueError(f"this instance needs about {nbytes / 2**30:.1f} GiB of GPU memory, "
-                         f"{free / 2**30:.1f} GiB are free; pass force=True to try anyway")
-
-
-def _to_device(cp, a):
-    """Copy a host array to the GPU.  A large one is page-locked for the copy, which is
-    about twice as fast as copying from pageable memory, and released afterwards."""
-    a = np.ascontiguousarray(a)
-    if a.nbytes < (16 << 20):
-        return cp.asarray(a)
-    d = cp.empty(a.shape, a.dtype)
-    try:
-        cp.cuda.runtime.hostRegister(a.ctypes.data, a.nbytes, 0)
-    except cp.cuda.runtime.CUDARuntimeError:  # e.g. already page-locked elsewhere
-        d.set(a)
-        return d
-    try:
-        cp.cuda.runtime.memcpy(d.data.ptr, a.ctypes.data, a.nbytes, cp.cuda.runtime.memcpyHostToDevice)
-    finally:
-        cp.cuda.runtime.hostUnregister(a.ctypes.data)
-    return d
 
 
 def _i64(v):
@@ -120,252 +127,348 @@ class _Pinned:
         return int(self.host[0])
 
 
+def _no_convergence(max_rounds):
+    return RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
+
+
+# ------------------------------------------------------------------ the report's kernels
+
+def _report_bytes(m: int, n: int, gx: int) -> int:
+    """GPU memory of the report's kernels: the int32 matrix, the per-block partials of the
+    bidding reduction (two int64 and one int32 per person and block column), and the
+    person and object arrays (bids, queues, prices, matching)."""
+    return 4 * m * n + 20 * m * gx + 64 * (m + n)
+
+
+class _ReportAuction:
+    """The device state of the report's kernels and one round of them (bid, assign,
+    rebuild), for the versions gpu_v1 / gpu_queues / gpu_deterministic / gpu_graph."""
+
+    def __init__(self, cp, prob, cfg, variant: str):
+        m, n, gx = prob.m, prob.n, cfg["bid_x"]
+        self.cp, self.cfg, self.m, self.n = cp, cfg, m, n
+        self.k = _kernels(_REPORT_KERNELS)
+        with gpu.CudaTimer() as upload:
+            self.raw = gpu.to_device(prob.raw)
+        self.upload_ms = upload.ms
+        self.price = cp.zeros(n, dtype=cp.int64)
+        self.person_obj = cp.full(m, -1, dtype=cp.int32)
+        self.obj_owner = cp.full(n, -1, dtype=cp.int32)
+        self.pb = cp.empty(m * gx, dtype=cp.int64)
+        self.ps = cp.empty(m * gx, dtype=cp.int64)
+        self.pi = cp.empty(m * gx, dtype=cp.int32)
+        self.done = cp.zeros(m, dtype=cp.uint32)
+        self.bid_obj = cp.full(m, -1, dtype=cp.int32)
+        self.bid_inc = cp.zeros(m, dtype=cp.int64)
+        self.obj_flag = cp.zeros(n, dtype=cp.int32)
+        self.obj_queue = cp.zeros(n, dtype=cp.int32)
+        self.queues = [cp.arange(m, dtype=cp.int32), cp.zeros(m, dtype=cp.int32)]
+        self.counters = cp.zeros(_N_COUNTERS, dtype=cp.int32)
+        self.counters[0] = m
+        self.scale, self.eps, self.cap = _i64(prob.scale), _i64(prob.eps), _i64(prob.cap)
+        self.queued = variant != "gpu_v1"
+        self.det = _i32(1 if variant == "gpu_deterministic" else 0)
+
+    def round(self, p: int) -> None:
+        """Bidding and assignment of one round; ``p`` is the round's parity (which queue is read)."""
+        k, cfg, m, n = self.k, self.cfg, _i32(self.m), _i32(self.n)
+        if not self.queued:
+            k["bid_kernel"](cfg["bid"][0], cfg["bid"][1], (
+                self.raw, self.scale, self.price, m, n, _NULL, _NULL, self.person_obj, self.eps, self.cap,
+                self.pb, self.ps, self.pi, self.done, self.bid_obj, self.bid_inc, self.obj_flag, _NULL, _NULL, _NULL))
+            k["assign_kernel"](cfg["assign"][0], cfg["assign"][1], (
+                self.bid_obj, self.bid_inc, m, _NULL, _NULL, self.obj_flag, _NULL, _NULL, n,
+                self.price, self.person_obj, self.obj_owner, self.counters, _NULL, _NULL, _NULL, _i32(1)))
+            return
+        c = self.counters
+        q, nq = self.queues[p], self.queues[1 - p]
+        ql, nql, ol = c[p:p + 1], c[1 - p:2 - p], c[2:3]
+        k["bid_kernel"](cfg["bid"][0], cfg["bid"][1], (
+            self.raw, self.scale, self.price, m, n, q, ql, self.person_obj, self.eps, self.cap,
+            self.pb, self.ps, self.pi, self.done, self.bid_obj, self.bid_inc, self.obj_flag, self.obj_queue, ol, nql))
+        k["assign_kernel"](cfg["assign"][0], cfg["assign"][1], (
+            self.bid_obj, self.bid_inc, m, q, ql, self.obj_flag, self.obj_queue, ol, n,
+            self.price, self.person_obj, self.obj_owner, c, nq, nql, _NULL, self.det))
+
+    def rebuild(self, p: int) -> None:
+        """The queue of the next round: the bidders of round parity ``p`` who won nothing."""
+        c = self.counters
+        self.k["rebuild_queue_kernel"](self.cfg["rebuild"][0], self.cfg["rebuild"][1], (
+            self.queues[p], c[p:p + 1], self.person_obj, self.bid_obj, self.queues[1 - p], c[1 - p:2 - p],
+            c[2:3], c))
+
+    def matched_view(self):
+        return self.counters[_C_MATCHED:_C_MATCHED + 1]
+
+    def run_graph(self, main, pinned, rounds_per_graph: int, max_rounds: int) -> int:
+        """gpu_graph: capture ``rounds_per_graph`` rounds in one CUDA graph, launch it until
+        every person is matched; returns the rounds launched."""
+        main.begin_capture()
+        for r in range(rounds_per_graph):
+            self.round(r % 2)
+            self.rebuild(r % 2)
+        graph = main.end_capture()
+        launched = 0
+        while True:
+            graph.launch(main)
+            pinned.copy_from(self.matched_view(), main)
+            main.synchronize()
+            launched += rounds_per_graph
+            if pinned.value == self.m:
+                return launched
+            if launched > max_rounds:
+                raise _no_convergence(max_rounds)
+
+    def run_rounds(self, main, side, pinned, max_rounds: int) -> int:
+        """One round at a time, the host reading the matched counter after each; with queues
+        the counter's copy (side stream) overlaps the queue rebuild (main stream). Returns
+        the rounds run."""
+        cp = self.cp
+        rounds, p = 0, 0
+        copied = cp.cuda.Event()
+        while True:
+            self.round(p)
+            if self.queued:
+                assigned = cp.cuda.Event()
+                assigned.record(main)
+                side.wait_event(assigned)
+                pinned.copy_from(self.matched_view(), side)
+                copied.record(side)
+                self.rebuild(p)
+                copied.synchronize()
+            else:
+                pinned.copy_from(self.matched_view(), main)
+                main.synchronize()
+            rounds += 1
+            p ^= 1
+            if pinned.value == self.m:
+                return rounds
+            if rounds > max_rounds:
+                raise _no_convergence(max_rounds)
+
+
 def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads: int = 256,
                    grid_factor: int = 2, rounds_per_graph: int = 16, max_rounds: int = 10**8,
                    force: bool = False):
     """gpu_v1 / gpu_queues / gpu_deterministic / gpu_graph (the report's kernels)."""
     cp = gpu.require()
+    if variant == "gpu_graph" and (rounds_per_graph < 2 or rounds_per_graph % 2):
+        raise ValueError(f"rounds_per_graph must be even and >= 2, got {rounds_per_graph}")
     t0 = time.perf_counter()
     prob = problem.prepare(B, eps)
-    m, n = prob.m, prob.n
-    cfg = launch_config("report", n, gpu.sm_count(), bid_threads, assign_threads, grid_factor)
-    gx = cfg["bid_x"]
-    _check_memory(cp, 4 * m * n + 20 * m * gx + 64 * (m + n), force)
-    k = _kernels(("bid_kernel", "assign_kernel", "rebuild_queue_kernel"))
-    t1 = time.perf_counter()
-    with gpu.CudaTimer() as upload:
-        raw = _to_device(cp, prob.raw)
-    price = cp.zeros(n, dtype=cp.int64)
-    person_obj = cp.full(m, -1, dtype=cp.int32)
-    obj_owner = cp.full(n, -1, dtype=cp.int32)
-    pb = cp.empty(m * gx, dtype=cp.int64)
-    ps = cp.empty(m * gx, dtype=cp.int64)
-    pi = cp.empty(m * gx, dtype=cp.int32)
-    done = cp.zeros(m, dtype=cp.uint32)
-    bid_obj = cp.full(m, -1, dtype=cp.int32)
-    bid_inc = cp.zeros(m, dtype=cp.int64)
-    obj_flag = cp.zeros(n, dtype=cp.int32)
-    obj_queue = cp.zeros(n, dtype=cp.int32)
-    queues = [cp.arange(m, dtype=cp.int32), cp.zeros(m, dtype=cp.int32)]
-    counters = cp.zeros(8, dtype=cp.int32)
-    counters[0] = m
-    scale, e, cap = _i64(prob.scale), _i64(prob.eps), _i64(prob.cap)
-    queued = variant != "gpu_v1"
-    det = _i32(1 if variant == "gpu_deterministic" else 0)
-
-    def one_round(p):
-        q, nq = queues[p], queues[1 - p]
-        ql, nql = counters[p:p + 1], counters[1 - p:2 - p]
-        ol = counters[2:3]
-        if not queued:
-            k["bid_kernel"](cfg["bid"][0], cfg["bid"][1], (
-                raw, scale, price, _i32(m), _i32(n), _NULL, _NULL, person_obj, e, cap,
-                pb, ps, pi, done, bid_obj, bid_inc, obj_flag, _NULL, _NULL, _NULL))
-            k["assign_kernel"](cfg["assign"][0], cfg["assign"][1], (
-                bid_obj, bid_inc, _i32(m), _NULL, _NULL, obj_flag, _NULL, _NULL, _i32(n),
-                price, person_obj, obj_owner, counters, _NULL, _NULL, _NULL, _i32(1)))
-            return
-        k["bid_kernel"](cfg["bid"][0], cfg["bid"][1], (
-            raw, scale, price, _i32(m), _i32(n), q, ql, person_obj, e, cap,
-            pb, ps, pi, done, bid_obj, bid_inc, obj_flag, obj_queue, ol, nql))
-        k["assign_kernel"](cfg["assign"][0], cfg["assign"][1], (
-            bid_obj, bid_inc, _i32(m), q, ql, obj_flag, obj_queue, ol, _i32(n),
-            price, person_obj, obj_owner, counters, nq, nql, _NULL, det))
-
-    def rebuild(p):
-        k["rebuild_queue_kernel"](cfg["rebuild"][0], cfg["rebuild"][1], (
-            queues[p], counters[p:p + 1], person_obj, bid_obj, queues[1 - p], counters[1 - p:2 - p],
-            counters[2:3], counters))
-
+    cfg = launch_config("report", prob.n, gpu.sm_count(), bid_threads, assign_threads, grid_factor)
+    guards.memory(_report_bytes(prob.m, prob.n, cfg["bid_x"]), f"{variant} on a {prob.m} x {prob.n} matrix", force)
+    auction = _ReportAuction(cp, prob, cfg, variant)
     main = cp.cuda.Stream(non_blocking=True)
     side = cp.cuda.Stream(non_blocking=True)
     pinned = _Pinned(cp)
-    host_rounds = 0
     cp.cuda.Device().synchronize()
+    t1 = time.perf_counter()
     with main, gpu.CudaTimer(main) as timer:
         if variant == "gpu_graph":
-            if rounds_per_graph < 2 or rounds_per_graph % 2:
-                raise ValueError(f"rounds_per_graph must be even and >= 2, got {rounds_per_graph}")
-            main.begin_capture()
-            for r in range(rounds_per_graph):
-                one_round(r % 2)
-                rebuild(r % 2)
-            graph = main.end_capture()
-            while True:
-                graph.launch(main)
-                pinned.copy_from(counters[_C_MATCHED:_C_MATCHED + 1], main)
-                main.synchronize()
-                host_rounds += rounds_per_graph
-                if pinned.value == m:
-                    break
-                if host_rounds > max_rounds:
-                    raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
+            launched = auction.run_graph(main, pinned, rounds_per_graph, max_rounds)
         else:
-            p = 0
-            copied = cp.cuda.Event()
-            while True:
-                one_round(p)
-                if queued:
-                    # the counter copy (side stream) overlaps the queue rebuild (main stream)
-                    assigned = cp.cuda.Event()
-                    assigned.record(main)
-                    side.wait_event(assigned)
-                    pinned.copy_from(counters[_C_MATCHED:_C_MATCHED + 1], side)
-                    copied.record(side)
-                    rebuild(p)
-                    copied.synchronize()
-                else:
-                    pinned.copy_from(counters[_C_MATCHED:_C_MATCHED + 1], main)
-                    main.synchronize()
-                host_rounds += 1
-                p ^= 1
-                if pinned.value == m:
-                    break
-                if host_rounds > max_rounds:
-                    raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
-    rounds = host_rounds if not queued else int(counters[_C_ROUNDS].get())
+            launched = auction.run_rounds(main, side, pinned, max_rounds)
+    rounds = int(auction.counters[_C_ROUNDS].get()) if auction.queued else launched
     t2 = time.perf_counter()
-    a = person_obj.get()
-    pr = price.get()
+    a = auction.person_obj.get()
+    pr = auction.price.get()
     t3 = time.perf_counter()
-    stats = {"rounds": rounds, "kernel_ms": timer.ms, "upload_ms": upload.ms,
-             "download_ms": (t3 - t2) * 1e3, "prepare_ms": (t1 - t0) * 1e3,
-             "device": gpu.device_name(), "launch": {k_: v for k_, v in cfg.items()}}
-    stats["transfer_ms"] = stats["upload_ms"] + stats["download_ms"]
+    stats = {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3, "kernel_ms": timer.ms,
+             "device": gpu.device_name(), "rounds": rounds, "upload_ms": auction.upload_ms,
+             "download_ms": (t3 - t2) * 1e3, "launch": dict(cfg)}
     if variant == "gpu_graph":
-        stats["rounds_launched"] = host_rounds
+        stats["rounds_launched"] = launched
     return make_result(B, prob, a, pr, variant, stats, t0)
 
 
-def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps_factor: int = 8,
-                 warps_per_block: int = 8, blocks_per_sm: int = 4, rounds_per_check: int = 16,
-                 tail_max: int = TAIL_MAX, tail_shared: bool = True, max_rounds: int = 10**8, force: bool = False):
-    """gpu_eps_scaling (dense) and gpu_sparse (CSR): the kernels of family 2 in auction.cu.
+# ------------------------------------------------------------ the eps-scaling kernels
 
-    ``tail_shared``: the single-block tail keeps prices and owners in shared memory when
-    they fit (the default); False keeps them in global memory (for comparison).
+def _fast_bytes(N: int, ld: int | None = None, nnz: int | None = None) -> int:
+    """GPU memory of the eps-scaling kernels on N persons = objects: the rows (a dense int32
+    matrix of pitch ``ld``, or ``nnz`` CSR entries at 16 bytes, counted generously), and per
+    person the prices, matching, bid keys, lists and a bid cache of CACHE_K entries."""
+    rows = 16 * nnz if nnz is not None else 4 * N * ld
+    return rows + (64 + 8 * CACHE_K) * N
+
+
+def _check_fast_options(tail_max: int, rounds_per_check: int) -> None:
+    if not 1 <= tail_max <= 32:
+        raise ValueError(f"tail_max must be in [1, 32], got {tail_max}")
+    if rounds_per_check < 2 or rounds_per_check % 2:
+        raise ValueError(f"rounds_per_check must be even and >= 2, got {rounds_per_check}")
+
+
+@dataclass
+class _Rows:
+    """The benefit rows on the device, as the bidding kernels take them."""
+    args: tuple            # kernel arguments: (raw, ld) dense, or (indptr, cols, vals) CSR
+    n_price: int           # prices to allocate: the dense pitch ld (padding included), or N
+    upload_ms: float
+
+
+def _fast_layout(cp, B, eps, sparse: bool, force: bool, variant: str):
+    """Validate ``B`` (its integer form, square), refuse what would not fit, lay its rows
+    out for the kernels (CSR, or dense with a pitch that is a multiple of 4) and upload
+    them. Returns ``(prob, rows)``.
+
+    A square C-contiguous int32 matrix with n % 4 == 0 is used as it is: it is uploaded
+    first and its range taken on the device (two host passes cost more than that).
     """
-    cp = gpu.require()
-    t0 = time.perf_counter()
-    upload = gpu.CudaTimer()
-    # A square C-contiguous int32 matrix with n % 4 == 0 is used as it is: upload it
-    # first and take its range on the device (two host passes cost more than that).
     direct = (not sparse and isinstance(B, np.ndarray) and B.dtype == np.int32 and B.ndim == 2
               and B.shape[0] == B.shape[1] and B.shape[0] % 4 == 0 and B.flags.c_contiguous)
-    value_range, upload_host_s = None, 0.0
+    hint = "" if sparse else "gpu_sparse keeps only the existing edges"
+    value_range, raw_d, upload = None, None, gpu.CudaTimer()
     if direct:
-        _check_memory(cp, 4 * B.size + (64 + 8 * CACHE_K) * B.shape[0], force)
-        tu = time.perf_counter()
+        guards.memory(_fast_bytes(B.shape[0], ld=B.shape[0]), f"{variant} on a {B.shape[0]} x {B.shape[1]} matrix",
+                      force, hint=hint)
         with upload:
-            raw_d = _to_device(cp, B)
+            raw_d = gpu.to_device(B)
         value_range = (int(raw_d.min()), int(raw_d.max()))
-        upload_host_s = time.perf_counter() - tu
     prob = problem.prepare(B, eps, square=True, value_range=value_range)
     N = prob.n  # persons after padding = objects
+    what = f"{variant} on a {prob.m} x {prob.n} matrix"
     if N >= (1 << problem.KEY_BITS):
         raise ValueError(f"at most {(1 << problem.KEY_BITS) - 1} persons, got {N}")
     if prob.scale >= 2**31:
         raise ValueError(f"eps={eps} needs a benefit scale of {prob.scale} >= 2**31, beyond these kernels; "
                          "eps=None gives the exact optimum")
-    if not 1 <= tail_max <= 32:
-        raise ValueError(f"tail_max must be in [1, 32], got {tail_max}")
-    if rounds_per_check < 2 or rounds_per_check % 2:
-        raise ValueError(f"rounds_per_check must be even and >= 2, got {rounds_per_check}")
-    sched = auction_serial.eps_schedule(prob.span, prob.eps, eps_start if scaling else prob.eps, eps_factor)
-    cfg = launch_config("fast", N, gpu.sm_count(), warps_per_block=warps_per_block, blocks_per_sm=blocks_per_sm)
     if sparse:
         present = prob.raw != problem.MISSING
         nnz = int(present.sum())
-        _check_memory(cp, 16 * nnz + (64 + 8 * CACHE_K) * N, force)
+        guards.memory(_fast_bytes(N, nnz=nnz), what, force)
         indptr_h = np.zeros(N + 1, dtype=np.int64)
         np.cumsum(present.sum(axis=1), out=indptr_h[1:])
         rows_h, cols_h = np.nonzero(present)  # row-major: columns ascending in each row
         vals_h = prob.raw[rows_h, cols_h]
-        names = ("phase_start_kernel", "bid_warp_csr_kernel", "assign_winner_kernel", "tail_rounds_csr_kernel")
-    else:
-        ld = -(-N // 4) * 4
-        if not direct:
-            _check_memory(cp, 4 * N * ld + (64 + 8 * CACHE_K) * N, force)
+        with upload:
+            args = tuple(gpu.to_device(a) for a in (indptr_h, cols_h.astype(np.int32), vals_h))
+        return prob, _Rows(args, N, upload.ms)
+    ld = -(-N // 4) * 4
+    if not direct:
+        guards.memory(_fast_bytes(N, ld=ld), what, force, hint=hint)
         raw_h = prob.raw
         if ld != N:
             raw_h = np.full((N, ld), problem.MISSING, dtype=np.int32)
             raw_h[:, :N] = prob.raw
-        names = ("phase_start_kernel", "bid_warp_kernel", "assign_winner_kernel", "tail_rounds_kernel")
-    k = _kernels(names, tail_max)
-    bid_k, tail_k = k[names[1]], k[names[3]]
-    n_price = N if sparse else ld
-    tail_smem = 8 * n_price + 4 * N
-    tail_limit = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"] - tail_k.attributes["shared_size_bytes"]
-    tail_shared = bool(tail_shared) and tail_smem <= tail_limit
-    if tail_shared and tail_k.max_dynamic_shared_size_bytes < tail_smem:
-        tail_k.max_dynamic_shared_size_bytes = tail_smem
-    t1 = time.perf_counter()
-    if sparse:
         with upload:
-            rows_args = tuple(_to_device(cp, a) for a in (indptr_h, cols_h.astype(np.int32), vals_h))
-    elif direct:
-        rows_args = (raw_d, _i32(ld))
-    else:
-        with upload:
-            rows_args = (_to_device(cp, raw_h), _i32(ld))
-    # dense scans load the prices of whole int4 groups, padding columns included
-    price = cp.zeros(n_price, dtype=cp.int64)
-    person_obj = cp.full(N, -1, dtype=cp.int32)
-    obj_owner = cp.full(N, -1, dtype=cp.int32)
-    obj_key = cp.zeros(N, dtype=cp.uint64)
-    cache = (cp.empty(2 * CACHE_K * N, dtype=cp.int32), cp.zeros(N, dtype=cp.int32), cp.empty(N, dtype=cp.int64))
-    lists = [cp.zeros(2 * N, dtype=cp.int32), cp.zeros(2 * N, dtype=cp.int32)]
-    objq = [cp.zeros(N, dtype=cp.int32), cp.zeros(N, dtype=cp.int32)]
-    counters = cp.zeros(8, dtype=cp.int32)
-    c = [counters[t:t + 1] for t in range(4)]
-    scale = _i32(prob.scale)
-    stream = cp.cuda.Stream(non_blocking=True)
-    pinned = _Pinned(cp)
-    per_phase, checks_done = [], 0
+            raw_d = gpu.to_device(raw_h)
+    return prob, _Rows((raw_d, _i32(ld)), ld, upload.ms)
+
+
+class _FastAuction:
+    """The device state of the eps-scaling kernels and one phase of them: a CUDA graph of
+    ``rounds_per_check`` rounds (bid, assign) and the tail kernel, launched until every
+    person is matched."""
+
+    def __init__(self, cp, prob, rows: _Rows, cfg, names, tail_max: int, tail_shared: bool,
+                 rounds_per_check: int, max_rounds: int):
+        N = prob.n
+        self.cp, self.prob, self.rows, self.cfg, self.N = cp, prob, rows, cfg, N
+        self.rounds_per_check, self.max_rounds = rounds_per_check, max_rounds
+        k = _kernels(names, tail_max)
+        self.phase_k, self.bid_k, self.assign_k, self.tail_k = (k[name] for name in names)
+        self.tail_shared, self.tail_smem = self._tail_memory(tail_shared)
+        # dense scans load the prices of whole int4 groups, padding columns included
+        self.price = cp.zeros(rows.n_price, dtype=cp.int64)
+        self.person_obj = cp.full(N, -1, dtype=cp.int32)
+        self.obj_owner = cp.full(N, -1, dtype=cp.int32)
+        self.obj_key = cp.zeros(N, dtype=cp.uint64)
+        self.cache = (cp.empty(2 * CACHE_K * N, dtype=cp.int32), cp.zeros(N, dtype=cp.int32),
+                      cp.empty(N, dtype=cp.int64))
+        self.lists = [cp.zeros(2 * N, dtype=cp.int32), cp.zeros(2 * N, dtype=cp.int32)]
+        self.objq = [cp.zeros(N, dtype=cp.int32), cp.zeros(N, dtype=cp.int32)]
+        self.counters = cp.zeros(_N_COUNTERS, dtype=cp.int32)
+        self.c = [self.counters[t:t + 1] for t in range(4)]
+        self.scale = _i32(prob.scale)
+        self.stream = cp.cuda.Stream(non_blocking=True)
+        self.pinned = _Pinned(cp)
+        self.checks_done = 0
+
+    def _tail_memory(self, wanted: bool):
+        """(in shared memory?, dynamic shared bytes): the tail keeps the prices and owners in
+        shared memory when asked and when they fit in what a block may opt in to."""
+        smem = 8 * self.rows.n_price + 4 * self.N
+        limit = (self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
+                 - self.tail_k.attributes["shared_size_bytes"])
+        shared = bool(wanted) and smem <= limit
+        if shared and self.tail_k.max_dynamic_shared_size_bytes < smem:
+            self.tail_k.max_dynamic_shared_size_bytes = smem
+        return shared, smem
+
+    def _capture(self, e, cap):
+        """The CUDA graph of a phase: rounds_per_check rounds (an even number, so the lists
+        are back at parity 0) and the tail kernel, launched with one call."""
+        cfg, c, N, stream = self.cfg, self.c, self.N, self.stream
+        rows = self.rows.args
+        stream.begin_capture()
+        for p in (0, 1) * (self.rounds_per_check // 2):
+            self.bid_k(cfg["bid"][0], cfg["bid"][1], rows + (
+                self.scale, self.price, self.lists[p], c[p], self.person_obj, e, cap, self.obj_key, self.objq[p],
+                c[2 + p], self.lists[1 - p], c[1 - p], c[3 - p]) + self.cache)
+            self.assign_k(cfg["assign"][0], cfg["assign"][1], (
+                self.objq[p], c[2 + p], self.obj_key, self.price, self.person_obj, self.obj_owner, self.counters,
+                self.lists[1 - p], c[1 - p], c[p]))
+        self.tail_k(cfg["tail"][0], cfg["tail"][1], rows + (
+            self.scale, self.price, _i32(N), self.lists[0], c[0], self.person_obj, self.obj_owner, e, cap,
+            self.counters) + self.cache + (_i32(self.tail_shared),),
+            shared_mem=self.tail_smem if self.tail_shared else 0)
+        return stream.end_capture()
+
+    def phase(self, eps_phase: int) -> int:
+        """One eps phase (prices kept, everybody unassigned first); returns the rounds run
+        so far, all phases together."""
+        e, cap = _i64(eps_phase), _i64(max(self.prob.cap, eps_phase))
+        cfg, N, stream, pinned = self.cfg, self.N, self.stream, self.pinned
+        self.phase_k(cfg["phase"][0], cfg["phase"][1],
+                     (_i32(N), _i32(N), self.person_obj, self.obj_owner, self.lists[0], self.counters))
+        batch = self._capture(e, cap)
+        while True:
+            batch.launch(stream)
+            pinned.copy_from(self.counters[_C_MATCHED:_C_MATCHED + 1], stream)
+            stream.synchronize()
+            self.checks_done += 1
+            if pinned.value == N:
+                break
+            if self.checks_done * self.rounds_per_check > self.max_rounds:
+                raise _no_convergence(self.max_rounds)
+        return int(self.counters[_C_ROUNDS].get())
+
+
+def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps_factor: int = 8,
+                 warps_per_block: int = 8, blocks_per_sm: int = 4, rounds_per_check: int = 16,
+                 tail_max: int = TAIL_MAX, tail_shared: bool = True, max_rounds: int = 10**8, force: bool = False):
+    """gpu_eps_scaling (dense) and gpu_sparse (CSR): the eps-scaling kernels of auction.cu.
+
+    ``tail_shared``: the single-block tail keeps prices and owners in shared memory when
+    they fit (the default); False keeps them in global memory (for comparison).
+    """
+    cp = gpu.require()
+    _check_fast_options(tail_max, rounds_per_check)
+    variant = "gpu_sparse" if sparse else "gpu_eps_scaling"
+    t0 = time.perf_counter()
+    prob, rows = _fast_layout(cp, B, eps, sparse, force, variant)
+    sched = auction_serial.eps_schedule(prob.span, prob.eps, eps_start if scaling else prob.eps, eps_factor)
+    cfg = launch_config("fast", prob.n, gpu.sm_count(), warps_per_block=warps_per_block, blocks_per_sm=blocks_per_sm)
+    auction = _FastAuction(cp, prob, rows, cfg, KERNELS[variant], tail_max, tail_shared, rounds_per_check,
+                           max_rounds)
+    per_phase = []
     cp.cuda.Device().synchronize()
-    with stream, gpu.CudaTimer(stream) as timer:
+    t1 = time.perf_counter()
+    with auction.stream, gpu.CudaTimer(auction.stream) as timer:
         for eps_phase in sched:
-            e, cap = _i64(eps_phase), _i64(max(prob.cap, eps_phase))
-            k["phase_start_kernel"](cfg["phase"][0], cfg["phase"][1],
-                                    (_i32(N), _i32(N), person_obj, obj_owner, lists[0], counters))
-            # one CUDA graph per phase: rounds_per_check rounds (an even number, so the
-            # lists are back at parity 0) and the tail kernel, launched with one call
-            stream.begin_capture()
-            for p in (0, 1) * (rounds_per_check // 2):
-                bid_k(cfg["bid"][0], cfg["bid"][1], rows_args + (
-                    scale, price, lists[p], c[p], person_obj, e, cap, obj_key, objq[p], c[2 + p],
-                    lists[1 - p], c[1 - p], c[3 - p]) + cache)
-                k["assign_winner_kernel"](cfg["assign"][0], cfg["assign"][1], (
-                    objq[p], c[2 + p], obj_key, price, person_obj, obj_owner, counters,
-                    lists[1 - p], c[1 - p], c[p]))
-            tail_k(cfg["tail"][0], cfg["tail"][1], rows_args + (
-                scale, price, _i32(N), lists[0], c[0], person_obj, obj_owner, e, cap, counters) + cache + (
-                _i32(tail_shared),), shared_mem=tail_smem if tail_shared else 0)
-            batch = stream.end_capture()
-            while True:
-                batch.launch(stream)
-                pinned.copy_from(counters[_C_MATCHED:_C_MATCHED + 1], stream)
-                stream.synchronize()
-                checks_done += 1
-                if pinned.value == N:
-                    break
-                if checks_done * rounds_per_check > max_rounds:
-                    raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
-            total = int(counters[_C_ROUNDS].get())
-            per_phase.append(total - sum(per_phase))
+            per_phase.append(auction.phase(eps_phase) - sum(per_phase))
     t2 = time.perf_counter()
-    a = person_obj.get()
-    pr = price[:N].get()
+    a = auction.person_obj.get()
+    pr = auction.price[:prob.n].get()
     t3 = time.perf_counter()
-    stats = {"rounds": int(sum(per_phase)), "rounds_per_phase": per_phase, "eps_schedule": sched,
-             "phases": len(sched), "kernel_ms": timer.ms, "upload_ms": upload.ms,
-             "download_ms": (t3 - t2) * 1e3, "prepare_ms": (t1 - t0 - upload_host_s) * 1e3,
-             "host_checks": checks_done,
-             "device": gpu.device_name(), "launch": cfg, "tail_shared": tail_shared}
-    hits, scans = (int(v) for v in counters[_C_CACHE_HITS:_C_TAIL_SCANS + 1].get())
-    stats.update(tail_cache_hits=hits, tail_scans=scans)
-    stats["transfer_ms"] = stats["upload_ms"] + stats["download_ms"]
-    return make_result(B, prob, a, pr, "gpu_sparse" if sparse else "gpu_eps_scaling", stats, t0)
+    hits, scans = (int(v) for v in auction.counters[_C_CACHE_HITS:_C_TAIL_SCANS + 1].get())
+    stats = {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3, "kernel_ms": timer.ms,
+             "device": gpu.device_name(), "rounds": int(sum(per_phase)), "rounds_per_phase": per_phase,
+             "eps_schedule": sched, "phases": len(sched), "host_checks": auction.checks_done,
+             "upload_ms": rows.upload_ms, "download_ms": (t3 - t2) * 1e3, "launch": cfg,
+             "tail_shared": auction.tail_shared, "tail_cache_hits": hits, "tail_scans": scans}
+    return make_result(B, prob, a, pr, variant, stats, t0)
 
 
 def gpu_v1(B, eps=None, **options):
