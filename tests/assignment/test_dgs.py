@@ -276,15 +276,19 @@ def test_check_result_fails_on_wrong_answers(rng):
     start = np.arange(12)                                     # a start, not exchange-optimal
     worse = A.AssignmentResult(assignment=start, objective=A.objective(B, start), variant="gpu", algorithm="dgs",
                                stats=dict(r.stats))
-    if max(dgs_checks.exchange_gains(B, start)) > 0:
-        with pytest.raises(ValueError, match="not exchange-optimal"):
-            check(worse)
+    assert max(dgs_checks.exchange_gains(B, start)) > 0     # (a random 12 x 15 matrix: all but certain)
+    with pytest.raises(ValueError, match="not exchange-optimal"):
+        check(worse)
     lying = A.AssignmentResult(assignment=r.assignment, objective=r.objective + 1, variant="gpu", algorithm="dgs",
                                stats=dict(r.stats))
     with pytest.raises(ValueError, match="objective"):
         check(lying)
+    reference = A.AssignmentResult(assignment=r.assignment[::-1].copy(), objective=A.objective(B, r.assignment[::-1]),
+                                   variant="twin", algorithm="dgs", stats=dict(r.stats))
+    with pytest.raises(ValueError, match="serial: 12 agents' jobs differ from the twin version's"):
+        dgs_checks.check_result(B, r, same_as=reference)
     other = A.solve(B, algorithm="dgs", variant="serial", seed=4)
-    if not np.array_equal(other.assignment, r.assignment):
+    if not np.array_equal(other.assignment, r.assignment):   # another local optimum: valid, but not the same
         with pytest.raises(ValueError, match="differ from the serial version's"):
             dgs_checks.check_result(B, other, same_as=r)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from gpualgo import assignment as A, bench, gpu, results
-from gpualgo.assignment.dgs import analysis, bench as bench_dgs, gpu as dgs_gpu
+from gpualgo.assignment.dgs import analysis, bench as bench_dgs, checks as dgs_checks, gpu as dgs_gpu
 
 PRESETS = bench_dgs.PRESETS
 
@@ -48,10 +48,11 @@ def test_rows_have_the_shared_schema(rng):
 def test_a_row_is_only_written_for_a_checked_answer(rng):
     B = bench_dgs.make_instance("uniform", 20, 1)
     r = A.solve(B, algorithm="dgs", variant="serial", seed=1)
-    r.assignment = np.arange(20)                  # not what DGS returned: not exchange-optimal
-    if max(A.dgs.checks.exchange_gains(B, r.assignment)) > 0:
-        with pytest.raises(ValueError):
-            bench_dgs.dgs_row(B, r, None, 0, n=20)
+    start = np.arange(20)                         # not what DGS returned: not exchange-optimal
+    assert max(dgs_checks.exchange_gains(B, start)) > 0
+    r.assignment, r.objective = start, A.objective(B, start)
+    with pytest.raises(ValueError, match="not exchange-optimal"):
+        bench_dgs.dgs_row(B, r, None, 0, n=20)
 
 
 def test_kernels_table_names_kernels_of_the_cu_file():

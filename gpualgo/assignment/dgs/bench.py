@@ -27,7 +27,9 @@ auction's), ``device``; then ``optimum``, ``gap`` (relative, ``(opt - obj) / opt
 ``switches``, ``rounds`` (the full-GPU version's rounds; the full evaluation passes of the
 others) and ``start_objective``; ``de_ms`` for one evaluation.  The ``gap`` preset adds
 ``kind="trace"`` rows: one point of the anytime trace each (``switches``, ``objective``,
-``t_ms``, ``gap``).
+``t_ms``, ``gap``). The files under ``data/results/dgs/`` were recorded before this schema and
+migrated (their JSON says how): they have no ``prepare_ms``, ``verified`` or ``device`` column,
+and full-GPU DGS and the auction have ``kernel_ms`` there but no ``exec_ms``.
 """
 from __future__ import annotations
 
