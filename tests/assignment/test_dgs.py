@@ -1,10 +1,13 @@
-"""Serial DGS: valid, exchange-optimal (checked by dense numpy algebra here), deterministic."""
+"""Serial DGS: valid, exchange-optimal (checked by dense numpy algebra here), deterministic;
+its guards, its trace, its step-by-step walk and the independent check of the notebook."""
+import functools
+
 import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
 
-from gpualgo import assignment as A
-from gpualgo.assignment.dgs import serial as dgs_serial
+from gpualgo import assignment as A, gpu, guards, result as result_mod
+from gpualgo.assignment.dgs import checks as dgs_checks, serial as dgs_serial, trace as dgs_trace
 
 
 def best_exchange(B, a):
@@ -47,8 +50,9 @@ def test_serial_exchange_optimal(rng):
         opt = A.reference_objective(B)
         assert r.objective <= opt + 1e-9 * max(1.0, abs(opt))
         assert r.objective >= r.stats["initial_objective"] - 1e-9
-        # the independent helper of the notebook agrees
-        assert max(dgs_serial.exchange_gains(B, r.assignment)) <= tol
+        # the independent helper of the notebook agrees, and so does its check
+        assert max(dgs_checks.exchange_gains(B, r.assignment)) <= tol
+        assert "valid" in dgs_checks.check_result(B, r)
 
 
 def test_greedy_start_and_given_start(rng):
@@ -136,8 +140,6 @@ def test_bad_input():
         A.solve(np.ones((2, 2)), algorithm="dgs", variant="serial", init="best")
     with pytest.raises(ValueError, match="distinct"):
         A.solve(np.ones((2, 3)), algorithm="dgs", variant="serial", init=np.array([1, 1]))
-    with pytest.raises(ValueError, match="force"):
-        dgs_serial.prepare(np.broadcast_to(np.int32(1), (1, dgs_serial.MAX_ENTRIES + 1)))
     with pytest.raises(ValueError, match="unknown variant"):
         A.solve(np.ones((2, 2)), algorithm="dgs", variant="gpu_v1")
     with pytest.raises(ValueError, match="\\+inf"):
@@ -174,3 +176,139 @@ def test_bench_instance_families():
     assert set(np.unique(bench_dgs.make_instance("ties", 64, 1))) <= {0, 1, 2, 3}
     with pytest.raises(ValueError, match="unknown family"):
         bench_dgs.make_instance("sparse", 16, 0)
+
+
+def test_memory_guard_refuses_before_allocating():
+    # 2**40 entries: A and its transpose in float64 would take 16 TiB. The input is a
+    # broadcast view of one int32, so only a refusal before any copy can answer at all.
+    huge = np.broadcast_to(np.int32(1), (1, 2**40))
+    with pytest.raises(ValueError, match=r"DGS on a 1 x 1099511627776 matrix .* needs about 16384\.0 GiB") as err:
+        A.solve(huge, algorithm="dgs", variant="serial")
+    assert "host memory" in str(err.value) and "force=True" in str(err.value)
+
+
+def test_memory_guard_counts_a_and_its_transpose_and_force_insists(monkeypatch, rng):
+    B = A.uniform_instance(40, 50, 1, 100, seed=rng)
+    need = 16 * 40 * 50                      # A and its transpose in float64
+    monkeypatch.setattr(guards, "host_bytes", lambda: int(need / guards.MEMORY_FRACTION) - 8)
+    with pytest.raises(ValueError, match="DGS on a 40 x 50 matrix .*31.2 KiB of host memory.*force=True"):
+        A.solve(B, algorithm="dgs", variant="serial")
+    forced = A.solve(B, algorithm="dgs", variant="serial", force=True)
+    assert dgs_checks.exchange_gains(B, forced.assignment)[0] <= 0
+    monkeypatch.setattr(guards, "host_bytes", lambda: int(need / guards.MEMORY_FRACTION) + 8)
+    A.solve(B, algorithm="dgs", variant="serial")   # just fits: no refusal
+    # without the transpose (the full-GPU version's host copy of a float matrix) half as much
+    monkeypatch.setattr(guards, "host_bytes", lambda: int(need / 2 / guards.MEMORY_FRACTION) + 8)
+    Af, AT, _ = dgs_serial.prepare(B.astype(np.float64) + 0.5, transpose=False)
+    assert AT is None and Af.dtype == np.float64
+
+
+def test_unknown_option_names_the_options():
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['max_rounds'\] for serial; it takes "
+                                         r"\['force', 'init', 'seed', 'time_limit', 'trace_capacity'\]"):
+        A.solve(np.ones((2, 2)), algorithm="dgs", variant="serial", max_rounds=3)
+
+
+def test_result_stats_use_the_shared_names(rng):
+    B = A.uniform_instance(20, 25, 1, 50, seed=rng)
+    r = A.solve(B, algorithm="dgs", variant="serial", seed=1)
+    s = r.stats
+    for key in ("total_ms", "prepare_ms", "exec_ms"):
+        assert isinstance(s[key], float) and s[key] >= 0, key
+    assert s["total_ms"] >= s["exec_ms"] and "solve_ms" not in s
+    assert s["device"] == gpu.cpu_label()
+    assert r.algorithm == "dgs" and r.variant == "serial" and r.objective == A.objective(B, r.assignment)
+
+
+def test_result_is_the_shared_result(rng):
+    if not issubclass(A.AssignmentResult, result_mod.Result):
+        pytest.skip("AssignmentResult inherits gpualgo.result.Result in the shared assignment code, not here")
+    r = A.solve(A.uniform_instance(10, 10, seed=rng), algorithm="dgs", variant="serial")
+    assert isinstance(r, result_mod.Result)
+    assert r.summary().startswith("serial: ") and "ms in all" in r.summary()
+
+
+def test_walk_is_the_serial_run_step_by_step(rng):
+    for B in instances(rng, 16):
+        seed = int(rng.integers(1000))
+        r = A.solve(B, algorithm="dgs", variant="serial", seed=seed)
+        tau, events = dgs_serial.walk(B, seed=seed)
+        assert np.array_equal(tau, r.assignment), B.shape
+        kinds = [e["kind"] for e in events]
+        assert kinds[0] == "start" and kinds.count("pass") == r.stats["passes"]
+        assert kinds.count("switch") == r.stats["switches"]
+        assert kinds.count("switch") + kinds.count("stale") == r.stats["steps"]
+        switches = [e for e in events if e["kind"] == "switch"]
+        assert all(e["gain"] > r.stats["tol"] for e in switches)
+        objs = [events[0]["objective"]] + [e["objective"] for e in switches]
+        assert np.allclose(np.diff(objs), [e["gain"] for e in switches])
+        assert np.isclose(objs[-1], r.objective)
+
+
+def test_cpu_evaluation_of_some_rows_equals_the_full_pass(rng):
+    B = A.uniform_instance(30, 37, 0, 4, seed=rng)
+    Af, AT, _ = dgs_serial.prepare(B)
+    tau = dgs_serial.initial_assignment(Af, "random", 2)
+    holder, cur = dgs_serial.start_state(Af, tau)
+    full = (np.empty(30), np.empty(30, dtype=np.int64), np.empty(37), np.empty(37, dtype=np.int64))
+    part = tuple(np.full_like(a, -7) for a in full)
+    ev = dgs_serial.CpuEvaluation(Af, AT)
+    ev(tau, holder, cur, *full)
+    ev(tau, holder, cur, *part, agents=[3, 29], jobs=[0, 36])
+    for f, p in zip(full, part):
+        idx = [3, 29] if f.size == 30 else [0, 36]
+        assert np.array_equal(f[idx], p[idx])
+    assert ev.calls == 2
+
+
+def test_check_result_fails_on_wrong_answers(rng):
+    B = A.uniform_instance(12, 15, 1, 1000, seed=rng)
+    r = A.solve(B, algorithm="dgs", variant="serial", seed=3)
+    said = dgs_checks.check_result(B, r, same_as=r)
+    assert "valid" in said and "same assignment as serial" in said
+    check = functools.partial(dgs_checks.check_result, B)     # how the notebook passes it
+    assert check(r) == dgs_checks.check_result(B, r)
+    bad = A.AssignmentResult(assignment=r.assignment.copy(), objective=r.objective, variant="gpu", algorithm="dgs",
+                             stats=dict(r.stats))
+    bad.assignment[0] = bad.assignment[1]                     # two agents on one job
+    with pytest.raises(ValueError, match="given to 2"):
+        check(bad)
+    start = np.arange(12)                                     # a start, not exchange-optimal
+    worse = A.AssignmentResult(assignment=start, objective=A.objective(B, start), variant="gpu", algorithm="dgs",
+                               stats=dict(r.stats))
+    assert max(dgs_checks.exchange_gains(B, start)) > 0     # (a random 12 x 15 matrix: all but certain)
+    with pytest.raises(ValueError, match="not exchange-optimal"):
+        check(worse)
+    lying = A.AssignmentResult(assignment=r.assignment, objective=r.objective + 1, variant="gpu", algorithm="dgs",
+                               stats=dict(r.stats))
+    with pytest.raises(ValueError, match="objective"):
+        check(lying)
+    reference = A.AssignmentResult(assignment=r.assignment[::-1].copy(), objective=A.objective(B, r.assignment[::-1]),
+                                   variant="twin", algorithm="dgs", stats=dict(r.stats))
+    with pytest.raises(ValueError, match="serial: 12 agents' jobs differ from the twin version's"):
+        dgs_checks.check_result(B, r, same_as=reference)
+    other = A.solve(B, algorithm="dgs", variant="serial", seed=4)
+    if not np.array_equal(other.assignment, r.assignment):   # another local optimum: valid, but not the same
+        with pytest.raises(ValueError, match="differ from the serial version's"):
+            dgs_checks.check_result(B, other, same_as=r)
+
+
+def test_exchange_gains_finds_a_planted_exchange():
+    B = np.array([[1, 9, 0, 0], [9, 1, 0, 0], [0, 0, 5, 7]])
+    swap, move = dgs_checks.exchange_gains(B, np.array([0, 1, 2]))
+    assert swap == 16.0 and move == 2.0                      # swap agents 0 and 1; agent 2 to job 3
+    assert dgs_checks.exchange_gains(B, np.array([1, 0, 3])) == (-16.0, -2.0)   # agent 2 back to job 2
+
+
+def test_trace_buffer_thins_evenly_and_refuses_a_bad_capacity():
+    buf, meta = dgs_trace.new_trace(8)
+    for s in range(1, 1001):
+        dgs_trace.record_trace(buf[0], buf[1], buf[2], meta, s, float(s), float(s))
+    sw, ob, ms = dgs_trace.trace_arrays(buf, meta, 0.0, final=(1000, 1000.0, 1.0))
+    assert sw[0] == 0 and sw[-1] == 1000 and len(sw) <= 10
+    assert np.all(np.diff(sw) > 0) and len(set(np.diff(sw[1:-1]))) == 1   # evenly spaced
+    for bad in (0, -1, 2.5, True, "8"):
+        with pytest.raises(ValueError, match="trace_capacity"):
+            dgs_trace.new_trace(bad)
+    sw, ob, ms = dgs_trace.rounds_trace_arrays([[3, 10.0, 2e6], [5, 12.0, 4e6]], 7.0)
+    assert sw.tolist() == [0, 3, 5] and ob.tolist() == [7.0, 10.0, 12.0] and ms.tolist() == [0.0, 2.0, 4.0]

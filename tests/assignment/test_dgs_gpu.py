@@ -3,8 +3,8 @@ the full-GPU version equals its serial twin (the same parallel rule run on the C
 import numpy as np
 import pytest
 
-from gpualgo import assignment as A
-from gpualgo.assignment.dgs import gpu as dgs_gpu, serial as dgs_serial
+from gpualgo import assignment as A, gpu
+from gpualgo.assignment.dgs import checks as dgs_checks, gpu as dgs_gpu, serial as dgs_serial
 
 pytestmark = pytest.mark.gpu
 
@@ -116,3 +116,29 @@ def test_time_limit_on_an_exchange_optimal_start_reports_convergence(variant):
     B, start = np.array([[5, 1, 0], [1, 5, 0]]), np.array([0, 1])
     r = A.solve(B, algorithm="dgs", variant=variant, init=start, time_limit=0.0)
     assert r.stats["converged"] and r.stats["switches"] == 0 and np.array_equal(r.assignment, start)
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_stats_names_and_the_notebook_check(variant, rng):
+    B = A.uniform_instance(60, 70, 1, 100, seed=rng)
+    s = A.solve(B, algorithm="dgs", variant="serial", seed=2)
+    r = A.solve(B, algorithm="dgs", variant=variant, seed=2)
+    for key in ("total_ms", "prepare_ms", "exec_ms"):
+        assert r.stats[key] >= 0, key
+    assert r.stats["device"] == gpu.device_name() and "solve_ms" not in r.stats
+    if variant == "gpu":
+        assert 0 < r.stats["kernel_ms"] <= r.stats["exec_ms"] + 1e-3
+        assert "valid" in dgs_checks.check_result(B, r)
+    else:
+        assert r.stats["de_calls"] >= r.stats["passes"]
+        assert "same assignment as serial" in dgs_checks.check_result(B, r, same_as=s)
+
+
+@pytest.mark.parametrize("variant", GPU_VARIANTS)
+def test_gpu_memory_guard_refuses_and_force_insists(variant, monkeypatch):
+    B = A.uniform_instance(40, 40, 1, 100, seed=1)
+    monkeypatch.setattr(gpu, "usable_bytes", lambda: 1000)
+    with pytest.raises(ValueError, match=f"{variant} on a 40 x 40 matrix needs about .* of GPU memory.*force=True"):
+        A.solve(B, algorithm="dgs", variant=variant)
+    r = A.solve(B, algorithm="dgs", variant=variant, force=True)
+    assert best_exchange(B, r.assignment) <= 0

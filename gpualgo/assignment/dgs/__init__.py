@@ -1,5 +1,7 @@
-"""Deep Greedy Switching: the serial version (``serial``), the GPU versions (``gpu``), the
-benchmark presets (``bench``); :data:`VARIANTS` in the order they are taught. DGS is a
+"""Deep Greedy Switching: the algorithm and the serial version (``serial``), the GPU versions
+(``gpu``), the clock of the time limit (``clock``), the anytime trace and the result
+(``trace``), the independent checks (``checks``), the benchmark presets (``bench``) and what
+their rows say (``analysis``); :data:`VARIANTS` in the order they are taught. DGS is a
 heuristic (exchange-optimal, not optimal): ``eps`` is ignored."""
 from ... import variants
 from ...variants import Variant

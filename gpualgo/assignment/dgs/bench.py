@@ -16,13 +16,20 @@
              ``scipy_max``, lap up to ``lap_max``: on GEOM instances both take seconds at
              n = 4096, see ``data/results/dgs/``).
 
-Every preset takes ``quick=True`` (tiny sizes).  Rows: ``variant`` (serial, gpu_mixed, gpu,
-gpu_eps_scaling, scipy, lap, or de_cpu / de_global / de_shared for evaluation timings),
-``time_ms`` (the whole solve, uploads included), ``solve_ms`` (the solve alone, the matrix
-already in place), ``objective``, ``optimum``, ``gap`` (relative, ``(opt - obj) / opt``),
+Every preset takes ``quick=True`` (its ``Preset.quick`` sizes).  Rows (:func:`gpualgo.bench.row`):
+``variant`` (serial, gpu_mixed, gpu, gpu_eps_scaling, scipy, lap, or de_cpu / de_global /
+de_shared for the evaluation timings), ``total_ms`` (the whole solve, uploads included),
+``exec_ms`` (the algorithm alone, the matrix already in place; for the GPU auction and
+full-GPU DGS ``kernel_ms`` too), ``objective``, ``verified`` (DGS: checked valid and
+exchange-optimal by :func:`gpualgo.assignment.dgs.checks.check_result`; the auction: its
+optimum equal to scipy's where scipy ran; scipy and lap: their optimum equal to the
+auction's), ``device``; then ``optimum``, ``gap`` (relative, ``(opt - obj) / opt``),
 ``switches``, ``rounds`` (the full-GPU version's rounds; the full evaluation passes of the
-others) and ``start_objective``.  The ``gap`` preset adds ``kind="trace"`` rows: one point of
-the anytime trace each (``switches``, ``objective``, ``t_ms``, ``gap``).
+others) and ``start_objective``; ``de_ms`` for one evaluation.  The ``gap`` preset adds
+``kind="trace"`` rows: one point of the anytime trace each (``switches``, ``objective``,
+``t_ms``, ``gap``). The files under ``data/results/dgs/`` were recorded before this schema and
+migrated (their JSON says how): they have no ``prepare_ms``, ``verified`` or ``device`` column,
+and full-GPU DGS and the auction have ``kernel_ms`` there but no ``exec_ms``.
 """
 from __future__ import annotations
 
@@ -30,13 +37,15 @@ import functools
 
 import numpy as np
 
-from ... import bench, peers
+from ... import bench, gpu, peers
 from ...timing import timed
 from .. import checks, instances
 from ..solve import solve
 from . import gpu as dgs_gpu
+from .analysis import gap
+from .checks import check_result
 
-__all__ = ["PRESETS", "FAMILIES", "make_instance"]
+__all__ = ["PRESETS", "FAMILIES", "make_instance", "dgs_row", "evaluation_row"]
 
 FAMILIES = ("geom", "uniform", "report", "ties")
 
@@ -56,128 +65,130 @@ def make_instance(family: str, n: int, seed: int) -> np.ndarray:
     raise ValueError(f"unknown family {family!r}; known: {FAMILIES}")
 
 
-@functools.lru_cache(maxsize=None)
-def _warm_up() -> None:
-    """Compile every kernel and numba function once, so that no measured case pays for it."""
-    B = make_instance("uniform", 32, 0)
-    for v in ("serial", "gpu_de_global", "gpu_de_shared", "gpu_mixed", "gpu"):
-        solve(B, algorithm="dgs", variant=v)
-    solve(B, variant="gpu_eps_scaling")
-    for kind in ("cpu", "global", "shared"):
-        dgs_gpu.de_pass(B, kind, reps=1)
+#: the two algorithms' solve (``bench.warm_up`` and the cases call them)
+solve_dgs = functools.partial(solve, algorithm="dgs")
+solve_auction = functools.partial(solve, algorithm="auction")
+
+
+def _warm_up(variants) -> None:
+    """Compile what a case will time (the DGS versions and the exact GPU auction) on a tiny
+    instance, so that no measurement pays for it."""
+    tiny = make_instance("uniform", 32, 0)
+    bench.warm_up(solve_dgs, tiny, variants)
+    bench.warm_up(solve_auction, tiny, ["gpu_eps_scaling"])
 
 
 def _seed(base, n, k):
     return int(base) * 1_000_003 + int(n) * 101 + k
 
 
-def _gap(obj, opt):
-    return float((opt - obj) / abs(opt)) if opt else float(opt - obj)
-
-
-def _dgs_row(r, opt, **common):
+def dgs_row(B, r, opt, rep: int, **fields) -> dict:
+    """The row of a DGS run ``r`` on ``B``: checked now (:func:`check_result`, which raises on
+    a wrong answer), so ``verified`` is True; then the DGS columns against the optimum ``opt``
+    (None when unknown)."""
+    check_result(B, r)
     s = r.stats
-    return dict(common, variant=r.variant, time_ms=s["total_ms"], solve_ms=s["solve_ms"], objective=r.objective,
-                optimum=opt, gap=_gap(r.objective, opt) if opt is not None else np.nan, switches=s["switches"],
-                rounds=s.get("rounds", s.get("passes")), start_objective=s["initial_objective"])
+    out = bench.row(r, rep=rep, verified=True, **fields)
+    out.update(optimum=opt, gap=gap(r.objective, opt) if opt is not None else np.nan, switches=s["switches"],
+               rounds=s.get("rounds", s.get("passes")), start_objective=s["initial_objective"])
+    return out
 
 
-def _exact(B, common, check_scipy: bool):
-    """Rows of the exact GPU auction (and scipy when asked); returns (rows, optimum)."""
+def evaluation_row(kind: str, ms: float, rep: int, **fields) -> dict:
+    """The row of one full difference evaluation (:func:`gpualgo.assignment.dgs.gpu.de_pass`)
+    of ``kind`` ``"cpu"``, ``"global"`` or ``"shared"``: the row schema's columns (no solve,
+    so no solve times) and its time as ``de_ms``."""
+    out = dict(fields, variant=f"de_{kind}", rep=rep, **{c: None for c in bench.ROW_COLUMNS[2:]})
+    out.update(device=gpu.cpu_label() if kind == "cpu" else gpu.device_name(), de_ms=ms)
+    return out
+
+
+def _exact(B, fields, rep: int, check_scipy: bool):
+    """Rows of the exact GPU auction (and scipy when asked, which must agree); returns
+    (rows, optimum)."""
     if B.shape[0] <= 4096:  # warm the allocator for this size (negligible against larger solves)
-        solve(B, variant="gpu_eps_scaling")
-    r = solve(B, variant="gpu_eps_scaling")
+        solve_auction(B, variant="gpu_eps_scaling")
+    r = solve_auction(B, variant="gpu_eps_scaling")
     checks.check_assignment(B, r.assignment)
     opt = r.objective
-    rows = [dict(common, variant="gpu_eps_scaling", time_ms=r.stats["total_ms"], solve_ms=r.stats["kernel_ms"],
-                 objective=opt, optimum=opt, gap=0.0)]
+    rows = []
     if check_scipy:
         from scipy.optimize import linear_sum_assignment
         (rr, cc), t = timed(linear_sum_assignment, B, maximize=True)
         ref = int(B[rr, cc].astype(np.int64).sum())
         if ref != opt:
-            raise RuntimeError(f"gpu_eps_scaling {opt} != scipy {ref} on {common}")
-        rows.append(dict(common, variant="scipy", time_ms=t, objective=ref, optimum=opt, gap=0.0))
+            raise RuntimeError(f"gpu_eps_scaling {opt} != scipy {ref} on {fields}")
+        rows.append(dict(bench.peer_row("scipy", ref, t, rep=rep, verified=True, **fields), optimum=opt, gap=0.0))
+    rows.insert(0, dict(bench.row(r, rep=rep, verified=True if check_scipy else None, **fields), optimum=opt, gap=0.0))
     return rows, opt
 
 
 def _report_cases(p):
-    sizes = [64, 128] if p["quick"] else p["sizes"]
-    reps = 1 if p["quick"] else p["instances"]
-    for n in sizes:
-        for k in range(reps):
+    for n in p["sizes"]:
+        for k in range(p["instances"]):
             def run(n=n, k=k):
-                _warm_up()
+                _warm_up(p["variants"])
                 seed = _seed(p["seed"], n, k)
                 B = make_instance("geom", n, seed)
-                common = dict(algorithm="dgs", family="geom", n=n, seed=seed, rep=k)
+                fields = dict(algorithm="dgs", family="geom", n=n, seed=seed)
                 rows = []
                 for kind in ("cpu", "global", "shared"):
                     if kind != "cpu" and n > p["de_gpu_max"]:
                         continue
-                    rows.append(dict(common, variant=f"de_{kind}", de_ms=dgs_gpu.de_pass(B, kind, seed=seed)["ms"]))
-                exact, opt = _exact(B, common, False)
+                    rows.append(evaluation_row(kind, dgs_gpu.de_pass(B, kind, seed=seed)["ms"], k, **fields))
+                exact, opt = _exact(B, fields, k, False)
                 rows += exact
                 for v in p["variants"]:
-                    r = solve(B, algorithm="dgs", variant=v, seed=seed)
-                    checks.check_assignment(B, r.assignment)
-                    rows.append(_dgs_row(r, opt, **common))
+                    rows.append(dgs_row(B, solve_dgs(B, variant=v, seed=seed), opt, k, **fields))
                 return rows
             yield bench.Case(f"geom n={n} #{k}", run)
 
 
 def _gap_cases(p):
-    sizes = [64, 128] if p["quick"] else p["sizes"]
-    reps = 1 if p["quick"] else p["instances"]
     for fam in p["families"]:
-        for n in sizes:
-            for k in range(reps):
+        for n in p["sizes"]:
+            for k in range(p["instances"]):
                 def run(fam=fam, n=n, k=k):
-                    _warm_up()
+                    variants = [v for v in p["variants"]
+                                if v not in ("gpu_de_global", "gpu_de_shared") or n <= p["de_variants_max"]]
+                    _warm_up(variants)
                     seed = _seed(p["seed"], n, k)
                     B = make_instance(fam, n, seed)
-                    common = dict(algorithm="dgs", family=fam, n=n, seed=seed, rep=k, kind="run")
-                    rows, opt = _exact(B, common, n <= p["scipy_max"])
-                    for v in p["variants"]:
-                        if v in ("gpu_de_global", "gpu_de_shared") and n > p["de_variants_max"]:
-                            continue
-                        r = solve(B, algorithm="dgs", variant=v, seed=seed)
-                        checks.check_assignment(B, r.assignment)
-                        rows.append(_dgs_row(r, opt, **common))
-                        if k == 0 and n == max(sizes) and v in ("serial", "gpu"):
+                    fields = dict(algorithm="dgs", family=fam, n=n, seed=seed, kind="run")
+                    rows, opt = _exact(B, fields, k, n <= p["scipy_max"])
+                    for v in variants:
+                        r = solve_dgs(B, variant=v, seed=seed)
+                        rows.append(dgs_row(B, r, opt, k, **fields))
+                        if k == 0 and n == max(p["sizes"]) and v in ("serial", "gpu"):
                             s = r.stats
                             for sw, ob, ms in zip(s["trace_switches"], s["trace_objective"], s["trace_ms"]):
-                                rows.append(dict(algorithm="dgs", family=fam, n=n, seed=seed, rep=k, kind="trace",
-                                                 variant=v, switches=int(sw), objective=float(ob), t_ms=float(ms),
-                                                 optimum=opt, gap=_gap(ob, opt)))
+                                rows.append(dict(algorithm="dgs", family=fam, n=n, seed=seed, kind="trace",
+                                                 variant=v, rep=k, switches=int(sw), objective=float(ob),
+                                                 t_ms=float(ms), optimum=opt, gap=gap(ob, opt)))
                     return rows
                 yield bench.Case(f"{fam} n={n} #{k}", run)
 
 
 def _targets_cases(p):
-    sizes = [128, 256] if p["quick"] else p["sizes"]
-    reps = 1 if p["quick"] else p["instances"]
-    lap = peers.load("lap")
+    lap = peers.available("lap")
     for fam in p["families"]:
-        for n in sizes:
-            for k in range(reps):
+        for n in p["sizes"]:
+            for k in range(p["instances"]):
                 def run(fam=fam, n=n, k=k):
-                    _warm_up()
+                    cpu_ok = n <= p["cpu_max"]
+                    variants = [v for v in p["variants"] if v == "gpu" or cpu_ok]
+                    _warm_up(variants)
                     seed = _seed(p["seed"], n, k)
                     B = make_instance(fam, n, seed)
-                    cpu_ok = n <= (512 if p["quick"] else p["cpu_max"])
-                    common = dict(algorithm="dgs", family=fam, n=n, seed=seed, rep=k)
-                    rows, opt = _exact(B, common, cpu_ok and n <= p["scipy_max"])
-                    if lap is not None and cpu_ok and n <= p["lap_max"]:
-                        (_, x, _), t = timed(lap.lapjv, (B.max() - B).astype(np.float64))  # lap minimises
-                        rows.append(dict(common, variant="lap", time_ms=t, objective=checks.objective(B, x),
-                                         optimum=opt, gap=_gap(checks.objective(B, x), opt)))
-                    for v in p["variants"]:
-                        if v != "gpu" and not cpu_ok:
-                            continue
-                        r = solve(B, algorithm="dgs", variant=v, seed=seed)
-                        checks.check_assignment(B, r.assignment)
-                        rows.append(_dgs_row(r, opt, **common))
+                    fields = dict(algorithm="dgs", family=fam, n=n, seed=seed)
+                    rows, opt = _exact(B, fields, k, cpu_ok and n <= p["scipy_max"])
+                    if lap and cpu_ok and n <= p["lap_max"]:
+                        x, t = timed(peers.lap_assignment, B)
+                        obj = checks.objective(B, x)
+                        rows.append(dict(bench.peer_row("lap", obj, t, rep=k, verified=obj == opt, **fields),
+                                         optimum=opt, gap=gap(obj, opt)))
+                    for v in variants:
+                        rows.append(dgs_row(B, solve_dgs(B, variant=v, seed=seed), opt, k, **fields))
                     return rows
                 yield bench.Case(f"{fam} n={n} #{k}", run)
 
@@ -188,17 +199,17 @@ PRESETS = {
         "total time of serial, mixed and full-GPU DGS, the exact GPU auction for the speed-up",
         dict(sizes=[512, 1024, 2048, 4096, 8192], instances=3, seed=2010, de_gpu_max=8192,
              variants=["serial", "gpu_mixed", "gpu"]),
-        _report_cases),
+        _report_cases, quick=dict(sizes=[64, 128], instances=1)),
     "gap": bench.Preset(
         "optimality gap of every version against the exact optimum (gpu_eps_scaling, checked with scipy), "
         "four families, and the anytime trace",
         dict(sizes=[256, 1024, 4096], families=list(FAMILIES), instances=3, seed=2011, scipy_max=4096,
              de_variants_max=256, variants=["serial", "gpu_de_global", "gpu_de_shared", "gpu_mixed", "gpu"]),
-        _gap_cases),
+        _gap_cases, quick=dict(sizes=[64, 128], instances=1)),
     "targets": bench.Preset(
         "n = 4096 full GPU vs serial, and sizes up to 16384: every version's time and gap beside the exact "
         "GPU auction, scipy and lap",
         dict(sizes=[1024, 2048, 4096, 8192, 16384], families=["geom", "uniform"], instances=1, seed=2012,
              cpu_max=8192, scipy_max=2048, lap_max=4096, variants=["serial", "gpu_mixed", "gpu"]),
-        _targets_cases),
+        _targets_cases, quick=dict(sizes=[128, 256], instances=1, cpu_max=512)),
 }

@@ -15,10 +15,18 @@
                    rows re-evaluated incrementally, no host round trip until the end;
                    ``time_limit`` returns the best assignment so far.
 
-The first three follow the serial order exactly (same gains bit for bit, same ties):
-they return the serial version's assignment.  ``gpu`` follows the parallel rule of
-:func:`dgs_serial.parallel_rounds`, its serial twin.
-Launch configurations are computed in :func:`launch_config` only.
+The first three run the serial loop (:func:`gpualgo.assignment.dgs.serial.dgs`) with
+their evaluation on the GPU, so they follow the serial order exactly (same gains bit for
+bit, same ties) and return the serial version's assignment.  ``gpu`` follows the parallel
+rule of :func:`gpualgo.assignment.dgs.serial.parallel_rounds`, its serial twin.
+:data:`KERNELS` names the kernels each version launches; launch configurations are
+computed in :func:`launch_config` only.  Importing this module needs no GPU.
+
+>>> from gpualgo.assignment.dgs import gpu
+>>> gpu.KERNELS["gpu_de_global"]
+('ade_global_kernel', 'jde_global_kernel')
+>>> gpu.launch_config("cells", rows=100, cols=40)
+((3, 7), (16, 16))
 """
 from __future__ import annotations
 
@@ -26,23 +34,36 @@ import time
 
 import numpy as np
 
-from ... import gpu
+from ... import gpu, guards
 from .. import problem
-from ..auction.gpu import _check_memory, _to_device
 from . import serial as dgs_serial
+from .clock import host_us, parse_time_limit
+from .trace import check_trace_capacity, make_dgs_result, new_trace, rounds_trace_arrays, trace_arrays
 
-__all__ = ["launch_config", "gpu_de_global", "gpu_de_shared", "gpu_mixed", "gpu_full",
-           "de_pass"]
+__all__ = ["KERNELS", "launch_config", "gpu_de_global", "gpu_de_shared", "gpu_mixed", "gpu_full",
+           "de_pass", "DeviceEvaluation"]
 
 TILE = 16                       # cells per tile side (the paper's 16 x 16 blocks)
 _C_ROUNDS, _C_FULL, _C_STATE = 5, 6, 7   # counter slots of dgs_rounds_kernel (dgs.cu)
+
+_CELLS = ("ade_cells_kernel", "jde_cells_kernel", "row_max_kernel")
+#: the kernels of ``gpualgo/kernels/dgs.cu`` each GPU version launches
+KERNELS = {
+    "gpu_de_global": ("ade_global_kernel", "jde_global_kernel"),
+    "gpu_de_shared": _CELLS,
+    "gpu_mixed": _CELLS,
+    "gpu": ("dgs_rounds_kernel", "clock_kernel"),   # clock_kernel: only with a time limit
+}
 
 
 def launch_config(kind: str, rows: int = 0, cols: int = 0, sms: int = 132, threads: int = 256,
                   blocks_per_sm: int = 4) -> tuple:
     """``(grid, block)`` of a DGS kernel: ``"rows"`` (a thread per row), ``"cells"`` (a
-    thread per cell of a ``rows x cols`` matrix in TILE x TILE blocks) or ``"rounds"``
-    (the cooperative kernel: ``blocks_per_sm`` blocks of 256 threads per SM, all resident)."""
+    thread per cell of a ``rows x cols`` matrix in TILE x TILE blocks), ``"rounds"``
+    (the cooperative kernel: ``blocks_per_sm`` blocks of 256 threads per SM, all resident)
+    or ``"single"`` (one thread: the clock)."""
+    if kind == "single":
+        return (1,), (1,)
     if kind == "rows":
         return (max(1, -(-rows // threads)),), (threads,)
     if kind == "cells":
@@ -60,17 +81,19 @@ def _module(cooperative: bool):
     return gpu.load_module("dgs", defines={"TILE": TILE, "DGS_NO_COOPERATIVE": 1})
 
 
-class _DeviceDE:
-    """The difference evaluation of the serial-order versions on the GPU: the matrix stays
-    on the device; every call uploads the assignment and downloads the results."""
+class DeviceEvaluation:
+    """The difference evaluation of the serial-order versions on the GPU, called as the
+    serial loop calls every evaluation (see :class:`gpualgo.assignment.dgs.serial.CpuEvaluation`):
+    the matrix stays on the device; every call uploads the assignment and downloads the
+    results. ``kind``: ``"global"`` (a thread per row) or ``"shared"`` (a thread per cell,
+    then a row maximum)."""
 
     def __init__(self, cp, A, AT, kind: str):
         self.cp, self.kind = cp, kind
         self.m, self.n = A.shape
-        self.A, self.AT = _to_device(cp, A), _to_device(cp, AT)
+        self.A, self.AT = gpu.to_device(A), gpu.to_device(AT)
         mod = _module(False)
-        self.k = {name: mod.get_function(name) for name in
-                  ("ade_global_kernel", "jde_global_kernel", "ade_cells_kernel", "jde_cells_kernel", "row_max_kernel")}
+        self.k = {name: mod.get_function(name) for name in KERNELS["gpu_de_global"] + _CELLS}
         self.out = [cp.empty(self.m), cp.empty(self.m, dtype=cp.int64),
                     cp.empty(self.n), cp.empty(self.n, dtype=cp.int64)]
         self.D = cp.empty(self.m * self.n) if kind == "shared" else None
@@ -82,12 +105,12 @@ class _DeviceDE:
         cp = self.cp
         t = time.perf_counter()
         m, n = self.m, self.n
-        st = (cp.asarray(tau), cp.asarray(holder), cp.asarray(cur))
+        st = (gpu.to_device(tau), gpu.to_device(holder), gpu.to_device(cur))
         for side, rows in (("a", agents), ("j", jobs)):
             nrows = (m if side == "a" else n) if rows is None else len(rows)
             if nrows == 0:
                 continue
-            rows_d = None if rows is None else cp.asarray(np.asarray(rows, dtype=np.int32))
+            rows_d = None if rows is None else gpu.to_device(rows, np.int32)
             rows_arg = rows_d if rows_d is not None else np.uint64(0)
             d_out, i_out = (self.out[0], self.out[1]) if side == "a" else (self.out[2], self.out[3])
             common = (self.A, self.AT, np.int32(m), np.int32(n)) + st + (rows_arg, np.int32(nrows))
@@ -113,73 +136,40 @@ class _DeviceDE:
         self.calls += 1
 
 
-def _start(B, init, seed, force, transpose=True):
-    A, AT, tol = dgs_serial.prepare(B, force, transpose)
+def _start(B, init, seed, force):
+    A, AT, tol = dgs_serial.prepare(B, force)
     tau = dgs_serial.initial_assignment(A, init, seed)
-    m, n = A.shape
-    holder = np.full(n, -1, dtype=np.int64)
-    holder[tau] = np.arange(m)
-    cur = np.zeros(n)
-    cur[tau] = A[np.arange(m), tau]
-    return A, AT, tol, tau, holder, cur, float(cur.sum())
+    return A, AT, tol, tau, float(A[np.arange(A.shape[0]), tau].sum())
 
 
 def _serial_order(B, variant: str, init="random", seed=0, time_limit=None, trace_capacity: int = 4096,
                   force: bool = False):
-    """gpu_de_global / gpu_de_shared / gpu_mixed: the serial algorithm, evaluation on the GPU."""
+    """gpu_de_global / gpu_de_shared / gpu_mixed: the serial loop, evaluation on the GPU."""
     cp = gpu.require()
     t0 = time.perf_counter()
-    limit_us = dgs_serial.parse_time_limit(time_limit)
-    trace, meta = dgs_serial.new_trace(trace_capacity)
-    A, AT, tol, tau, holder, cur, start_obj = _start(B, init, seed, force)
-    m, n = A.shape
-    _check_memory(cp, 16 * m * n + (8 * m * n if variant != "gpu_de_global" else 0), force)
-    de = _DeviceDE(cp, A, AT, "global" if variant == "gpu_de_global" else "shared")
+    limit_us = parse_time_limit(time_limit)
+    trace, meta = new_trace(trace_capacity)
+    m, n = problem.as_matrix(B).shape
+    # on the GPU: A and AT in float64, and the cell kernels' gain matrix (refused before
+    # the host's copies are made, which prepare guards in turn)
+    guards.memory(16 * m * n + (8 * m * n if variant != "gpu_de_global" else 0),
+                  f"{variant} on a {m} x {n} matrix", force)
+    A, AT, tol, tau, start_obj = _start(B, init, seed, force)
+    de = DeviceEvaluation(cp, A, AT, "global" if variant == "gpu_de_global" else "shared")
     t1 = time.perf_counter()
-    ad, aj, jd, ji = np.empty(m), np.empty(m, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
-    clk = np.zeros(2, dtype=np.int64)
-    state = np.array([start_obj, 0.0, 0.0, dgs_serial.now_us(clk)])
-    t_end = state[3] + limit_us
-    out = np.empty(4, dtype=np.int64)
-    passes, converged = 0, False
-    while True:
-        passes += 1
-        de(tau, holder, cur, ad, aj, jd, ji)
-        if variant == "gpu_mixed":
-            applied = dgs_serial.switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, meta,
-                                              clk, t_end)
-        else:
-            applied = 0
-            while True:
-                r = dgs_serial.pick_and_apply(A, tau, holder, cur, ad, aj, jd, ji, tol, out)
-                if r == 0.0:
-                    break
-                state[2] += 1
-                if r == 1.0:
-                    continue
-                state[0] += r - 2.0
-                state[1] += 1
-                applied += 1
-                a, k, x, y = (int(v) for v in out)
-                de(tau, holder, cur, ad, aj, jd, ji, agents=[a] if k < 0 else [a, k], jobs=[x, y])
-                now = dgs_serial.now_us(clk)
-                dgs_serial.record_trace(trace[0], trace[1], trace[2], meta, np.int64(state[1]), state[0],
-                                        now - state[3])
-                if now > t_end:
-                    break
-        if applied == 0:   # nothing improves: converged, even if the time limit has passed
-            converged = True
-            break
-        if dgs_serial.now_us(clk) > t_end:
-            break
+    state = np.array([start_obj, 0.0, 0.0, host_us()])
+    # gpu_mixed: full passes on the GPU, the compiled switching phase on the host; the two
+    # others re-evaluate the touched rows on the GPU after every switch
+    passes, converged = dgs_serial.dgs(A, AT, tau, tol, trace, meta, state, limit_us, evaluate=de,
+                                       python_steps=variant != "gpu_mixed")
     t2 = time.perf_counter()
-    solve_ms = (t2 - t1) * 1e3
-    sw, ob, ms = dgs_serial.trace_arrays(trace, meta, start_obj, (int(state[1]), state[0], solve_ms))
-    stats = {"switches": int(state[1]), "steps": int(state[2]), "passes": passes, "converged": converged,
-             "tol": tol, "init": init if isinstance(init, str) else "given", "prepare_ms": (t1 - t0) * 1e3,
-             "solve_ms": solve_ms, "de_ms": de.ms, "de_calls": de.calls, "switch_ms": solve_ms - de.ms,
-             "device": gpu.device_name()}
-    return dgs_serial.make_dgs_result(B, tau, variant, stats, t0, start_obj, sw, ob, ms)
+    exec_ms = (t2 - t1) * 1e3
+    sw, ob, ms = trace_arrays(trace, meta, start_obj, (int(state[1]), state[0], exec_ms))
+    stats = {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": exec_ms, "device": gpu.device_name(),
+             "switches": int(state[1]), "steps": int(state[2]), "passes": passes, "converged": converged,
+             "tol": tol, "init": init if isinstance(init, str) else "given",
+             "de_ms": de.ms, "de_calls": de.calls, "switch_ms": exec_ms - de.ms}
+    return make_dgs_result(B, tau, variant, stats, t0, start_obj, sw, ob, ms)
 
 
 def de_pass(B, kind: str, init="random", seed=0, reps: int = 3) -> dict:
@@ -188,20 +178,16 @@ def de_pass(B, kind: str, init="random", seed=0, reps: int = 3) -> dict:
     uploads of the assignment and downloads of the results included, as in the paper).
     Returns ``{"ms": median, "best": (ad, aj, jd, ji)}``; the results of every kind are
     identical."""
-    A, AT, tol, tau, holder, cur, _ = _start(B, init, seed, False)
+    if kind not in ("cpu", "global", "shared"):
+        raise ValueError(f"kind must be 'cpu', 'global' or 'shared', got {kind!r}")
+    A, AT, tol, tau, _ = _start(B, init, seed, False)
+    holder, cur = dgs_serial.start_state(A, tau)
     m, n = A.shape
     res = (np.empty(m), np.empty(m, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64))
-    if kind == "cpu":
-        def run():
-            dgs_serial.full_de(A, AT, tau, holder, cur, *res)
-    elif kind in ("global", "shared"):
-        cp = gpu.require()
-        de = _DeviceDE(cp, A, AT, kind)
+    de = dgs_serial.CpuEvaluation(A, AT) if kind == "cpu" else DeviceEvaluation(gpu.require(), A, AT, kind)
 
-        def run():
-            de(tau, holder, cur, *res)
-    else:
-        raise ValueError(f"kind must be 'cpu', 'global' or 'shared', got {kind!r}")
+    def run():
+        de(tau, holder, cur, *res)
     run()  # warm-up: compilation and allocations
     times = []
     for _ in range(reps):
@@ -216,12 +202,10 @@ def _device_matrix(cp, B, force: bool):
     (one upload of the original, no host pass); returns ``(A_d, AT_d, tol, A_host or None)``."""
     M = problem.as_matrix(B)
     m, n = M.shape
-    if m * n > dgs_serial.MAX_ENTRIES and not force:
-        raise ValueError(f"B has {m * n} entries: the GPU keeps B and its transpose in float64, about "
-                         f"{16 * m * n / 2**30:.1f} GiB; pass force=True to run it anyway")
-    _check_memory(cp, 16 * m * n + M.dtype.itemsize * m * n, force)
+    # A and AT in float64, and the original while it is converted
+    guards.memory(16 * m * n + M.dtype.itemsize * m * n, f"gpu on a {m} x {n} matrix", force)
     if M.dtype.kind in "iu":
-        raw = _to_device(cp, M)
+        raw = gpu.to_device(M)
         # in float64: uint64 values of 2**63 or more would wrap negative as int64
         big = float(cp.abs(raw.astype(cp.float64)).max())
         if big >= 2**50:
@@ -229,8 +213,8 @@ def _device_matrix(cp, B, force: bool):
         A_d = raw.astype(cp.float64)
         del raw
         return A_d, cp.ascontiguousarray(A_d.T), 0.0, None
-    A, _, tol = dgs_serial.prepare(M, force=True, transpose=False)
-    A_d = _to_device(cp, A)
+    A, _, tol = dgs_serial.prepare(M, force=force, transpose=False)
+    A_d = gpu.to_device(A)
     return A_d, cp.ascontiguousarray(A_d.T), tol, A
 
 
@@ -244,15 +228,15 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
     re-evaluates every row every round (for comparison).  ``eps`` is not used."""
     cp = gpu.require()
     t0 = time.perf_counter()
-    lim_us = dgs_serial.parse_time_limit(time_limit)
-    cap = dgs_serial.check_trace_capacity(trace_capacity)
+    lim_us = parse_time_limit(time_limit)
+    cap = check_trace_capacity(trace_capacity)
     A_d, AT_d, tol, A_host = _device_matrix(cp, B, force)
     m, n = A_d.shape
     if isinstance(init, str) and init == "greedy" and A_host is None:
         A_host = A_d.get()
     # random and given starts need only the shape
     tau_h = dgs_serial.initial_assignment(A_host if A_host is not None else np.broadcast_to(0.0, (m, n)), init, seed)
-    tau = cp.asarray(tau_h.astype(np.int32))
+    tau = gpu.to_device(tau_h, np.int32)
     holder = cp.full(n, -1, dtype=cp.int32)
     holder[tau] = cp.arange(m, dtype=cp.int32)
     cur = cp.zeros(n)
@@ -262,7 +246,7 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
     stamp = cp.full(n, -5, dtype=cp.int32)
     lists = cp.zeros(2 * n, dtype=cp.int32)
     counters = cp.zeros(8, dtype=cp.int32)
-    objective = cp.asarray([start_obj, 0.0])
+    objective = gpu.to_device(np.array([start_obj, 0.0]))
     trace = cp.zeros(3 * cap)
     mod = _module(True)
     kern = mod.get_function("dgs_rounds_kernel")
@@ -271,7 +255,7 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
         deadline = np.uint64(2**64 - 1)
     else:
         clock = cp.zeros(1, dtype=cp.uint64)
-        mod.get_function("clock_kernel")((1,), (1,), (clock,))
+        mod.get_function("clock_kernel")(*launch_config("single"), (clock,))
         deadline = np.uint64(int(clock.get()[0]) + int(lim_us * 1e3))
     t1 = time.perf_counter()
     with gpu.CudaTimer() as timer:
@@ -284,15 +268,13 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
     rounds = int(cnt[_C_ROUNDS])
     tr = trace.get().reshape(-1, 3)[:min(rounds, cap)]
     obj_d = objective.get()
-    stats = {"rounds": rounds, "switches": int(obj_d[1]), "converged": bool(cnt[_C_STATE] == 1),
+    stats = {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3, "kernel_ms": timer.ms,
+             "device": gpu.device_name(), "download_ms": (time.perf_counter() - t2) * 1e3,
+             "rounds": rounds, "switches": int(obj_d[1]), "converged": bool(cnt[_C_STATE] == 1),
              "full_row_scans": int(cnt[_C_FULL]), "tol": tol, "init": init if isinstance(init, str) else "given",
-             "kernel_ms": timer.ms, "prepare_ms": (t1 - t0) * 1e3, "download_ms": (time.perf_counter() - t2) * 1e3,
-             "solve_ms": timer.ms, "device": gpu.device_name(), "launch": {"rounds": (grid, block)},
-             "incremental": bool(incremental)}
-    sw = np.concatenate([[0], tr[:, 0]]).astype(np.int64)
-    ob = np.concatenate([[start_obj], tr[:, 1]])
-    ms = np.concatenate([[0.0], tr[:, 2] / 1e6])
-    return dgs_serial.make_dgs_result(B, a, "gpu", stats, t0, start_obj, sw, ob, ms)
+             "launch": {"rounds": (grid, block)}, "incremental": bool(incremental)}
+    sw, ob, ms = rounds_trace_arrays(tr, start_obj)
+    return make_dgs_result(B, a, "gpu", stats, t0, start_obj, sw, ob, ms)
 
 
 def gpu_de_global(B, eps=None, **options):

@@ -18,48 +18,43 @@ way, so the same exchange has bit for bit the same gain wherever it is computed.
 
 The result is *exchange-optimal*: no swap of jobs between two agents and no move of an
 agent to a free job gains more than ``tol`` (0 for integer benefits).  It is not the
-optimum in general; :mod:`gpualgo.assignment.dgs.bench` measures the gap.
+optimum in general; :mod:`gpualgo.assignment.dgs.bench` measures the gap, and
+:mod:`gpualgo.assignment.dgs.checks` checks the promise independently.
 
-Serial code is numba ``njit``; the switching step (:func:`pick_and_apply`) is shared by
-the serial solver and by the GPU versions that keep the serial order.
+One loop runs every version that keeps the serial order (:func:`dgs`): its passes call a
+difference evaluation (:class:`CpuEvaluation` here, the GPU kernels in
+:mod:`gpualgo.assignment.dgs.gpu`), its switching phase runs compiled
+(:func:`switch_phase`) or one step at a time from Python (:func:`switch_steps`, where the
+evaluation of the touched rows is the GPU's, or where :func:`walk` reports every step).
+The serial numba building blocks (:func:`full_de`, :func:`ade_row`, :func:`jde_row`,
+:func:`pick_and_apply`, :func:`reevaluate`) are the same in all of them.
+
+>>> import numpy as np
+>>> from gpualgo.assignment.dgs import serial
+>>> tau, events = serial.walk(np.array([[5, 1, 0], [1, 5, 0]]), init=np.array([1, 0]))
+>>> [e["kind"] for e in events]
+['start', 'pass', 'switch', 'pass']
+>>> tau.tolist(), events[2]["gain"]
+([0, 1], 8.0)
 """
 from __future__ import annotations
 
-import ctypes
 import time
 
 import numpy as np
 from numba import njit
 
+from ... import gpu, guards
 from .. import problem
 from ..result import AssignmentResult
-from ..checks import objective
+from .clock import host_us, new_clock, now_us, parse_time_limit
+from .trace import make_dgs_result, new_trace, record_trace, trace_arrays
 
-__all__ = ["prepare", "initial_assignment", "dgs", "full_de", "ade_row", "jde_row", "pick_and_apply",
-           "switch_phase", "record_trace", "pair_row", "parallel_rounds", "exchange_gains", "solve_serial",
-           "new_trace", "check_trace_capacity", "parse_time_limit", "trace_arrays", "make_dgs_result"]
+__all__ = ["prepare", "initial_assignment", "start_state", "ade_row", "jde_row", "full_de", "reevaluate",
+           "CpuEvaluation", "pick_and_apply", "switch_phase", "switch_steps", "dgs", "walk", "pair_row",
+           "parallel_rounds", "solve_serial"]
 
 NEG = -np.inf
-#: the largest matrix (entries) accepted without ``force=True``: A and its transpose in float64
-MAX_ENTRIES = 2**28
-
-# A monotonic clock callable from numba code, for the anytime trace (about 30 ns a call).
-_libc = ctypes.CDLL(None)
-_clock_gettime = _libc.clock_gettime
-_clock_gettime.restype = ctypes.c_int
-_clock_gettime.argtypes = [ctypes.c_int, ctypes.c_void_p]
-_CLOCK_MONOTONIC = getattr(time, "CLOCK_MONOTONIC", 1)  # the platform's id (1 on Linux, 6 on macOS)
-
-
-@njit(cache=False)  # calls a ctypes function: numba cannot cache it
-def now_us(buf):
-    """Microseconds of the monotonic clock (``buf``: an int64[2] scratch array)."""
-    _clock_gettime(_CLOCK_MONOTONIC, buf.ctypes.data)
-    return buf[0] * 1e6 + buf[1] * 1e-3
-
-
-def _now_us() -> float:
-    return time.clock_gettime(time.CLOCK_MONOTONIC) * 1e6
 
 
 # --------------------------------------------------------------------------- input
@@ -75,14 +70,15 @@ def prepare(B, force: bool = False, transpose: bool = True):
 
     Raises ValueError for a non-numeric or non-2-D matrix, ``m > n``, NaN or ``+inf``,
     missing edges (``-inf``: DGS needs a complete matrix), integer dtypes with ``|b| >= 2**50``
-    (too large for exact float64 sums), and (without ``force``) matrices above
-    :data:`MAX_ENTRIES` entries.
+    (too large for exact float64 sums), and, before anything is allocated, a matrix whose
+    float64 copies (``A``, and ``AT`` with ``transpose``) would not fit in the host's memory
+    (:func:`gpualgo.guards.memory`; ``force=True`` insists).
     """
     M = problem.as_matrix(B)
     m, n = M.shape
-    if m * n > MAX_ENTRIES and not force:
-        raise ValueError(f"B has {m * n} entries: DGS keeps B and its transpose in float64, about "
-                         f"{16 * m * n / 2**30:.1f} GiB; pass force=True to run it anyway")
+    copies = 2 if transpose else 1
+    guards.memory(8 * copies * m * n, f"DGS on a {m} x {n} matrix ({'B and its transpose' if transpose else 'B'} "
+                  "in float64)", force, where="host")
     A = np.ascontiguousarray(M, dtype=np.float64)
     if M.dtype.kind == "f":
         bad = np.isnan(A)
@@ -148,6 +144,17 @@ def initial_assignment(A, init="random", seed=0) -> np.ndarray:
     return tau.astype(np.int64)
 
 
+def start_state(A, tau):
+    """``(holder, cur)`` of the assignment ``tau``: ``holder[j]`` the agent of job ``j`` (-1
+    when free), ``cur[j]`` that agent's benefit for it (0 when free)."""
+    m, n = A.shape
+    holder = np.full(n, -1, dtype=np.int64)
+    holder[tau] = np.arange(m)
+    cur = np.zeros(n)
+    cur[tau] = A[np.arange(m), tau]
+    return holder, cur
+
+
 # ---------------------------------------------------------------- difference evaluation
 
 
@@ -199,6 +206,39 @@ def full_de(A, AT, tau, holder, cur, ad, aj, jd, ji):
         jd[x], ji[x] = jde_row(A, AT, tau, holder, cur, x)
 
 
+@njit(cache=True)
+def reevaluate(A, AT, tau, holder, cur, ad, aj, jd, ji, a, k, x, y):
+    """After a switch (agent ``a`` from job ``x`` to ``y``, agent ``k`` from ``y`` to ``x``, or
+    ``k = -1`` for a move to a free job): ADE of its agents and JDE of its two jobs, the
+    only rows whose best exchange may have been the switch itself."""
+    ad[a], aj[a] = ade_row(A, AT, tau, holder, cur, a)
+    if k >= 0:
+        ad[k], aj[k] = ade_row(A, AT, tau, holder, cur, k)
+    jd[x], ji[x] = jde_row(A, AT, tau, holder, cur, x)
+    jd[y], ji[y] = jde_row(A, AT, tau, holder, cur, y)
+
+
+class CpuEvaluation:
+    """The difference evaluation on the CPU (numba), called as every evaluation of
+    :func:`dgs` is: ``evaluate(tau, holder, cur, ad, aj, jd, ji, agents=None, jobs=None)``
+    evaluates the rows ``agents`` and ``jobs`` (None: all, a full pass) into ``ad, aj, jd,
+    ji``. The GPU's evaluation (:mod:`gpualgo.assignment.dgs.gpu`) is called the same way."""
+
+    def __init__(self, A, AT):
+        self.A, self.AT = A, AT
+        self.calls = 0
+
+    def __call__(self, tau, holder, cur, ad, aj, jd, ji, agents=None, jobs=None):
+        self.calls += 1
+        if agents is None and jobs is None:
+            full_de(self.A, self.AT, tau, holder, cur, ad, aj, jd, ji)
+            return
+        for i in agents or ():
+            ad[i], aj[i] = ade_row(self.A, self.AT, tau, holder, cur, i)
+        for x in jobs or ():
+            jd[x], ji[x] = jde_row(self.A, self.AT, tau, holder, cur, x)
+
+
 # ---------------------------------------------------------------------------- switching
 
 
@@ -248,26 +288,6 @@ def pick_and_apply(A, tau, holder, cur, ad, aj, jd, ji, tol, out):
     return 2.0 + d
 
 
-@njit(cache=True)
-def record_trace(tr_sw, tr_obj, tr_t, tr_meta, switches, obj, t):
-    """Append a trace point; when the buffer is full keep every other point and record
-    half as often (``tr_meta = [count, stride]``), so any run fits a fixed buffer."""
-    if switches % tr_meta[1] != 0:
-        return
-    c = tr_meta[0]
-    if c == tr_sw.size:
-        h = c // 2
-        for q in range(h):
-            tr_sw[q], tr_obj[q], tr_t[q] = tr_sw[2 * q + 1], tr_obj[2 * q + 1], tr_t[2 * q + 1]
-        c = h
-        tr_meta[1] *= 2
-        if switches % tr_meta[1] != 0:
-            tr_meta[0] = c
-            return
-    tr_sw[c], tr_obj[c], tr_t[c] = switches, obj, t
-    tr_meta[0] = c + 1
-
-
 @njit(cache=False)
 def switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end):
     """Switch while a stored gain exceeds ``tol``, re-evaluating the touched agents and jobs
@@ -285,12 +305,7 @@ def switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_
         state[0] += r - 2.0
         state[1] += 1
         applied += 1
-        a, k, x, y = out[0], out[1], out[2], out[3]
-        ad[a], aj[a] = ade_row(A, AT, tau, holder, cur, a)
-        if k >= 0:
-            ad[k], aj[k] = ade_row(A, AT, tau, holder, cur, k)
-        jd[x], ji[x] = jde_row(A, AT, tau, holder, cur, x)
-        jd[y], ji[y] = jde_row(A, AT, tau, holder, cur, y)
+        reevaluate(A, AT, tau, holder, cur, ad, aj, jd, ji, out[0], out[1], out[2], out[3])
         t = now_us(clk)
         record_trace(trace[0], trace[1], trace[2], tr_meta, np.int64(state[1]), state[0], t - state[3])
         if t > t_end:
@@ -298,34 +313,99 @@ def switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_
     return applied
 
 
-@njit(cache=False)
-def dgs(A, AT, tau, tol, trace, tr_meta, state, time_limit_us):
-    """The serial DGS loop (the paper's Algorithm 1) on ``tau`` (modified in place).
+def switch_steps(A, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end, evaluate,
+                 report=None):
+    """:func:`switch_phase` one step at a time from Python: the same steps, with the touched
+    agents and jobs re-evaluated by ``evaluate`` (see :class:`CpuEvaluation`; on the GPU for
+    ``gpu_de_global`` and ``gpu_de_shared``), and every step told to ``report(kind, **what)``
+    when given (``"stale"``: a stored gain no longer improved; ``"switch"``: ``agent`` moved
+    from ``old_job`` to ``new_job``, ``other`` the other way or -1, ``gain``, ``objective``).
+    Returns the number of switches applied."""
+    out = np.empty(4, dtype=np.int64)
+    applied = 0
+    while True:
+        r = pick_and_apply(A, tau, holder, cur, ad, aj, jd, ji, tol, out)
+        if r == 0.0:
+            break
+        state[2] += 1
+        if r == 1.0:
+            if report is not None:
+                report("stale")
+            continue
+        state[0] += r - 2.0
+        state[1] += 1
+        applied += 1
+        a, k, x, y = (int(v) for v in out)
+        evaluate(tau, holder, cur, ad, aj, jd, ji, agents=[a] if k < 0 else [a, k], jobs=[x, y])
+        if report is not None:
+            report("switch", agent=a, other=k, old_job=x, new_job=y, gain=r - 2.0, objective=float(state[0]))
+        t = now_us(clk)
+        record_trace(trace[0], trace[1], trace[2], tr_meta, np.int64(state[1]), state[0], t - state[3])
+        if t > t_end:
+            break
+    return applied
 
-    Returns ``(passes, converged)``; ``state`` holds objective, switches, steps, t0."""
+
+def dgs(A, AT, tau, tol, trace, tr_meta, state, time_limit_us, evaluate=None, python_steps=False, report=None):
+    """The DGS loop (the paper's Algorithm 1) on ``tau`` (modified in place): a full
+    difference evaluation, then a switching phase, until a pass applies nothing.
+
+    ``evaluate``: the difference evaluation (:class:`CpuEvaluation` when None; the GPU
+    versions pass theirs); ``python_steps``: switch with :func:`switch_steps` (the touched
+    rows re-evaluated by ``evaluate``, every step told to ``report``) rather than the
+    compiled :func:`switch_phase`; ``report(kind, **what)`` also hears ``"pass"`` (its
+    ``number`` and the stored ``agent_gains`` and ``job_gains``). ``state = [objective,
+    switches, steps, t0_us]`` is updated in place; the run stops after the pass during which
+    the clock passed ``t0_us + time_limit_us``. Returns ``(passes, converged)``."""
+    holder, cur = start_state(A, tau)
     m, n = A.shape
-    holder = np.full(n, -1, dtype=np.int64)
-    cur = np.zeros(n)
-    for i in range(m):
-        holder[tau[i]] = i
-        cur[tau[i]] = A[i, tau[i]]
-    ad = np.empty(m)
-    aj = np.empty(m, dtype=np.int64)
-    jd = np.empty(n)
-    ji = np.empty(n, dtype=np.int64)
-    clk = np.zeros(2, dtype=np.int64)
+    evaluate = CpuEvaluation(A, AT) if evaluate is None else evaluate
+    ad, aj = np.empty(m), np.empty(m, dtype=np.int64)
+    jd, ji = np.empty(n), np.empty(n, dtype=np.int64)
+    clk = new_clock()
     t_end = state[3] + time_limit_us
     passes = 0
     while True:
         passes += 1
-        full_de(A, AT, tau, holder, cur, ad, aj, jd, ji)
-        applied = switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end)
+        evaluate(tau, holder, cur, ad, aj, jd, ji)
+        if report is not None:
+            report("pass", number=passes, agent_gains=ad.copy(), job_gains=jd.copy())
+        if python_steps:
+            applied = switch_steps(A, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end,
+                                   evaluate, report)
+        else:
+            applied = switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end)
         # a pass that applied nothing ran to its end (the clock stops a phase only after a
         # switch): the assignment is exchange-optimal, even when the limit has passed meanwhile
         if applied == 0:
             return passes, True
         if now_us(clk) > t_end:
             return passes, False
+
+
+def walk(B, init="random", seed=0):
+    """Serial DGS on a small ``B`` with every step reported, to read the algorithm one
+    switch at a time: the same loop as :func:`solve_serial` (:func:`dgs`, switching from
+    Python, so the same assignment).
+
+    Returns ``(tau, events)``: the final job of each agent, and the events in order, each a
+    dict with its ``kind``: ``"start"`` (``jobs``, ``free_jobs``, ``objective``), ``"pass"``
+    (``number``, ``agent_gains``, ``job_gains``: what the full evaluation stored), ``"stale"``
+    and ``"switch"`` (see :func:`switch_steps`)."""
+    A, AT, tol = prepare(B)
+    tau = initial_assignment(A, init, seed)
+    holder, _ = start_state(A, tau)
+    start_obj = float(A[np.arange(A.shape[0]), tau].sum())
+    events = [dict(kind="start", jobs=tau.tolist(), free_jobs=np.flatnonzero(holder < 0).tolist(),
+                   objective=start_obj)]
+
+    def report(kind, **what):
+        events.append(dict(kind=kind, **what))
+
+    trace, meta = new_trace(16)
+    state = np.array([start_obj, 0.0, 0.0, host_us()])
+    dgs(A, AT, tau, tol, trace, meta, state, np.inf, python_steps=True, report=report)
+    return tau, events
 
 
 # ------------------------------------------------------- the parallel rule, serially
@@ -395,80 +475,6 @@ def parallel_rounds(A, AT, tau, tol, max_rounds):
     return rounds, switches, obj
 
 
-# ------------------------------------------------------------------------- the trace
-
-
-def check_trace_capacity(capacity) -> int:
-    """``capacity`` (trace points kept) as an int; ValueError unless it is a positive integer
-    (the trace writers do no bounds checks, so 0 is refused)."""
-    if isinstance(capacity, (bool, np.bool_)) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
-        raise ValueError(f"trace_capacity must be a positive integer, got {capacity!r}")
-    return int(capacity)
-
-
-def new_trace(capacity: int = 4096):
-    """Empty trace buffers ``(arrays (3, capacity), meta [count, stride])``; see
-    :func:`check_trace_capacity`."""
-    return np.zeros((3, check_trace_capacity(capacity))), np.array([0, 1], dtype=np.int64)
-
-
-def parse_time_limit(time_limit) -> float:
-    """``time_limit`` (seconds, or None for none) in microseconds; ValueError unless it is
-    None or a number ``>= 0`` (0 stops after the first switch)."""
-    if time_limit is None:
-        return np.inf
-    try:
-        t = float(time_limit)
-    except (TypeError, ValueError):
-        raise ValueError(f"time_limit must be None or a number of seconds >= 0, got {time_limit!r}") from None
-    if not t >= 0:  # also refuses NaN
-        raise ValueError(f"time_limit must be None or a number of seconds >= 0, got {time_limit!r}")
-    return t * 1e6
-
-
-def trace_arrays(trace, meta, start_obj, final=None):
-    """``(switches, objective, ms)`` of a trace, starting with the initial point (0, obj, 0)
-    and ending with ``final = (switches, obj, ms)`` when given."""
-    c = int(meta[0])
-    sw = np.concatenate([[0], trace[0, :c]]).astype(np.int64)
-    ob = np.concatenate([[start_obj], trace[1, :c]])
-    ms = np.concatenate([[0.0], trace[2, :c] / 1e3])
-    if final is not None and sw[-1] != final[0]:
-        sw, ob, ms = np.append(sw, final[0]), np.append(ob, final[1]), np.append(ms, final[2])
-    return sw, ob, ms
-
-
-def make_dgs_result(B, tau, variant, stats, t0, start_obj, trace_sw, trace_obj, trace_ms):
-    """The AssignmentResult of a DGS run (``algorithm="dgs"``, no prices)."""
-    a = np.asarray(tau, dtype=np.int64)
-    stats.update(initial_objective=start_obj, trace_switches=trace_sw, trace_objective=trace_obj,
-                 trace_ms=trace_ms, total_ms=(time.perf_counter() - t0) * 1e3)
-    return AssignmentResult(assignment=a, objective=objective(B, a), variant=variant, algorithm="dgs",
-                            stats=stats)
-
-
-# -------------------------------------------------------------------- independent check
-
-
-def exchange_gains(B, assignment):
-    """The largest gain of any single exchange on ``assignment``, computed with dense numpy
-    algebra (no loop shared with the solvers): ``(best swap gain between two agents, best
-    move gain to a free job)``; ``-inf`` where there is none.  An exchange-optimal
-    assignment has both ``<= tol``."""
-    A = np.asarray(B, dtype=np.float64)
-    a = np.asarray(assignment)
-    m, n = A.shape
-    c = A[np.arange(m), a]
-    P = A[:, a]                         # P[i, k]: agent i's benefit for agent k's job
-    G = P - c[:, None]                  # gain of agent i taking k's job
-    D = G + G.T
-    np.fill_diagonal(D, -np.inf)
-    swap = float(D.max()) if m > 1 else -np.inf
-    free = np.setdiff1d(np.arange(n), a)
-    move = float((A[:, free] - c[:, None]).max()) if free.size else -np.inf
-    return swap, move
-
-
 # ------------------------------------------------------------------------------ solver
 
 
@@ -482,12 +488,15 @@ def solve_serial(B, eps=None, init="random", seed=0, time_limit=None, trace_capa
     Maximises, like the auction; to minimise costs ``C`` pass ``-C`` (or ``C.max() - C``):
     every gain is a difference of benefits, so both give the same run.
 
-    Stats: ``switches`` applied, ``steps`` (switch attempts, stale ones included),
-    ``passes`` (full evaluations), ``converged``, ``tol``, the start's objective and
-    the anytime trace (``trace_switches``, ``trace_objective``, ``trace_ms``).
+    Stats: the times of :data:`gpualgo.result.TIMES` (``prepare_ms``: validation, the float64
+    copies and the start; ``exec_ms``: the DGS loop), ``switches`` applied, ``steps`` (switch
+    attempts, stale ones included), ``passes`` (full evaluations), ``converged``, ``tol``,
+    the start's objective and the anytime trace (``trace_switches``, ``trace_objective``,
+    ``trace_ms``).
 
-    Raises ValueError for a bad matrix (see :func:`prepare`), a bad ``init`` or ``seed``,
-    a negative or NaN ``time_limit`` and a ``trace_capacity`` below 1."""
+    Raises ValueError for a bad matrix (see :func:`prepare`, which also refuses a matrix too
+    large for the host's memory unless ``force``), a bad ``init`` or ``seed``, a negative or
+    NaN ``time_limit`` and a ``trace_capacity`` below 1."""
     t0 = time.perf_counter()
     limit_us = parse_time_limit(time_limit)
     trace, meta = new_trace(trace_capacity)
@@ -495,12 +504,12 @@ def solve_serial(B, eps=None, init="random", seed=0, time_limit=None, trace_capa
     tau = initial_assignment(A, init, seed)
     start_obj = float(A[np.arange(A.shape[0]), tau].sum())
     t1 = time.perf_counter()
-    state = np.array([start_obj, 0.0, 0.0, _now_us()])
+    state = np.array([start_obj, 0.0, 0.0, host_us()])
     passes, converged = dgs(A, AT, tau, tol, trace, meta, state, limit_us)
     t2 = time.perf_counter()
-    solve_ms = (t2 - t1) * 1e3
-    sw, ob, ms = trace_arrays(trace, meta, start_obj, (int(state[1]), state[0], solve_ms))
-    stats = {"switches": int(state[1]), "steps": int(state[2]), "passes": int(passes), "converged": bool(converged),
-             "tol": tol, "init": init if isinstance(init, str) else "given", "prepare_ms": (t1 - t0) * 1e3,
-             "solve_ms": solve_ms, "device": "cpu (numba, 1 thread)"}
+    exec_ms = (t2 - t1) * 1e3
+    sw, ob, ms = trace_arrays(trace, meta, start_obj, (int(state[1]), state[0], exec_ms))
+    stats = {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": exec_ms, "device": gpu.cpu_label(),
+             "switches": int(state[1]), "steps": int(state[2]), "passes": int(passes), "converged": bool(converged),
+             "tol": tol, "init": init if isinstance(init, str) else "given"}
     return make_dgs_result(B, tau, "serial", stats, t0, start_obj, sw, ob, ms)

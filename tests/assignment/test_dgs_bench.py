@@ -1,0 +1,152 @@
+"""The DGS presets, their rows, the recorded results and the verdict drawn from them."""
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+from gpualgo import assignment as A, bench, gpu, results
+from gpualgo.assignment.dgs import analysis, bench as bench_dgs, checks as dgs_checks, gpu as dgs_gpu
+
+PRESETS = bench_dgs.PRESETS
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_quick_values_are_applied(name):
+    p = PRESETS[name]
+    assert p.quick
+    params = bench._params(p, {"quick": True})
+    for key, value in p.quick.items():
+        assert params[key] == value, key
+    assert max(params["sizes"]) <= 256 and params["instances"] == 1
+    assert bench._params(p, {"quick": True, "sizes": [32]})["sizes"] == [32]   # an override still wins
+
+
+def test_no_case_function_branches_on_quick():
+    source = inspect.getsource(bench_dgs)
+    assert not re.search(r"""p\[["']quick["']\]""", source)
+
+
+def test_rows_have_the_shared_schema(rng):
+    B = bench_dgs.make_instance("uniform", 24, 5)
+    r = A.solve(B, algorithm="dgs", variant="serial", seed=5)
+    opt = A.reference_objective(B)
+    row = bench_dgs.dgs_row(B, r, opt, 2, algorithm="dgs", family="uniform", n=24, seed=5)
+    cols = list(row)
+    assert cols[:4] == ["algorithm", "family", "n", "seed"]
+    assert cols[4:4 + len(bench.ROW_COLUMNS)] == list(bench.ROW_COLUMNS)
+    assert row["variant"] == "serial" and row["rep"] == 2 and row["verified"] is True
+    assert row["total_ms"] == r.stats["total_ms"] and row["exec_ms"] == r.stats["exec_ms"]
+    assert row["kernel_ms"] is None and row["device"] == gpu.cpu_label()
+    assert row["gap"] == pytest.approx((opt - r.objective) / opt) and row["rounds"] == r.stats["passes"]
+    assert "time_ms" not in row and "solve_ms" not in row
+    ev = bench_dgs.evaluation_row("cpu", 1.5, 0, algorithm="dgs", family="geom", n=24, seed=5)
+    assert set(bench.ROW_COLUMNS) <= set(ev) and ev["de_ms"] == 1.5 and ev["total_ms"] is None
+    assert ev["variant"] == "de_cpu" and ev["device"] == gpu.cpu_label()
+
+
+def test_a_row_is_only_written_for_a_checked_answer(rng):
+    B = bench_dgs.make_instance("uniform", 20, 1)
+    r = A.solve(B, algorithm="dgs", variant="serial", seed=1)
+    start = np.arange(20)                         # not what DGS returned: not exchange-optimal
+    assert max(dgs_checks.exchange_gains(B, start)) > 0
+    r.assignment, r.objective = start, A.objective(B, start)
+    with pytest.raises(ValueError, match="not exchange-optimal"):
+        bench_dgs.dgs_row(B, r, None, 0, n=20)
+
+
+def test_kernels_table_names_kernels_of_the_cu_file():
+    src = gpu.kernel_source("dgs")
+    defined = set(re.findall(r'extern "C" __global__ void (?:__launch_bounds__\([^)]*\)\s*)?(\w+)\s*\(', src))
+    assert set(dgs_gpu.KERNELS) == set(A.VARIANTS["dgs"]) - {"serial"}
+    for variant, names in dgs_gpu.KERNELS.items():
+        assert names and set(names) <= defined, (variant, set(names) - defined)
+    assert set().union(*dgs_gpu.KERNELS.values()) == defined     # every kernel is some version's
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_recorded_results_are_migrated(name):
+    rec = results.read("dgs", name)
+    cols = set().union(*(r.keys() for r in rec.rows))
+    assert not cols & {"time_ms", "solve_ms", "solver"}
+    assert {"variant", "total_ms", "objective"} <= cols
+    assert rec.meta["seeds"] == [rec.meta["params"]["seed"]] and "migrated" in rec.meta
+    runs = [r for r in rec.rows if r.get("kind", "run") == "run" and not str(r["variant"]).startswith("de_")]
+    assert runs and all(r["total_ms"] > 0 for r in runs)
+
+
+# --------------------------------------------------------------------- the verdict
+
+
+def _rows(gpu_ms, auction_ms, serial_ms, gpu_gap, family="uniform", n=4096, seeds=(1, 2, 3)):
+    rows = []
+    for s in seeds:
+        rows += [dict(family=family, n=n, seed=s, kind="run", variant="gpu", total_ms=gpu_ms, gap=gpu_gap),
+                 dict(family=family, n=n, seed=s, kind="run", variant="gpu_eps_scaling", total_ms=auction_ms, gap=0.0,
+                      optimum=3 * n),
+                 dict(family=family, n=n, seed=s, kind="run", variant="serial", total_ms=serial_ms, gap=gpu_gap),
+                 dict(family=family, n=n, seed=s, kind="trace", variant="gpu", t_ms=0.1, gap=0.5)]
+    return rows
+
+
+def test_verdict_when_dgs_is_worth_it():
+    lines = analysis.verdict(_rows(10.0, 60.0, 900.0, 0.005) + _rows(5.0, 4.0, 50.0, 0.0, family="ties", n=256))
+    assert lines == [
+        "**uniform**, n = 4096: full-GPU DGS is 6.0x faster than the exact GPU auction for a gap of 0.500%, "
+        "90.0x faster than serial DGS.",
+        "**ties**, n = 256: full-GPU DGS reaches the optimum, but the exact auction is as fast or faster, "
+        "10.0x faster than serial DGS."]
+
+
+def test_verdict_when_dgs_is_not_worth_it():
+    lines = analysis.verdict(_rows(80.0, 40.0, 20.0, 0.02, n=128))
+    assert lines == ["**uniform**, n = 128: full-GPU DGS is slower than the exact GPU auction (0.50x) and still "
+                     "2.000% from the optimum: not worth it, slower than serial DGS (0.25x) at this small size."]
+    assert analysis.verdict([]) == [] and analysis.verdict(_rows(1, 2, 3, 0.0)[1:2]) == []
+
+
+def test_against_the_paper_and_the_goal():
+    rows = _rows(10.0, 60.0, 900.0, 0.005) + _rows(20.0, 40.0, 100.0, 0.0, family="ties", n=512)
+    said = analysis.against_the_paper(rows)
+    assert said[0].startswith("The paper saw DGS within 0.6% of the optimum: here 12 of 12 runs are")
+    assert "2.0x to 6.0x faster than the exact eps-scaling GPU auction" in said[1]
+    assert said[2].startswith("ties: on 3 of 3 instances the optimum is 3n")
+    worse = analysis.against_the_paper(_rows(10.0, 60.0, 900.0, 0.01))
+    assert "here 0 of 6 runs are; the worst gap is 1.00%" in worse[0]
+    assert analysis.goal(rows) == ["goal (gpu >= 10x serial at n = 4096), uniform: 90.0x, met",
+                                   "goal (gpu >= 10x serial at n = 4096), ties: no run at n = 4096 in these results"]
+    assert analysis.goal(_rows(10.0, 60.0, 50.0, 0.0)) == ["goal (gpu >= 10x serial at n = 4096), uniform: 5.0x, NOT met"]
+
+
+def test_tables_and_takeaways():
+    rows = [dict(r, total_ms=r["total_ms"] + r["seed"]) for r in analysis.runs(_rows(10.0, 60.0, 900.0, 0.005))]
+    table = analysis.mean_table(rows, "total_ms", "Total time (ms)", ["serial", "gpu", "lap"])
+    assert "| 4096 | 902 | 12 |  |" in table
+    assert analysis.target_lines(rows)[0].startswith("uniform n=4096: serial 902.0 ms (gap 0.500%), gpu 12.0 ms")
+    report = [dict(family="geom", n=1024, seed=1, variant="de_cpu", de_ms=30.0),
+              dict(family="geom", n=1024, seed=1, variant="de_shared", de_ms=1.5)]
+    gap_rows = _rows(10.0, 60.0, 900.0, 0.005) + [
+        dict(family="uniform", n=4096, seed=1, kind="run", variant="gpu_de_global", total_ms=9000.0, gap=0.005)]
+    said = analysis.takeaways(report, gap_rows, rows)
+    assert said[0] == ("One full difference evaluation at n = 1024: 30.0 ms on one CPU core, 1.5 ms with the "
+                       "shared-memory kernels (20x), transfers included.")
+    assert "gpu_de_global takes 9000 ms where serial DGS takes 900.0 ms" in said[1]
+    assert said[2] == "Gaps to the optimum of every DGS run: uniform 0.500% to 0.500%."
+    assert said[3] == ("uniform, n = 4096: full-GPU DGS 12 ms for a gap of 0.500%, the exact GPU auction 62 ms "
+                       "(5.2x longer) for the optimum.")
+    assert analysis.takeaways([], [], []) == []
+    assert analysis.gap(95, 100) == pytest.approx(0.05) and analysis.gap([100, 99], 100, floor=1e-7).tolist() == [1e-7, 0.01]
+
+
+# ------------------------------------------------------------------------ on a GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_quick_presets_run_and_check_every_row(name):
+    rows = bench.run_preset("dgs", name, progress=False, quick=True)
+    runs = [r for r in rows if r.get("kind", "run") == "run" and not r["variant"].startswith("de_")]
+    assert runs and all(set(bench.ROW_COLUMNS) <= set(r) for r in runs)
+    dgs = [r for r in runs if r["variant"] in A.VARIANTS["dgs"]]
+    assert dgs and all(r["verified"] is True and r["gap"] >= 0 for r in dgs)
+    assert all(r["device"] for r in runs)
