@@ -125,7 +125,7 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
         if variant == "serial_bruteforce":
             best, tour = serial.bruteforce(W, plan)
         else:
-            from . import tsp_gpu
+            from . import gpu as tsp_gpu
             fn = {"gpu_host_chunks": tsp_gpu.host_chunks, "gpu_unrank": tsp_gpu.unrank,
                   "gpu_shared_incremental": tsp_gpu.shared_incremental}[variant]
             best, tour, stats = fn(W, plan, **options)
@@ -134,7 +134,7 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
     elif variant == "held_karp":
         best, tour = serial.held_karp(W)
     else:
-        from . import tsp_gpu
+        from . import gpu as tsp_gpu
         best, tour, stats = tsp_gpu.held_karp(W, **options)
     wall = (time.perf_counter() - t0) * 1e3
     stats.setdefault("total_ms", wall)

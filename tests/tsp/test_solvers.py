@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from gpualgo import peers, tsp
-from gpualgo.tsp import enumeration, tsp_gpu
+from gpualgo.tsp import enumeration
+from gpualgo.tsp import gpu as tsp_gpu
 
 solve_mod = importlib.import_module("gpualgo.tsp.solve")
 
