@@ -95,3 +95,51 @@ def lap_assignment(B):
 # ------------------------------------------------------------------------------- max flow
 
 # ------------------------------------------------------------------------------------ TSP
+
+def python_tsp_tour(D):
+    """python-tsp's exact dynamic programme (``solve_tsp_dynamic_programming``, pure Python)
+    on the distance matrix ``D`` (n x n, no missing edges). Returns ``(tour, length)``: the
+    tour from city 0 (int64) and the length python-tsp reports; None when python-tsp is not
+    installed."""
+    mod = load("python_tsp")
+    if mod is None:
+        return None
+    perm, length = mod.solve_tsp_dynamic_programming(np.asarray(D, dtype=np.float64))
+    return np.asarray(perm, dtype=np.int64), length
+
+
+def ortools_tour(D, time_limit_ms: int = 0):
+    """OR-tools routing, the TSP heuristic people use, on the integer distance matrix ``D``
+    (n x n, no missing edges).
+
+    ``time_limit_ms=0``: a path-cheapest-arc first tour improved by local search until no move
+    helps (a local optimum, fast); ``time_limit_ms > 0``: guided local search for that many
+    milliseconds (closer to the optimum, never proven). Returns ``(tour, length)``: the tour
+    from city 0 (int64) and the cost OR-tools reports; None when OR-tools is not installed.
+    Raises RuntimeError when OR-tools finds no tour.
+    """
+    pywrapcp = load("ortools_routing")
+    if pywrapcp is None:
+        return None
+    from ortools.constraint_solver import routing_enums_pb2 as enums
+    D = np.asarray(D, dtype=np.int64)
+    manager = pywrapcp.RoutingIndexManager(D.shape[0], 1, 0)
+    model = pywrapcp.RoutingModel(manager)
+    # a matrix registered in C++: no Python callback per arc, so the peer runs at full speed
+    cost = model.RegisterTransitMatrix(D.tolist())
+    model.SetArcCostEvaluatorOfAllVehicles(cost)
+    params = pywrapcp.DefaultRoutingSearchParameters()
+    params.first_solution_strategy = enums.FirstSolutionStrategy.PATH_CHEAPEST_ARC
+    if time_limit_ms > 0:
+        params.local_search_metaheuristic = enums.LocalSearchMetaheuristic.GUIDED_LOCAL_SEARCH
+        params.time_limit.FromMilliseconds(int(time_limit_ms))
+    else:
+        params.local_search_metaheuristic = enums.LocalSearchMetaheuristic.GREEDY_DESCENT
+    sol = model.SolveWithParameters(params)
+    if sol is None:
+        raise RuntimeError(f"OR-tools routing found no tour of these {D.shape[0]} cities")
+    tour, index = [], model.Start(0)
+    while not model.IsEnd(index):
+        tour.append(manager.IndexToNode(index))
+        index = sol.Value(model.NextVar(index))
+    return np.asarray(tour, dtype=np.int64), sol.ObjectiveValue()

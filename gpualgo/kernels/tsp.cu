@@ -12,6 +12,8 @@
 //  * COST_T is int, or long long when the host defines COST_INT64 (int whenever every
 //    partial sum fits: half the memory traffic).
 //  * Best = smallest cost, ties to the smallest rank, as in the serial version.
+//  * MAXN, MAXK and HK_MAXN are passed by the host (gpualgo/tsp/gpu.py); the defaults below
+//    are only for compiling this file on its own.
 #include "common.cuh"
 
 #ifdef COST_INT64
@@ -44,6 +46,10 @@ __constant__ unsigned long long FACT[21] = {
     3628800ull, 39916800ull, 479001600ull, 6227020800ull, 87178291200ull,
     1307674368000ull, 20922789888000ull, 355687428096000ull, 6402373705728000ull,
     121645100408832000ull, 2432902008176640000ull};
+
+// ------------------------------------------------------------------------------------
+// Shared by (b) and (c): a chunk's fixed part, the d-th free city, a factorial digit
+// ------------------------------------------------------------------------------------
 
 // Where a chunk's free part starts and ends: the path 0 -> prefix costs `base` and ends at
 // `anchor`; the tour closes with W[p_last][target] + tail (target = the fixed last city,
@@ -97,9 +103,12 @@ __device__ __forceinline__ unsigned fact_digit(unsigned long long& r, unsigned l
 }
 
 // ------------------------------------------------------------------------------------
-// Version (a), host chunks: the host writes the orders (1 byte per city, m = n - 1 bytes
-// per order: the cities after 0), one thread per order writes its cost, the host takes the
-// minimum.  This is the report's first version.
+// Version (a), host chunks: the host writes the orders, one thread scores each
+// ------------------------------------------------------------------------------------
+
+// The host writes the orders (1 byte per city, m = n - 1 bytes per order: the cities after
+// 0), one thread per order writes its cost, the host takes the minimum.  This is the
+// report's first version.
 extern "C" __global__ void tour_cost_kernel(const unsigned char* __restrict__ orders,
                                             long long count, int n,
                                             const COST_T* __restrict__ W,
@@ -120,10 +129,13 @@ extern "C" __global__ void tour_cost_kernel(const unsigned char* __restrict__ or
 }
 
 // ------------------------------------------------------------------------------------
-// Version (b), unrank: every thread builds each of its orders from its rank alone
-// (factorial number system: digit t picks the d-th smallest city still free), so nothing
-// but the matrix is copied in; each thread keeps its best (cost, rank) and the block
-// reduces them on the device.  Grid-stride loop over the ranks of the launch.
+// Version (b), unrank: each thread builds its orders from their ranks, device minimum
+// ------------------------------------------------------------------------------------
+
+// Every thread builds each of its orders from its rank alone (factorial number system: digit
+// t picks the d-th smallest city still free), so nothing but the matrix is copied in; each
+// thread keeps its best (cost, rank) and the block reduces them on the device.  Grid-stride
+// loop over the ranks of the launch.
 extern "C" __global__ void unrank_kernel(const COST_T* __restrict__ W, int n,
                                          const unsigned char* __restrict__ prefix, int F,
                                          const int* __restrict__ last, int f, int k,
@@ -157,11 +169,14 @@ extern "C" __global__ void unrank_kernel(const COST_T* __restrict__ W, int n,
 }
 
 // ------------------------------------------------------------------------------------
-// Version (c), shared incremental: the matrix sits in shared memory (loaded once per
-// block); each thread unranks only the first order of its contiguous range and then steps
-// with next_permutation.  A step changes only a suffix of the order (on average fewer
-// than 3 positions), so the thread keeps the cost of every prefix and re-adds only the
-// changed suffix.  Ranges may run across chunk boundaries.
+// Version (c), shared incremental: shared matrix, contiguous ranges, incremental costs
+// ------------------------------------------------------------------------------------
+
+// The matrix sits in shared memory (loaded once per block); each thread unranks only the
+// first order of its contiguous range and then steps with next_permutation.  A step changes
+// only a suffix of the order (on average fewer than 3 positions), so the thread keeps the
+// cost of every prefix and re-adds only the changed suffix.  Ranges may run across chunk
+// boundaries.
 extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ W, int n,
                                                      const unsigned char* __restrict__ prefix,
                                                      int F, const int* __restrict__ last,
@@ -235,7 +250,11 @@ extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ 
     }
 }
 
-// Second pass of versions (b) and (c): one block reduces the per-block bests.
+// ------------------------------------------------------------------------------------
+// Versions (b) and (c), second pass: one block reduces the blocks' bests
+// ------------------------------------------------------------------------------------
+
+// One block reduces the per-block bests (cost, then rank: the serial version's tie rule).
 extern "C" __global__ void reduce_best_kernel(const COST_T* __restrict__ block_cost,
                                               const long long* __restrict__ block_rank,
                                               int count, COST_T* __restrict__ out_cost,
@@ -255,9 +274,12 @@ extern "C" __global__ void reduce_best_kernel(const COST_T* __restrict__ block_c
 }
 
 // ------------------------------------------------------------------------------------
-// Held-Karp.  dp[mask * m + j] (m = n - 1; bit j of mask is city j + 1) is the cheapest
-// path that leaves 0, visits exactly the cities of mask and ends at city j + 1.  Layer s
-// holds the masks of s cities and depends only on layer s - 1, so a layer is one launch.
+// Held-Karp: the table layer by layer (subset size), then the tour walked back
+// ------------------------------------------------------------------------------------
+
+// dp[mask * m + j] (m = n - 1; bit j of mask is city j + 1) is the cheapest path that leaves
+// 0, visits exactly the cities of mask and ends at city j + 1.  Layer s holds the masks of
+// s cities and depends only on layer s - 1, so a layer is one launch.
 
 // Layer 1: the paths 0 -> j + 1.
 extern "C" __global__ void held_karp_init_kernel(COST_T* __restrict__ dp,

@@ -8,28 +8,40 @@
   programme (when installed) and OR-tools routing (the heuristic people use: its tour length
   and gap to the exact optimum, local search alone and guided local search for ``gls_ms``).
 - ``targets``: the performance goals: orders/s at n = 13..15, n = 16 solved exactly, GPU
-  Held-Karp against numba Held-Karp at n = 22.
+  Held-Karp against numba Held-Karp at n = 22 (:func:`targets_report` says which are met).
 - ``cpu``: the CPU versions only (numba brute force, numba Held-Karp, the peers): runs
   anywhere, for the notebook's same-run comparison.
 
-Every preset takes ``quick`` (tiny sizes, for CI and headless notebooks).
+Every preset has tiny sizes for CI and headless notebooks (``quick=True``, its
+``Preset.quick``). Every row is written by :func:`gpualgo.bench.row` (a peer's by
+:func:`gpualgo.bench.peer_row`), then the TSP counters (``permutations``, ``perms_per_s``,
+``states``, ``cost_dtype``); ``verified`` is True where the row's length was checked in the
+same run against the other exact algorithm (brute force against Held-Karp and back,
+:func:`gpualgo.tsp.checks.check_result`), None where that reference was not run.
 """
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
-from .. import peers
+from .. import bench, gpu
 from ..bench import Case, Preset
 from ..timing import timed
-from . import instances
-from .checks import tour_length
+from . import checks, instances
 from .solve import solve
+
+__all__ = ["PRESETS", "report_instance", "peer_rows", "best_rates", "largest_gaps", "targets_report",
+           "RATE_GOAL", "EXACT_GOAL_S", "HK_SPEEDUP_GOAL"]
 
 GPU_BRUTE = ("gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
 BLOCKS = (32, 64, 128, 256, 512, 1024)
+#: the goals of the ``targets`` preset: orders per second of the fastest brute force at
+#: n = 13..15, seconds to solve n = 16 exactly by brute force, GPU over numba Held-Karp at n = 22
+RATE_GOAL = 2e10
+EXACT_GOAL_S = 120
+HK_SPEEDUP_GOAL = 50
+
+
+def _sci(x: float) -> str:
+    return f"{x:.0e}".replace("e+", "e")       # 2e10
 
 
 def report_instance(n: int, seed: int):
@@ -37,103 +49,66 @@ def report_instance(n: int, seed: int):
     return instances.random_graph(n, density=0.8, seed=seed, low=1, high=100, plant_tour=True)
 
 
-def _row(r, inst, **extra) -> dict:
-    s = r.stats
-    row = dict(algorithm="tsp", variant=r.variant, n=inst.n, length=r.length,
-               time_ms=float(s.get("total_ms")), kernel_ms=float(s.get("kernel_ms", float("nan"))),
-               permutations=int(s.get("permutations", 0)),
-               perms_per_s=float(s.get("perms_per_s", 0.0)),
-               states=int(s.get("states", 0)), cost_dtype=s.get("cost_dtype"),
-               device=str(s.get("device")))
-    row.update(extra)
-    return row
-
-
-def _warm(variant, **opts):
+def _warm(variants, **options) -> None:
     # compile (numba / NVRTC) outside the timed runs
-    solve(instances.random_euclidean(6, seed=0), variant=variant, **opts)
+    bench.warm_up(solve, instances.random_euclidean(6, seed=0), variants, **options)
+
+
+def _row(r, inst, reference=None, rep: int = 0, **fields) -> dict:
+    """One measured row (:func:`gpualgo.bench.row`), verified against ``reference`` (a
+    result of the other exact algorithm on ``inst``, or None), then the TSP counters."""
+    verified = None
+    if reference is not None:
+        checks.check_result(r, inst, reference)      # a wrong answer stops the sweep
+        verified = True
+    s = r.stats
+    row = bench.row(r, rep=rep, verified=verified, algorithm="tsp", n=inst.n, **fields)
+    row.update(permutations=int(s.get("permutations", 0)), perms_per_s=float(s.get("perms_per_s", 0.0)),
+               states=int(s.get("states", 0)), cost_dtype=s.get("cost_dtype"))
+    return row
 
 
 # ----------------------------------------------------------------------------- report
 
 def _report_cases(p):
-    sizes = [5, 6] if p["quick"] else list(p["sizes"])
-    beyond = [7] if p["quick"] else list(p["beyond"])
-    blocks = [32, 256] if p["quick"] else list(p["blocks"])
-    reps = 2 if p["quick"] else int(p["reps"])
     for variant in p["variants"]:
-        ns = sizes + ([] if variant == "gpu_host_chunks" else beyond)
+        ns = list(p["sizes"]) + ([] if variant == "gpu_host_chunks" else list(p["beyond"]))
         for n in ns:
             inst = report_instance(n, p["seed"])
-            for block in blocks:
-                def run(variant=variant, inst=inst, block=block, n=n):
-                    _warm(variant, block=block)
-                    rows = []
-                    for rep in range(reps):
-                        r = solve(inst, variant=variant, block=block, symmetric=False)
-                        rows.append(_row(r, inst, block=block, rep=rep, seed=p["seed"]))
-                    return rows
+            for block in p["blocks"]:
+                def run(variant=variant, inst=inst, block=block):
+                    _warm([variant], block=block)
+                    ref = solve(inst, variant="held_karp")
+                    return [_row(solve(inst, variant=variant, block=block, symmetric=False), inst, ref, rep=rep,
+                                 block=block, seed=p["seed"])
+                            for rep in range(p["reps"])]
                 yield Case(f"{variant} n={n} block={block}", run)
 
 
 # ---------------------------------------------------------------------------- scaling
 
-def _peer_matrix(inst) -> np.ndarray:
-    # the peers know no missing edges: a weight larger than any feasible tour keeps them out
-    big = int(inst.dist.max()) * inst.n + 1
-    return np.where(inst.missing, big, inst.dist).astype(np.int64)
-
-
-def python_tsp_tour(inst):
-    """python-tsp's exact dynamic programme on ``inst``.
-
-    Returns ``(tour, length)`` (length by :func:`tour_length`, ``inf`` if the tour needs a
-    missing edge), or None when python-tsp is not installed (see ``gpualgo.peers``).
-    Raises RuntimeError when python-tsp's own length disagrees with its tour.
+def peer_rows(inst, optimum, gls_ms: int, rep: int = 0, **fields) -> list[dict]:
+    """The CPU peers on ``inst`` (:func:`gpualgo.tsp.checks.peer_tour`), one row each that
+    is installed: python-tsp's exact dynamic programme (``python_tsp_dp``, verified: its
+    length must be ``optimum``) and OR-tools routing, local search alone
+    (``ortools_routing``) and guided local search for ``gls_ms`` ms (``ortools_routing_gls``),
+    with ``gap``, how much longer than the optimum their tour is.
     """
-    mod = peers.load("python_tsp")
-    if mod is None:
-        return None
-    perm, dist = mod.solve_tsp_dynamic_programming(_peer_matrix(inst).astype(float))
-    length = tour_length(inst, perm)
-    if length != math.inf and length != int(round(dist)):
-        raise RuntimeError(f"python-tsp reported {dist} for a tour of length {length}")
-    return np.asarray(perm, dtype=np.int64), length
-
-
-def ortools_tour(inst, time_limit_ms: int = 0):
-    """OR-tools routing, the TSP heuristic people use, on ``inst``.
-
-    ``time_limit_ms=0``: a path-cheapest-arc first tour improved by local search until no move
-    helps (a local optimum, fast); ``time_limit_ms > 0``: guided local search for that many
-    milliseconds (closer to the optimum, never proven).  Returns ``(tour, length)`` with the
-    tour starting at city 0 (length ``inf`` if it needs a missing edge), or None when
-    OR-tools is not installed.  Raises RuntimeError when OR-tools finds no tour.
-    """
-    pywrapcp = peers.load("ortools_routing")
-    if pywrapcp is None:
-        return None
-    from ortools.constraint_solver import routing_enums_pb2 as enums
-    manager = pywrapcp.RoutingIndexManager(inst.n, 1, 0)
-    model = pywrapcp.RoutingModel(manager)
-    # a matrix registered in C++: no Python callback per arc, so the peer runs at full speed
-    cost = model.RegisterTransitMatrix(_peer_matrix(inst).tolist())
-    model.SetArcCostEvaluatorOfAllVehicles(cost)
-    params = pywrapcp.DefaultRoutingSearchParameters()
-    params.first_solution_strategy = enums.FirstSolutionStrategy.PATH_CHEAPEST_ARC
-    if time_limit_ms > 0:
-        params.local_search_metaheuristic = enums.LocalSearchMetaheuristic.GUIDED_LOCAL_SEARCH
-        params.time_limit.FromMilliseconds(int(time_limit_ms))
-    else:
-        params.local_search_metaheuristic = enums.LocalSearchMetaheuristic.GREEDY_DESCENT
-    sol = model.SolveWithParameters(params)
-    if sol is None:
-        raise RuntimeError(f"OR-tools routing found no tour for {inst!r}")
-    tour, index = [], model.Start(0)
-    while not model.IsEnd(index):
-        tour.append(manager.IndexToNode(index))
-        index = sol.Value(model.NextVar(index))
-    return np.asarray(tour, dtype=np.int64), tour_length(inst, tour)
+    common = dict(algorithm="tsp", n=inst.n, **fields, optimum=optimum)
+    rows = []
+    out, ms = timed(checks.peer_tour, inst, "python_tsp")
+    if out is not None:
+        if out[1] != optimum:
+            raise RuntimeError(f"python-tsp: length {out[1]}, Held-Karp: {optimum}")
+        rows.append(dict(bench.peer_row("python_tsp_dp", out[1], ms, rep=rep, verified=True,
+                                        device=gpu.cpu_label(engine="python-tsp"), **common), gap=0.0))
+    for variant, limit in (("ortools_routing", 0), ("ortools_routing_gls", gls_ms)):
+        out, ms = timed(checks.peer_tour, inst, "ortools_routing", limit)
+        if out is None:
+            break
+        rows.append(dict(bench.peer_row(variant, out[1], ms, rep=rep, device=gpu.cpu_label(engine="OR-tools"),
+                                        **common), gap=(out[1] - optimum) / optimum, time_limit_ms=limit))
+    return rows
 
 
 def _peer_case(n, seed, reps, gls_ms):
@@ -141,97 +116,139 @@ def _peer_case(n, seed, reps, gls_ms):
     def run():
         inst = instances.random_euclidean(n, seed=seed)
         opt = solve(inst, variant="held_karp").length
-        common = dict(algorithm="tsp", n=n, seed=seed, optimum=opt)
-        rows = []
-        for rep in range(reps):
-            out, ms = timed(python_tsp_tour, inst)
-            if out is not None:
-                if out[1] != opt:
-                    raise RuntimeError(f"python-tsp: length {out[1]}, Held-Karp: {opt}")
-                rows.append(dict(common, variant="python_tsp_dp", length=out[1], time_ms=ms, rep=rep,
-                                 gap=0.0, device="CPU (python-tsp)"))
-            for variant, limit in (("ortools_routing", 0), ("ortools_routing_gls", gls_ms)):
-                out, ms = timed(ortools_tour, inst, limit)
-                if out is None:
-                    break
-                rows.append(dict(common, variant=variant, length=out[1], time_ms=ms, rep=rep,
-                                 gap=(out[1] - opt) / opt, time_limit_ms=limit, device="CPU (OR-tools)"))
-        return rows
+        return [row for rep in range(reps) for row in peer_rows(inst, opt, gls_ms, rep=rep, seed=seed)]
     return Case(f"peers n={n}", run)
 
 
-def _solve_case(variant, n, seed, reps, **opts):
+def _solve_case(variant, n, seed, reps, reference):
+    """``reps`` runs of ``variant`` on random Euclidean cities, verified against the
+    ``reference`` version (None: not verified)."""
     def run():
-        _warm(variant, **opts)
+        _warm([variant])
         inst = instances.random_euclidean(n, seed=seed)
-        return [_row(solve(inst, variant=variant, **opts), inst, rep=rep, seed=seed, **opts)
-                for rep in range(reps)]
+        ref = solve(inst, variant=reference) if reference else None
+        return [_row(solve(inst, variant=variant), inst, ref, rep=rep, seed=seed) for rep in range(reps)]
     return Case(f"{variant} n={n}", run)
 
 
 def _scaling_cases(p):
-    q = p["quick"]
-    reps = 1 if q else int(p["reps"])
     seed = p["seed"]
-    ranges = {
-        "gpu_shared_incremental": range(5, 8) if q else range(8, p["bf_max"] + 1),
-        "serial_bruteforce": range(5, 8) if q else range(8, p["serial_bf_max"] + 1),
-        "gpu_held_karp": range(5, 10) if q else range(8, p["hk_max"] + 1),
-        "held_karp": range(5, 10) if q else range(8, p["serial_hk_max"] + 1),
-    }
-    for variant, ns in ranges.items():
+    tops = {"gpu_shared_incremental": p["bf_max"], "serial_bruteforce": p["serial_bf_max"],
+            "gpu_held_karp": p["hk_max"], "held_karp": p["serial_hk_max"]}
+    for variant, top in tops.items():
         if variant.startswith("gpu_") and not p["gpu"]:
             continue
-        for n in ns:
-            yield _solve_case(variant, n, seed, reps)
-    for n in (range(5, 8) if q else range(6, p["peers_max"] + 1)):
-        yield _peer_case(n, seed, reps, 50 if q else int(p["gls_ms"]))
+        for n in range(p["min_n"], top + 1):
+            # the other exact algorithm, where its serial version runs in this sweep
+            if variant == "held_karp":
+                ref = "serial_bruteforce" if n <= p["serial_bf_max"] else None
+            else:
+                ref = "held_karp" if n <= p["serial_hk_max"] else None
+            yield _solve_case(variant, n, seed, p["reps"], ref)
+    for n in range(p["peers_min"], p["peers_max"] + 1):
+        yield _peer_case(n, seed, p["reps"], p["gls_ms"])
 
 
 # ---------------------------------------------------------------------------- targets
 
 def _targets_cases(p):
-    q = p["quick"]
     seed = p["seed"]
-    for n in ([6, 7] if q else p["rate_sizes"]):
+    for n in p["rate_sizes"]:
         def run(n=n):
-            _warm("gpu_shared_incremental")
+            _warm(["gpu_shared_incremental"])
             inst = instances.random_euclidean(n, seed=seed)
-            rows = []
-            for sym in (False, True):
-                r = solve(inst, variant="gpu_shared_incremental", symmetric=sym, force=True)
-                rows.append(_row(r, inst, symmetric=sym, seed=seed, goal="orders/s >= 2e10"))
-            return rows
+            ref = solve(inst, variant="held_karp")
+            return [_row(solve(inst, variant="gpu_shared_incremental", symmetric=sym, force=True), inst, ref,
+                         symmetric=sym, seed=seed, goal=f"orders/s >= {_sci(RATE_GOAL)}")
+                    for sym in (False, True)]
         yield Case(f"rate n={n}", run)
 
-    def exact16():
-        n = 7 if q else p["exact_n"]
+    def exact():
+        n = p["exact_n"]
         inst = instances.random_euclidean(n, seed=seed)
         r = solve(inst, variant="gpu_shared_incremental", force=True)
         hk = solve(inst, variant="gpu_held_karp")
-        return [_row(r, inst, seed=seed, goal=f"n={n} exact in < 120 s",
-                     matches_held_karp=r.length == hk.length)]
-    yield Case("exact n=16", exact16)
+        return [_row(r, inst, hk, seed=seed, goal=f"n={n} exact in < {EXACT_GOAL_S} s")]
+    yield Case(f"exact n={p['exact_n']}", exact)
 
     def hk_ratio():
-        n = 10 if q else p["hk_n"]
-        _warm("gpu_held_karp")
-        _warm("held_karp")
+        n = p["hk_n"]
+        _warm(["gpu_held_karp", "held_karp"])
         inst = instances.random_euclidean(n, seed=seed)
-        gpu_rows = [_row(solve(inst, variant="gpu_held_karp"), inst, seed=seed, rep=i)
-                    for i in range(3)]
+        gpu_results = [solve(inst, variant="gpu_held_karp") for _ in range(3)]
         ser = solve(inst, variant="held_karp", force=True)
-        ser_row = _row(ser, inst, seed=seed, rep=0)
-        best_gpu = min(r["time_ms"] for r in gpu_rows)
+        gpu_rows = [_row(r, inst, ser, seed=seed, rep=i) for i, r in enumerate(gpu_results)]
+        ser_row = _row(ser, inst, None, seed=seed, rep=0)
         for r in gpu_rows:
-            r.update(goal="gpu_held_karp >= 50x held_karp",
-                     speedup_vs_serial=ser_row["time_ms"] / r["time_ms"],
-                     same_tour_length=r["length"] == ser_row["length"])
+            r.update(goal=f"gpu_held_karp >= {HK_SPEEDUP_GOAL}x held_karp",
+                     speedup_vs_serial=ser_row["total_ms"] / r["total_ms"])
         ser_row["speedup_vs_serial"] = 1.0
-        gpu_rows[0]["best_speedup"] = ser_row["time_ms"] / best_gpu
+        gpu_rows[0]["best_speedup"] = ser_row["total_ms"] / min(r["total_ms"] for r in gpu_rows)
         return gpu_rows + [ser_row]
     yield Case("held-karp ratio", hk_ratio)
 
+
+# ------------------------------------------------------------- what the figures read
+
+def best_rates(rows) -> dict:
+    """``{variant: ([n, ...], [orders/s at its best block size, ...])}`` of the ``report``
+    rows, n ascending: the best of every repetition and block size."""
+    best: dict = {}
+    for r in rows:
+        key = (r["variant"], int(r["n"]))
+        best[key] = max(best.get(key, 0.0), float(r["perms_per_s"]))
+    out: dict = {}
+    for (v, n) in sorted(best):
+        ns, rates = out.setdefault(v, ([], []))
+        ns.append(n)
+        rates.append(best[(v, n)])
+    return out
+
+
+def largest_gaps(rows) -> dict:
+    """``{heuristic peer: its largest gap to the optimum}`` over the rows that have a gap."""
+    worst: dict = {}
+    for r in rows:
+        if r.get("gap") not in (None, "") and r["variant"].startswith("ortools"):
+            worst[r["variant"]] = max(worst.get(r["variant"], 0.0), float(r["gap"]))
+    return worst
+
+
+def targets_report(rows) -> str:
+    """The ``targets`` rows as a table, then one verdict per goal (met, missed, or not
+    measured): the lowest brute-force rate against :data:`RATE_GOAL`, the exact run
+    against :data:`EXACT_GOAL_S`, the best GPU Held-Karp speed-up against
+    :data:`HK_SPEEDUP_GOAL`."""
+    lines = []
+    for r in rows:
+        extra = ""
+        if r.get("speedup_vs_serial") not in (None, "", 1.0):
+            extra = f"  speed-up vs numba {float(r['speedup_vs_serial']):.0f}x"
+        sym = r.get("symmetric")
+        work = (f"{float(r['perms_per_s']):10.3g} orders/s" if int(r.get("permutations") or 0)
+                else f"{int(r.get('states') or 0):10,} states")
+        lines.append(f"{r['variant']:24s} n={int(r['n']):2d} {'' if sym in (None, '') else ('halved' if sym else 'all   ')} "
+                     f"{float(r['total_ms']):10.1f} ms  {work}{extra}")
+    rate = [float(r["perms_per_s"]) for r in rows if r.get("symmetric") not in (None, "")]
+    exact = [r for r in rows if r["variant"] == "gpu_shared_incremental" and r.get("symmetric") in (None, "")]
+    speedup = [float(r["best_speedup"]) for r in rows if r.get("best_speedup") not in (None, "")]
+
+    def verdict(goal, measured, met):
+        return f"goal {goal}: " + (("met" if met else "missed") + f" ({measured})" if measured else "not measured")
+
+    lines.append(verdict(f"at least {_sci(RATE_GOAL)} orders/s", rate and f"lowest {min(rate):.3g}",
+                         rate and min(rate) >= RATE_GOAL))
+    lines.append(verdict(f"n={exact[0]['n'] if exact else '16'} exact in under {EXACT_GOAL_S} s",
+                         exact and f"{float(exact[0]['total_ms']) / 1e3:.1f} s",
+                         exact and float(exact[0]["total_ms"]) < EXACT_GOAL_S * 1e3))
+    lines.append(verdict(f"GPU Held-Karp at least {HK_SPEEDUP_GOAL}x numba", speedup and f"best {speedup[0]:.0f}x",
+                         speedup and speedup[0] >= HK_SPEEDUP_GOAL))
+    return "\n".join(lines)
+
+
+#: the tiny sizes of ``scaling`` and ``cpu``: brute force n = 5..7, Held-Karp n = 5..9
+_SCALING_QUICK = dict(min_n=5, bf_max=7, serial_bf_max=7, hk_max=9, serial_hk_max=9, peers_min=5, peers_max=7,
+                      gls_ms=50, reps=1)
 
 PRESETS = {
     "report": Preset(
@@ -239,21 +256,23 @@ PRESETS = {
                     "block sizes 32..1024, 20 repetitions (the source report's measurement)",
         params=dict(variants=list(GPU_BRUTE), sizes=[10, 11, 12], beyond=[13, 14],
                     blocks=list(BLOCKS), reps=20, seed=1),
-        cases=_report_cases, needs_gpu=True, seeds=[1]),
+        cases=_report_cases, needs_gpu=True, seeds=[1],
+        quick=dict(sizes=[5, 6], beyond=[7], blocks=[32, 256], reps=2)),
     "scaling": Preset(
         description="exact solve time against n: GPU brute force and Held-Karp against the "
                     "numba serial versions, python-tsp and OR-tools routing",
-        params=dict(bf_max=16, serial_bf_max=13, hk_max=25, serial_hk_max=22, peers_max=12, gls_ms=1000,
-                    reps=3, seed=2, gpu=True),
-        cases=_scaling_cases, needs_gpu=True, seeds=[2]),
+        params=dict(min_n=8, bf_max=16, serial_bf_max=13, hk_max=25, serial_hk_max=22, peers_min=6, peers_max=12,
+                    gls_ms=1000, reps=3, seed=2, gpu=True),
+        cases=_scaling_cases, needs_gpu=True, seeds=[2], quick=_SCALING_QUICK),
     "targets": Preset(
         description="performance goals: orders/s at n = 13..15, n = 16 exact, GPU Held-Karp "
                     "vs numba at n = 22",
         params=dict(rate_sizes=[13, 14, 15], exact_n=16, hk_n=22, seed=3),
-        cases=_targets_cases, needs_gpu=True, seeds=[3]),
+        cases=_targets_cases, needs_gpu=True, seeds=[3],
+        quick=dict(rate_sizes=[6, 7], exact_n=7, hk_n=10)),
     "cpu": Preset(
         description="CPU versions only: numba brute force and Held-Karp, python-tsp, OR-tools routing",
-        params=dict(bf_max=11, serial_bf_max=11, hk_max=0, serial_hk_max=16, peers_max=10, gls_ms=200,
-                    reps=2, seed=2, gpu=False),
-        cases=_scaling_cases, needs_gpu=False, seeds=[2]),
+        params=dict(min_n=8, bf_max=11, serial_bf_max=11, hk_max=0, serial_hk_max=16, peers_min=6, peers_max=10,
+                    gls_ms=200, reps=2, seed=2, gpu=False),
+        cases=_scaling_cases, needs_gpu=False, seeds=[2], quick=_SCALING_QUICK),
 }

@@ -1,7 +1,10 @@
-"""Serial versions (numba): brute force over the orders with city 0 fixed, and Held-Karp.
+"""Serial versions (numba): brute force over the orders with city 0 fixed, and Held-Karp;
+and the preparation every version shares (:func:`prepare`: weights, symmetric choice, plan).
 
-Both return the best tour, not only its length. They follow the same conventions as the GPU
-versions so that tours can be compared exactly:
+:func:`solve_bruteforce` and :func:`solve_held_karp` are the versions ``serial_bruteforce``
+and ``held_karp`` of :data:`gpualgo.tsp.VARIANTS`. Both return the best tour, not only its
+length. They follow the same conventions as the GPU versions so that tours can be compared
+exactly:
 
 - brute force walks the chunks of :mod:`gpualgo.tsp.enumeration` in order and keeps the
   first best order it meets;
@@ -14,10 +17,16 @@ so a tour is infeasible exactly when its weighted length is >= M (see :func:`wei
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit
 
-from .instances import NO_EDGE, TSPInstance
+from .. import guards
+from .enumeration import MAX_FREE, Plan, make_plan
+from .instances import NO_EDGE, TSPInstance, as_instance
+from .result import TSPResult, make_result
 
 INT32_MAX = np.iinfo(np.int32).max
 
@@ -38,6 +47,55 @@ def weights(inst: TSPInstance):
     dtype = np.int32 if (n + 1) * big < INT32_MAX else np.int64
     W = np.where(d == NO_EDGE, big, d).astype(dtype)
     return W, big, dtype
+
+
+# ------------------------------------------------------------------- the preparation
+
+@dataclass(frozen=True)
+class Prepared:
+    """An instance as every version solves it (see :func:`prepare`).
+
+    Attributes:
+        inst: the instance.
+        W: its solver weights (:func:`weights`), int32 or int64.
+        big: the weight of a missing edge; a weighted length >= big means no feasible tour.
+        symmetric: whether brute force enumerates each tour once.
+        plan: the brute-force enumeration (:func:`~gpualgo.tsp.enumeration.make_plan`), or
+            None for Held-Karp and for a single city.
+    """
+
+    inst: TSPInstance
+    W: np.ndarray
+    big: int
+    symmetric: bool
+    plan: Plan | None
+
+    @property
+    def n(self) -> int:
+        return self.inst.n
+
+
+def choose_symmetric(inst: TSPInstance, symmetric=None) -> bool:
+    """Whether brute force enumerates each tour once: ``symmetric``, or by default whether the
+    distances are symmetric. Raises ValueError for ``symmetric=True`` on asymmetric distances."""
+    if symmetric and not inst.symmetric:
+        raise ValueError("symmetric=True needs symmetric distances (dist == dist.T)")
+    return inst.symmetric if symmetric is None else bool(symmetric)
+
+
+def prepare(instance, symmetric=None, max_free: int = MAX_FREE, brute_force: bool = True) -> Prepared:
+    """The one preparation of every version: the instance, its weights, the symmetric
+    choice and, for brute force on n >= 2 cities, the plan of the enumeration."""
+    inst = as_instance(instance)
+    sym = choose_symmetric(inst, symmetric)
+    W, big, _ = weights(inst)
+    plan = make_plan(inst.n, sym, max_free) if brute_force and inst.n > 1 else None
+    return Prepared(inst=inst, W=W, big=big, symmetric=sym, plan=plan)
+
+
+def single_city(prep: Prepared, variant: str, t0: float) -> TSPResult:
+    """The answer for one city, which every version gives without running: the tour [0]."""
+    return make_result(prep, variant, 0, np.zeros(1, dtype=np.int64), {"prepare_ms": 0.0, "exec_ms": 0.0}, t0)
 
 
 # ----------------------------------------------------------------------- brute force
@@ -73,7 +131,13 @@ def next_permutation(p, k):
 
 
 @njit(cache=True)
-def _bruteforce(W, prefix, last, f, k):
+def bruteforce_chunks(W, prefix, last, f, k):
+    """Walk every chunk of a plan (``prefix``, ``last``, ``f``, ``k``: see
+    :class:`~gpualgo.tsp.enumeration.Plan`) in order, each through its ``k!`` orders with
+    :func:`next_permutation`, re-adding only the suffix a step changed.
+
+    Returns (best weighted length, its chunk, its free part): the first best order met.
+    """
     n = W.shape[0]
     Wf = W.ravel().astype(np.int64)
     p = np.empty(k, dtype=np.int64)
@@ -127,7 +191,7 @@ def _bruteforce(W, prefix, last, f, k):
 
 def bruteforce(W, plan):
     """Serial brute force over ``plan``; returns (weighted length, tour)."""
-    best, chunk, perm = _bruteforce(W, plan.prefix, plan.last, plan.f, plan.k)
+    best, chunk, perm = bruteforce_chunks(W, plan.prefix, plan.last, plan.f, plan.k)
     tour = [0] + [int(c) for c in plan.prefix[chunk, :plan.f]] + [int(c) for c in perm]
     if plan.last[chunk] >= 0:
         tour.append(int(plan.last[chunk]))
@@ -137,7 +201,9 @@ def bruteforce(W, plan):
 # ------------------------------------------------------------------------ Held-Karp
 
 @njit(cache=True)
-def _held_karp(W, dp):
+def held_karp_table(W, dp):
+    """Fill the Held-Karp table ``dp`` (flat, 2^(n-1) * (n-1) entries) layer by layer and
+    walk the tour back; returns (weighted length, tour)."""
     # dp[mask * m + j]: cheapest path 0 -> (all cities of mask) ending at city j + 1, where
     # bit j of mask stands for city j + 1. Masks grow numerically, so every sub-mask is done
     # before it is needed.
@@ -203,5 +269,40 @@ def held_karp(W):
     """Serial Held-Karp on solver weights ``W`` (n >= 2); returns (weighted length, tour)."""
     n = W.shape[0]
     dp = np.empty((1 << (n - 1)) * (n - 1), dtype=W.dtype)
-    best, tour = _held_karp(W, dp)
+    best, tour = held_karp_table(W, dp)
     return int(best), tour
+
+
+# ---------------------------------------------------------------------- the versions
+
+def solve_bruteforce(instance, symmetric=None, max_free: int = MAX_FREE) -> TSPResult:
+    """Version ``serial_bruteforce``: :func:`bruteforce` over the plan of :func:`prepare`."""
+    t0 = time.perf_counter()
+    prep = prepare(instance, symmetric, max_free)
+    if prep.n == 1:
+        return single_city(prep, "serial_bruteforce", t0)
+    t1 = time.perf_counter()
+    best, tour = bruteforce(prep.W, prep.plan)
+    t2 = time.perf_counter()
+    return make_result(prep, "serial_bruteforce", best, tour,
+                       {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3}, t0)
+
+
+def solve_held_karp(instance, force: bool = False) -> TSPResult:
+    """Version ``held_karp``: :func:`held_karp` on the weights of :func:`prepare`.
+
+    Refuses (ValueError, with the estimate) a table larger than the host memory that can be
+    had now, unless ``force``.
+    """
+    t0 = time.perf_counter()
+    prep = prepare(instance, brute_force=False)
+    n = prep.n
+    if n == 1:
+        return single_city(prep, "held_karp", t0)
+    guards.memory(held_karp_bytes(n, prep.W.dtype), f"serial Held-Karp on n={n} cities (its table of "
+                  f"2^{n - 1} x {n - 1} {prep.W.dtype.name} entries)", force, where="host", hint="use gpu_held_karp")
+    t1 = time.perf_counter()
+    best, tour = held_karp(prep.W)
+    t2 = time.perf_counter()
+    return make_result(prep, "held_karp", best, tour,
+                       {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3}, t0)

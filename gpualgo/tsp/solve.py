@@ -1,22 +1,38 @@
-"""``tsp.solve``: one entry point for every exact TSP version, with the size guards."""
+"""``tsp.solve``: one entry point for every exact TSP version, with the time guards.
+
+The versions are the functions named in :data:`VARIANTS` (``serial.py`` and ``gpu.py``);
+each prepares the instance the same way (:func:`gpualgo.tsp.serial.prepare`) and builds its
+:class:`~gpualgo.tsp.result.TSPResult` itself. ``solve`` validates the input, refuses a run
+whose estimated time is too long (:func:`gpualgo.guards.time`, from the measured
+:data:`RATES` and :data:`HK_RATES`), and hands over to :func:`gpualgo.variants.call`. The two
+Held-Karp versions refuse a table that does not fit (:func:`gpualgo.guards.memory`: host
+memory for ``held_karp``, GPU memory for ``gpu_held_karp``) where they allocate it.
+"""
 
 from __future__ import annotations
 
 import math
-import platform
-import time
-from dataclasses import dataclass, field
 
-import numpy as np
-
-from .. import variants
-from ..timing import human_seconds
-from . import checks, enumeration, serial
+from .. import guards, variants
+from ..variants import Variant
+from . import enumeration, serial
 from .instances import as_instance
+from .result import TSPResult
 
-#: every version, in the order they are taught
-VARIANTS = ("serial_bruteforce", "held_karp", "gpu_host_chunks", "gpu_unrank",
-            "gpu_shared_incremental", "gpu_held_karp")
+__all__ = ["solve", "VARIANTS", "TSPResult", "estimate_work", "estimate_seconds", "RATES", "HK_RATES",
+           "MAX_SECONDS"]
+
+_BRUTE = {"symmetric", "max_free"}
+
+#: every version, in the order they are taught (see :mod:`gpualgo.variants`)
+VARIANTS = variants.table(
+    Variant("serial_bruteforce", "gpualgo.tsp.serial:solve_bruteforce", _BRUTE),
+    Variant("held_karp", "gpualgo.tsp.serial:solve_held_karp", {"force"}),
+    Variant("gpu_host_chunks", "gpualgo.tsp.gpu:host_chunks", _BRUTE | {"block", "batch"}, gpu=True),
+    Variant("gpu_unrank", "gpualgo.tsp.gpu:unrank", _BRUTE | {"block"}, gpu=True),
+    Variant("gpu_shared_incremental", "gpualgo.tsp.gpu:shared_incremental", _BRUTE | {"block"}, gpu=True),
+    Variant("gpu_held_karp", "gpualgo.tsp.gpu:held_karp", {"block", "force"}, gpu=True),
+)
 BRUTE_FORCE = ("serial_bruteforce", "gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
 
 #: orders per second each brute-force version sustains at n = 13..15, rounded down from
@@ -26,51 +42,34 @@ RATES = {"serial_bruteforce": 7.0e7, "gpu_host_chunks": 4.0e7, "gpu_unrank": 2.0
          "gpu_shared_incremental": 6.0e10}
 #: Held-Karp inner steps (mask, last, previous) per second, serial and GPU
 HK_RATES = {"held_karp": 4.0e8, "gpu_held_karp": 1.0e11}
-#: refuse runs estimated above this, unless force=True
+#: refuse runs estimated above this many seconds, unless force=True
 MAX_SECONDS = 180.0
-#: the serial Held-Karp table is refused above this many bytes, unless force=True
-MAX_HOST_BYTES = 8 * 2**30
-
-_OPTIONS = {
-    "serial_bruteforce": {"symmetric", "max_free"},
-    "held_karp": set(),
-    "gpu_host_chunks": {"symmetric", "max_free", "block", "batch"},
-    "gpu_unrank": {"symmetric", "max_free", "block"},
-    "gpu_shared_incremental": {"symmetric", "max_free", "block"},
-    "gpu_held_karp": {"block"},
-}
 
 
-@dataclass
-class TSPResult:
-    """The answer of :func:`solve`.
-
-    Attributes:
-        tour: int64 array of the n cities in visiting order, starting at city 0 (the
-            return to 0 is implied); None when no feasible tour exists.
-        length: the tour's length (int); ``math.inf`` when no feasible tour exists.
-        feasible: False when every tour uses a missing edge.
-        variant: the version that ran.
-        stats: timings in ms (``total_ms`` wall time including transfers, ``kernel_ms`` GPU
-            time from CUDA events, ...), ``permutations`` (orders evaluated),
-            ``perms_per_s``, ``device``, and version-specific counters.
-    """
-
-    tour: np.ndarray | None
-    length: int | float
-    feasible: bool
-    variant: str
-    stats: dict = field(default_factory=dict)
+def estimate_work(n: int, variant: str, symmetric: bool = True) -> float:
+    """The work of ``variant`` on n cities, as a float: the orders a brute force evaluates
+    (:func:`~gpualgo.tsp.enumeration.count_tours`) or the inner steps of Held-Karp
+    (about 2^(n-1) (n-1)^2 / 2); ``math.inf`` beyond the range of a float, so that any n
+    gets an estimate."""
+    if variant not in RATES and variant not in HK_RATES:
+        raise ValueError(f"unknown variant {variant!r}; known: {list(VARIANTS)}")
+    if n > 2000:        # far beyond a float either way: never build the integer
+        return math.inf
+    if variant in RATES:
+        work = enumeration.count_tours(n, symmetric)
+    else:
+        m = max(n - 1, 1)
+        work = (1 << m) * m * m
+    try:
+        return float(work) / (1 if variant in RATES else 2)
+    except OverflowError:
+        return math.inf
 
 
 def estimate_seconds(n: int, variant: str, symmetric: bool = True) -> float:
-    """Rough run time of ``variant`` on n cities, from the rates above (seconds)."""
-    if variant in BRUTE_FORCE:
-        return enumeration.count_tours(n, symmetric) / RATES[variant]
-    if variant in HK_RATES:
-        m = max(n - 1, 1)
-        return (1 << m) * m * m / 2 / HK_RATES[variant]
-    raise ValueError(f"unknown variant {variant!r}; known: {VARIANTS}")
+    """Rough run time of ``variant`` on n cities, from the rates above (seconds; ``math.inf``
+    when even the work does not fit in a float)."""
+    return estimate_work(n, variant, symmetric) / {**RATES, **HK_RATES}[variant]
 
 
 def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = False,
@@ -81,8 +80,8 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
         instance_or_matrix: a :class:`TSPInstance` or an (n, n) distance matrix of integers
             (missing edges as ``np.inf`` or ``NO_EDGE``; see :func:`validate_matrix`).
         variant: one of :data:`VARIANTS`.
-        force: run even when the estimated time (brute force, serial Held-Karp) or host
-            memory is above the limits.
+        force: run even when the estimated time (every version) or the Held-Karp table's
+            memory (host or GPU) is above the limits.
         options: ``symmetric`` (brute force: enumerate each tour once; default: when the
             distances are symmetric; False enumerates all (n-1)! orders, as the source
             report counts them), ``max_free`` (brute force: most free cities per chunk,
@@ -96,82 +95,26 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
 
     Raises:
         ValueError: unknown variant or option, invalid matrix, a size refused with its
-            estimate (pass ``force=True``), GPU memory too small for Held-Karp.
+            estimate of time or memory (pass ``force=True``).
         GPUUnavailableError: a GPU variant without CuPy or a GPU.
     """
-    variants.check(variant, VARIANTS, options, _OPTIONS)
+    variants.check(variant, VARIANTS, options)
     inst = as_instance(instance_or_matrix)
-    n = inst.n
-    if variant.startswith("gpu_"):
-        from .. import gpu
-        gpu.require()
-    sym_opt = options.pop("symmetric", None)
-    if sym_opt and not inst.symmetric:
-        raise ValueError("symmetric=True needs symmetric distances (dist == dist.T)")
-    symmetric = inst.symmetric if sym_opt is None else bool(sym_opt)
-    max_free = options.pop("max_free", enumeration.MAX_FREE)
-
-    if not force:
-        _guard(n, variant, symmetric)
-
-    W, big, _ = serial.weights(inst)
-    t0 = time.perf_counter()
-    stats: dict = {}
-    if n == 1:
-        best, tour = 0, np.zeros(1, dtype=np.int64)
-        stats["permutations"] = 1
-    elif variant in BRUTE_FORCE:
-        plan = enumeration.make_plan(n, symmetric, max_free)
-        if variant == "serial_bruteforce":
-            best, tour = serial.bruteforce(W, plan)
-        else:
-            from . import tsp_gpu
-            fn = {"gpu_host_chunks": tsp_gpu.host_chunks, "gpu_unrank": tsp_gpu.unrank,
-                  "gpu_shared_incremental": tsp_gpu.shared_incremental}[variant]
-            best, tour, stats = fn(W, plan, **options)
-        stats.update(permutations=plan.total, chunks=plan.n_chunks, free_cities=plan.k,
-                     symmetric=plan.symmetric)
-    elif variant == "held_karp":
-        best, tour = serial.held_karp(W)
-    else:
-        from . import tsp_gpu
-        best, tour, stats = tsp_gpu.held_karp(W, **options)
-    wall = (time.perf_counter() - t0) * 1e3
-    stats.setdefault("total_ms", wall)
-    stats.setdefault("device", _cpu_name() if not variant.startswith("gpu_") else None)
-    stats["cost_dtype"] = np.dtype(W.dtype).name
-    if "permutations" in stats:
-        stats["perms_per_s"] = stats["permutations"] / max(stats["total_ms"], 1e-9) * 1e3
-    if variant in ("held_karp", "gpu_held_karp") and n > 1:
-        m = n - 1
-        stats["states"] = (1 << m) * m
-
-    if best >= big:
-        return TSPResult(tour=None, length=math.inf, feasible=False, variant=variant, stats=stats)
-    length = checks.tour_length(inst, tour)
-    if length != best:     # an internal error, never an input error
-        raise RuntimeError(f"{variant}: reported length {best} but the tour {tour.tolist()} "
-                           f"has length {length}")
-    return TSPResult(tour=np.asarray(tour, dtype=np.int64), length=int(length), feasible=True,
-                     variant=variant, stats=stats)
+    symmetric = serial.choose_symmetric(inst, options.get("symmetric"))
+    _time_guard(inst.n, variant, symmetric, force)
+    if "force" in VARIANTS[variant].options:
+        options["force"] = force
+    return variants.call(VARIANTS, variant, inst, **options)
 
 
-def _guard(n: int, variant: str, symmetric: bool) -> None:
-    secs = estimate_seconds(n, variant, symmetric)
+def _time_guard(n: int, variant: str, symmetric: bool, force: bool) -> None:
+    work = estimate_work(n, variant, symmetric)
+    work = f"{work:.3g}" if math.isfinite(work) else "more than 1e308"
     if variant in BRUTE_FORCE:
-        if secs > MAX_SECONDS:
-            count = enumeration.count_tours(n, symmetric)
-            raise ValueError(
-                f"brute force on n={n} cities evaluates {count:.3g} orders: about "
-                f"{human_seconds(secs)} with {variant} at ~{RATES[variant]:.1g} orders/s; "
-                "use a Held-Karp variant, or pass force=True to run it anyway")
-    elif variant == "held_karp":
-        need = serial.held_karp_bytes(n, np.int32)
-        if secs > MAX_SECONDS or need > MAX_HOST_BYTES:
-            raise ValueError(
-                f"serial Held-Karp on n={n} cities needs at least {need / 2**30:.1f} GiB and "
-                f"about {human_seconds(secs)}; use gpu_held_karp, or pass force=True")
-
-
-def _cpu_name() -> str:
-    return f"CPU {platform.processor() or platform.machine()} (1 core, numba)"
+        what = (f"brute force on n={n} cities evaluates {work} orders, with {variant} at "
+                f"~{RATES[variant]:.1g} orders/s")
+        hint = "use a Held-Karp variant"
+    else:
+        what = f"{variant} on n={n} cities takes {work} steps at ~{HK_RATES[variant]:.1g} steps/s"
+        hint = "use gpu_held_karp" if variant == "held_karp" else ""
+    guards.time(estimate_seconds(n, variant, symmetric), what, MAX_SECONDS, force, hint=hint)

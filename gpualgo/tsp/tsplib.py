@@ -55,33 +55,44 @@ def coord_distances(coords: np.ndarray, kind: str) -> np.ndarray:
     """(n, n) int64 distances between the rows of ``coords`` as TSPLIB defines ``kind``."""
     c = np.asarray(coords, dtype=np.float64)
     if kind == "GEO":
-        deg = np.trunc(c)
-        rad = PI * (deg + 5.0 * (c - deg) / 3.0) / 180.0
-        lat, lon = rad[:, 0], rad[:, 1]
-        q1 = np.cos(lon[:, None] - lon[None, :])
-        q2 = np.cos(lat[:, None] - lat[None, :])
-        q3 = np.cos(lat[:, None] + lat[None, :])
-        arg = np.clip(0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3), -1.0, 1.0)
-        d = (RRR * np.arccos(arg) + 1.0).astype(np.int64)
+        d = _geo_distances(c)
+    elif kind in COORD_TYPES:
+        d = _planar_distances(c, kind)
     else:
-        diff = c[:, None, :] - c[None, :, :]
-        if kind in ("EUC_2D", "EUC_3D"):
-            d = _nint(np.sqrt((diff ** 2).sum(axis=2)))
-        elif kind == "CEIL_2D":
-            d = np.ceil(np.sqrt((diff ** 2).sum(axis=2))).astype(np.int64)
-        elif kind == "ATT":
-            r = np.sqrt((diff ** 2).sum(axis=2) / 10.0)
-            t = _nint(r)
-            d = np.where(t < r, t + 1, t)
-        elif kind in ("MAN_2D", "MAN_3D"):
-            d = _nint(np.abs(diff).sum(axis=2))
-        elif kind in ("MAX_2D", "MAX_3D"):
-            d = _nint(np.abs(diff).max(axis=2))
-        else:
-            raise ValueError(f"unsupported EDGE_WEIGHT_TYPE {kind!r}; supported: {COORD_TYPES}")
+        raise ValueError(f"unsupported EDGE_WEIGHT_TYPE {kind!r}; supported: {COORD_TYPES}")
     d = np.asarray(d, dtype=np.int64)
     np.fill_diagonal(d, 0)
     return d
+
+
+def _geo_distances(c: np.ndarray) -> np.ndarray:
+    """GEO: latitude and longitude as ``DDD.MM`` (degrees, minutes), great-circle distances on
+    TSPLIB's idealised sphere, truncated as its reference code does."""
+    deg = np.trunc(c)
+    rad = PI * (deg + 5.0 * (c - deg) / 3.0) / 180.0
+    lat, lon = rad[:, 0], rad[:, 1]
+    q1 = np.cos(lon[:, None] - lon[None, :])
+    q2 = np.cos(lat[:, None] - lat[None, :])
+    q3 = np.cos(lat[:, None] + lat[None, :])
+    arg = np.clip(0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3), -1.0, 1.0)
+    return (RRR * np.arccos(arg) + 1.0).astype(np.int64)
+
+
+def _planar_distances(c: np.ndarray, kind: str) -> np.ndarray:
+    """The Euclidean (EUC, CEIL, ATT), Manhattan (MAN) and maximum (MAX) metrics, in 2-D or
+    3-D, rounded as TSPLIB defines each."""
+    diff = c[:, None, :] - c[None, :, :]
+    if kind in ("EUC_2D", "EUC_3D"):
+        return _nint(np.sqrt((diff ** 2).sum(axis=2)))
+    if kind == "CEIL_2D":
+        return np.ceil(np.sqrt((diff ** 2).sum(axis=2))).astype(np.int64)
+    if kind == "ATT":
+        r = np.sqrt((diff ** 2).sum(axis=2) / 10.0)
+        t = _nint(r)
+        return np.where(t < r, t + 1, t)
+    if kind in ("MAN_2D", "MAN_3D"):
+        return _nint(np.abs(diff).sum(axis=2))
+    return _nint(np.abs(diff).max(axis=2))      # MAX_2D, MAX_3D
 
 
 def _positions(fmt: str, n: int):
@@ -132,95 +143,18 @@ def read_tsplib(path, missing: int | None = None) -> TSPInstance:
     def fail(lineno, msg):
         raise TSPLIBError(f"{where}, line {lineno}: {msg}")
 
-    head: dict = {}
-    head_line: dict = {}
-    coords = display = weights = None
-    i = 0
-    while i < len(lines):
-        lineno = i + 1
-        raw = lines[i].strip()
-        i += 1
-        if not raw:
-            continue
-        word = raw.split(":", 1)[0].split()[0].upper() if raw.split(":", 1)[0].split() else ""
-        if word == "EOF":
-            break
-        if word in _SECTIONS:
-            if word not in ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION"):
-                fail(lineno, f"{word} is not supported (only TSP/ATSP distance data is)")
-            n = _dimension(head, head_line, fail, lineno)
-            if word == "EDGE_WEIGHT_SECTION":
-                fmt = head.get("EDGE_WEIGHT_FORMAT", "FULL_MATRIX" if
-                               head.get("EDGE_WEIGHT_TYPE") == "EXPLICIT" else None)
-                if head.get("EDGE_WEIGHT_TYPE") != "EXPLICIT":
-                    fail(lineno, "EDGE_WEIGHT_SECTION needs EDGE_WEIGHT_TYPE : EXPLICIT")
-                if fmt not in FORMATS:
-                    fail(head_line.get("EDGE_WEIGHT_FORMAT", lineno),
-                         f"unsupported EDGE_WEIGHT_FORMAT {fmt!r}; supported: {', '.join(FORMATS)}")
-                pos = _positions(fmt, n)
-                values, i = _read_numbers(lines, i, len(pos), fail, lineno, word)
-                weights = (fmt, pos, values)
-            else:
-                dim = 3 if head.get("EDGE_WEIGHT_TYPE", "").endswith("_3D") else 2
-                if head.get("NODE_COORD_TYPE", "").upper() == "THREED_COORDS":
-                    dim = 3
-                xy, i = _read_coords(lines, i, n, dim, fail, word)
-                if word == "NODE_COORD_SECTION":
-                    coords = xy
-                else:
-                    display = xy
-            continue
-        key, sep, value = raw.partition(":")
-        key = key.strip().upper()
-        if not sep:
-            parts = raw.split(None, 1)
-            key, value = parts[0].upper(), (parts[1] if len(parts) > 1 else "")
-        if key not in _KEYS:
-            fail(lineno, f"unknown keyword {key!r}")
-        if key == "COMMENT" and "COMMENT" in head:
-            head[key] += "\n" + value.strip()      # several COMMENT lines are allowed
-        elif key in head:
-            fail(lineno, f"{key} given twice (first on line {head_line[key]})")
-        else:
-            head[key] = value.strip() if key in ("NAME", "COMMENT") else value.strip().upper()
-        head_line[key] = lineno
-
+    head, head_line, data = _scan(lines, fail)
     last = len(lines)
-    kind = head.get("TYPE")
-    if kind is None:
-        fail(last, "no TYPE given (TSP or ATSP)")
-    if kind not in ("TSP", "ATSP"):
-        fail(head_line["TYPE"], f"TYPE {kind!r} is not supported (TSP or ATSP)")
-    n = _dimension(head, head_line, fail, last)
-    ewt = head.get("EDGE_WEIGHT_TYPE")
-    if ewt is None:
-        fail(last, "no EDGE_WEIGHT_TYPE given")
+    kind, n, ewt = _problem(head, head_line, fail, last)
+    coords, display = data.get("NODE_COORD_SECTION"), data.get("DISPLAY_DATA_SECTION")
     if ewt == "EXPLICIT":
-        if weights is None:
-            fail(last, "EDGE_WEIGHT_TYPE EXPLICIT but no EDGE_WEIGHT_SECTION")
-        fmt, pos, values = weights
-        d = np.zeros((n, n), dtype=np.int64)
-        for (r, c), (v, ln) in zip(pos, values):
-            d[r, c] = v
-            if fmt != "FULL_MATRIX":
-                d[c, r] = v
-        if kind == "ATSP" and fmt != "FULL_MATRIX":
-            fail(head_line["EDGE_WEIGHT_FORMAT"],
-                 f"ATSP needs FULL_MATRIX, not the symmetric format {fmt}")
-        if missing is not None:
-            d[d == missing] = NO_EDGE
-        for (r, c), (v, ln) in zip(pos, values):
-            if v < 0 and not (missing is not None and v == missing) and r != c:
-                fail(ln, f"negative distance {v} between cities {r + 1} and {c + 1}")
+        d = _explicit_distances(data.get("EDGE_WEIGHT_SECTION"), n, kind, head_line, missing, fail, last)
         shown = coords if coords is not None else display
-    elif ewt in COORD_TYPES:
+    else:
         if coords is None:
             fail(last, f"EDGE_WEIGHT_TYPE {ewt} but no NODE_COORD_SECTION")
         d = coord_distances(coords, ewt)
         shown = coords if display is None else display
-    else:
-        fail(head_line["EDGE_WEIGHT_TYPE"],
-             f"EDGE_WEIGHT_TYPE {ewt!r} is not supported; supported: EXPLICIT, {', '.join(COORD_TYPES)}")
     np.fill_diagonal(d, 0)
     if shown is not None:
         shown = shown[:, :2]
@@ -235,6 +169,66 @@ def read_tsplib(path, missing: int | None = None) -> TSPInstance:
     return inst
 
 
+# ------------------------------------------------------------------ the file's header
+
+def _scan(lines, fail):
+    """Read the file up to EOF: the header keywords (``head``, and ``head_line``: the line of
+    each) and the data sections, each read as it comes (``{section: data}``)."""
+    head: dict = {}
+    head_line: dict = {}
+    data: dict = {}
+    i = 0
+    while i < len(lines):
+        lineno = i + 1
+        raw = lines[i].strip()
+        i += 1
+        if not raw:
+            continue
+        word = raw.split(":", 1)[0].split()[0].upper() if raw.split(":", 1)[0].split() else ""
+        if word == "EOF":
+            break
+        if word in _SECTIONS:
+            data[word], i = _read_section(word, lines, i, head, head_line, fail, lineno)
+        else:
+            _keyword(raw, head, head_line, fail, lineno)
+    return head, head_line, data
+
+
+def _keyword(raw, head, head_line, fail, lineno) -> None:
+    """One header line, ``KEY : value`` (or ``KEY value``), into ``head``."""
+    key, sep, value = raw.partition(":")
+    key = key.strip().upper()
+    if not sep:
+        parts = raw.split(None, 1)
+        key, value = parts[0].upper(), (parts[1] if len(parts) > 1 else "")
+    if key not in _KEYS:
+        fail(lineno, f"unknown keyword {key!r}")
+    if key == "COMMENT" and "COMMENT" in head:
+        head[key] += "\n" + value.strip()      # several COMMENT lines are allowed
+    elif key in head:
+        fail(lineno, f"{key} given twice (first on line {head_line[key]})")
+    else:
+        head[key] = value.strip() if key in ("NAME", "COMMENT") else value.strip().upper()
+    head_line[key] = lineno
+
+
+def _problem(head, head_line, fail, last):
+    """(TYPE, DIMENSION, EDGE_WEIGHT_TYPE) of a complete header, each checked."""
+    kind = head.get("TYPE")
+    if kind is None:
+        fail(last, "no TYPE given (TSP or ATSP)")
+    if kind not in ("TSP", "ATSP"):
+        fail(head_line["TYPE"], f"TYPE {kind!r} is not supported (TSP or ATSP)")
+    n = _dimension(head, head_line, fail, last)
+    ewt = head.get("EDGE_WEIGHT_TYPE")
+    if ewt is None:
+        fail(last, "no EDGE_WEIGHT_TYPE given")
+    if ewt != "EXPLICIT" and ewt not in COORD_TYPES:
+        fail(head_line["EDGE_WEIGHT_TYPE"],
+             f"EDGE_WEIGHT_TYPE {ewt!r} is not supported; supported: EXPLICIT, {', '.join(COORD_TYPES)}")
+    return kind, n, ewt
+
+
 def _dimension(head, head_line, fail, lineno) -> int:
     if "DIMENSION" not in head:
         fail(lineno, "DIMENSION must be given before the data sections")
@@ -245,6 +239,54 @@ def _dimension(head, head_line, fail, lineno) -> int:
     if n < 1:
         fail(head_line["DIMENSION"], f"DIMENSION must be positive, got {n}")
     return n
+
+
+# ---------------------------------------------------------------- the data sections
+
+def _read_section(word, lines, i, head, head_line, fail, lineno):
+    """Read the section ``word`` that starts after line ``lineno``: (its data, the index of
+    the line after it). EDGE_WEIGHT_SECTION gives (format, positions, values); the
+    coordinate sections an (n, 2 or 3) array."""
+    if word not in ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION"):
+        fail(lineno, f"{word} is not supported (only TSP/ATSP distance data is)")
+    n = _dimension(head, head_line, fail, lineno)
+    if word == "EDGE_WEIGHT_SECTION":
+        fmt = head.get("EDGE_WEIGHT_FORMAT", "FULL_MATRIX" if
+                       head.get("EDGE_WEIGHT_TYPE") == "EXPLICIT" else None)
+        if head.get("EDGE_WEIGHT_TYPE") != "EXPLICIT":
+            fail(lineno, "EDGE_WEIGHT_SECTION needs EDGE_WEIGHT_TYPE : EXPLICIT")
+        if fmt not in FORMATS:
+            fail(head_line.get("EDGE_WEIGHT_FORMAT", lineno),
+                 f"unsupported EDGE_WEIGHT_FORMAT {fmt!r}; supported: {', '.join(FORMATS)}")
+        pos = _positions(fmt, n)
+        values, i = _read_numbers(lines, i, len(pos), fail, lineno, word)
+        return (fmt, pos, values), i
+    dim = 3 if head.get("EDGE_WEIGHT_TYPE", "").endswith("_3D") else 2
+    if head.get("NODE_COORD_TYPE", "").upper() == "THREED_COORDS":
+        dim = 3
+    return _read_coords(lines, i, n, dim, fail, word)
+
+
+def _explicit_distances(weights, n, kind, head_line, missing, fail, last) -> np.ndarray:
+    """The (n, n) matrix of an EDGE_WEIGHT_SECTION (``weights`` from :func:`_read_section`):
+    triangular formats mirrored, ``missing`` values as NO_EDGE, negative values refused."""
+    if weights is None:
+        fail(last, "EDGE_WEIGHT_TYPE EXPLICIT but no EDGE_WEIGHT_SECTION")
+    fmt, pos, values = weights
+    d = np.zeros((n, n), dtype=np.int64)
+    for (r, c), (v, ln) in zip(pos, values):
+        d[r, c] = v
+        if fmt != "FULL_MATRIX":
+            d[c, r] = v
+    if kind == "ATSP" and fmt != "FULL_MATRIX":
+        fail(head_line["EDGE_WEIGHT_FORMAT"],
+             f"ATSP needs FULL_MATRIX, not the symmetric format {fmt}")
+    if missing is not None:
+        d[d == missing] = NO_EDGE
+    for (r, c), (v, ln) in zip(pos, values):
+        if v < 0 and not (missing is not None and v == missing) and r != c:
+            fail(ln, f"negative distance {v} between cities {r + 1} and {c + 1}")
+    return d
 
 
 def _number(tok, lineno, fail):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gpualgo import tsp
-from gpualgo.tsp import tsp_gpu
+from gpualgo.tsp import gpu as tsp_gpu
 
 pytestmark = pytest.mark.gpu
 

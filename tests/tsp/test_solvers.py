@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from gpualgo import peers, tsp
-from gpualgo.tsp import enumeration, tsp_gpu
+from gpualgo.tsp import enumeration
+from gpualgo.tsp import gpu as tsp_gpu
 
 solve_mod = importlib.import_module("gpualgo.tsp.solve")
 
@@ -121,6 +122,26 @@ def test_size_guards():
     assert tsp.estimate_seconds(20, "gpu_shared_incremental") > 3600
 
 
+@pytest.mark.parametrize("n, variant", [(200, "serial_bruteforce"), (200, "gpu_shared_incremental"),
+                                        (1000, "held_karp"), (1000, "gpu_held_karp"), (5000, "held_karp"),
+                                        (10**6, "serial_bruteforce")])
+def test_huge_sizes_get_an_estimate_not_an_overflow(n, variant):
+    secs = tsp.estimate_seconds(n, variant)
+    assert isinstance(secs, float) and secs > solve_mod.MAX_SECONDS
+    work = solve_mod.estimate_work(n, variant)
+    assert work == pytest.approx(secs * {**solve_mod.RATES, **solve_mod.HK_RATES}[variant])
+
+
+def test_huge_sizes_are_refused_by_solve_with_the_estimate():
+    # n = 1000 Held-Karp (about 1e297 s) and n = 200 brute force (more orders than a float
+    # holds): refused with the estimate, not an OverflowError
+    d = np.ones((1000, 1000), dtype=np.int64)
+    with pytest.raises(ValueError, match=r"held_karp on n=1000 cities .* about .* years"):
+        tsp.solve(d, variant="held_karp")
+    with pytest.raises(ValueError, match=r"more than 1e308 orders"):
+        tsp.solve(d[:200, :200], variant="serial_bruteforce")
+
+
 def test_unknown_variant_and_options():
     d = tsp.random_euclidean(5, seed=0)
     with pytest.raises(ValueError, match="unknown variant"):
@@ -141,9 +162,14 @@ def test_gpu_variants_without_gpu_raise():
 
 
 def test_variants_registry():
-    assert tsp.VARIANTS == ("serial_bruteforce", "held_karp", "gpu_host_chunks", "gpu_unrank",
-                            "gpu_shared_incremental", "gpu_held_karp")
-    assert set(solve_mod._OPTIONS) == set(tsp.VARIANTS)
+    assert list(tsp.VARIANTS) == ["serial_bruteforce", "held_karp", "gpu_host_chunks", "gpu_unrank",
+                                  "gpu_shared_incremental", "gpu_held_karp"]
+    brute = {"symmetric", "max_free"}
+    assert {v: set(e.options) for v, e in tsp.VARIANTS.items()} == {
+        "serial_bruteforce": brute, "held_karp": {"force"}, "gpu_host_chunks": brute | {"block", "batch"},
+        "gpu_unrank": brute | {"block"}, "gpu_shared_incremental": brute | {"block"},
+        "gpu_held_karp": {"block", "force"}}
+    assert [v for v, e in tsp.VARIANTS.items() if e.gpu] == [v for v in tsp.VARIANTS if v.startswith("gpu_")]
 
 
 def test_bench_presets_quick_cpu():
@@ -155,9 +181,17 @@ def test_bench_presets_quick_cpu():
     if peers.available("ortools_routing"):
         assert {"ortools_routing", "ortools_routing_gls"} <= by
     for n in {r["n"] for r in rows}:
-        lengths = {r["length"] for r in rows if r["n"] == n and r["variant"] in exact}
+        lengths = {r["objective"] for r in rows if r["n"] == n and r["variant"] in exact}
         assert len(lengths) == 1, f"exact solvers disagree at n={n}: {lengths}"
         heuristic = [r for r in rows if r["n"] == n and r["variant"] not in exact]
-        assert all(r["length"] >= min(lengths) and r["gap"] >= 0 for r in heuristic)
+        assert all(r["objective"] >= min(lengths) and r["gap"] >= 0 for r in heuristic)
+    # the exact rows were checked against the other exact algorithm where its serial version
+    # runs in this sweep (quick: brute force up to n = 7), the heuristic's rows never
+    bf_max = bench.presets("tsp")["cpu"].quick["serial_bf_max"]
+    for r in rows:
+        want = None
+        if r["variant"] in exact:
+            want = True if r["variant"] != "held_karp" or r["n"] <= bf_max else None
+        assert r["verified"] is want, r
     for name, p in bench.presets("tsp").items():
-        assert list(p.cases(dict(p.params, quick=True))), name
+        assert list(p.cases(bench._params(p, {"quick": True}))), name

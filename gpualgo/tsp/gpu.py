@@ -1,6 +1,7 @@
 """GPU versions of the exact TSP solvers (CuPy RawKernels from ``gpualgo/kernels/tsp.cu``).
 
-In the order they are taught:
+In the order they are taught (the versions of :data:`gpualgo.tsp.VARIANTS`; :data:`KERNELS`
+lists the kernels each one launches):
 
 - :func:`host_chunks` (a): the host writes chunks of orders (1 byte per city) into pinned
   buffers, copies them in, one thread per order computes its cost, the host finds the
@@ -11,9 +12,11 @@ In the order they are taught:
   thread walked with next_permutation and an incremental cost, device reduction.
 - :func:`held_karp` : dynamic programming by layers of subset size.
 
-CuPy is imported only inside these functions (through :func:`gpualgo.gpu.require`).
-All brute-force versions take ``plan`` (:class:`~gpualgo.tsp.enumeration.Plan`) and return
-the first best order of the plan, like the serial version.
+Each takes the instance and its options, prepares it as every version does
+(:func:`gpualgo.tsp.serial.prepare`) and returns a :class:`~gpualgo.tsp.result.TSPResult`.
+CuPy is imported only inside these functions (through :func:`gpualgo.gpu.require`), so this
+module imports without a GPU. All brute-force versions walk the plan
+(:class:`~gpualgo.tsp.enumeration.Plan`) and return its first best order, like the serial one.
 """
 
 from __future__ import annotations
@@ -24,8 +27,22 @@ import time
 import numpy as np
 from numba import njit
 
-from .. import gpu
-from .serial import held_karp_bytes, next_permutation
+from .. import gpu, guards
+from .enumeration import MAX_FREE
+from .instances import as_instance
+from .result import TSPResult, make_result
+from .serial import held_karp_bytes, next_permutation, prepare, single_city
+
+__all__ = ["KERNELS", "launch_config", "host_chunks", "unrank", "shared_incremental", "held_karp",
+           "held_karp_memory"]
+
+#: the kernels each GPU version launches, in launch order
+KERNELS = {
+    "gpu_host_chunks": ("tour_cost_kernel",),
+    "gpu_unrank": ("unrank_kernel", "reduce_best_kernel"),
+    "gpu_shared_incremental": ("shared_incremental_kernel", "reduce_best_kernel"),
+    "gpu_held_karp": ("held_karp_init_kernel", "held_karp_layer_kernel", "held_karp_backtrack_kernel"),
+}
 
 #: orders per launch of (b) and (c), so one launch lasts about a second and its rank
 #: count stays far below 2^63
@@ -34,15 +51,22 @@ LAUNCH_ORDERS = 1 << 37
 MIN_PER_THREAD = 256
 #: orders per host batch in (a)
 HOST_BATCH = 1 << 22
-#: Held-Karp on the GPU: bit j of a 32-bit mask is city j + 1
+#: Held-Karp on the GPU: bit j of a 32-bit mask is city j + 1 (HK_MAXN in tsp.cu, also the
+#: stride of its binomial table)
 HK_MAX_N = 33
-HK_MAXN_DEFINE = 33          # HK_MAXN in tsp.cu (binomial table stride)
-#: brute force on the GPU: a set of cities is a 32-bit mask
+#: brute force on the GPU: a set of cities is a 32-bit mask (MAXN in tsp.cu)
 BF_MAX_N = 32
+#: the threads of the one block that reduces the blocks' bests, and of the one warp that
+#: starts and ends Held-Karp (a lane per city)
+REDUCE_BLOCK = 1024
+WARP = 32
 
 
 def _module(dtype):
-    defines = {"COST_INT64": 1} if np.dtype(dtype) == np.int64 else None
+    # the compile-time constants of tsp.cu, from here only
+    defines = {"MAXN": BF_MAX_N, "MAXK": MAX_FREE, "HK_MAXN": HK_MAX_N}
+    if np.dtype(dtype) == np.int64:
+        defines["COST_INT64"] = 1
     return gpu.load_module("tsp", defines=defines)
 
 
@@ -53,23 +77,34 @@ def _check_block(block) -> int:
     return int(block)
 
 
-def launch_config(kernel, block: int, work: int, per_thread_min: int = 1):
-    """The grid of a launch, computed in one place for every kernel.
+def launch_config(kernel, block: int, work: int | None = None, per_thread_min: int = 1):
+    """The grid of a launch, computed in one place for every kernel. Returns (grid, per_thread).
 
-    One wave of resident blocks (from the kernel's register count), fewer when ``work``
-    items at ``per_thread_min`` per thread need fewer threads. Returns (grid, threads).
+    ``work`` items: one wave of resident blocks (from the kernel's register count), fewer when
+    ``work`` items at ``per_thread_min`` per thread need fewer threads; kernels with a
+    grid-stride loop ignore ``per_thread``. With ``per_thread_min > 1`` (version (c): each
+    thread walks a contiguous range of ``per_thread`` orders) the grid keeps only the blocks
+    that have a range. ``work=None``: a kernel whose one block does the whole job (the final
+    reduction; the ends of Held-Karp): (1, 1).
     """
+    if work is None:
+        return 1, 1
     regs = max(int(getattr(kernel, "num_regs", 32)), 1)
     regs_per_block = ((regs + 7) // 8 * 8) * block
     per_sm = max(1, min(2048 // block, 65536 // regs_per_block, 32))
     resident = gpu.sm_count() * per_sm
     want = max(1, math.ceil(work / max(per_thread_min, 1) / block))
     grid = max(1, min(resident, want))
-    return grid, grid * block
+    per_thread = math.ceil(work / (grid * block))
+    if per_thread_min > 1:
+        grid = math.ceil(math.ceil(work / per_thread) / block)
+    return grid, per_thread
 
 
-def _plan_arrays(cp, plan):
-    return (cp.asarray(np.ascontiguousarray(plan.prefix)), cp.asarray(plan.last))
+def _times(t0, t1, t2, **stats) -> dict:
+    """The times every GPU version reports: prepare (t0..t1: weights, plan, uploads) and
+    exec (t1..t2: launches and the answer's download), with the version's counters."""
+    return dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, device=gpu.device_name(), **stats)
 
 
 def _launches(plan):
@@ -78,19 +113,29 @@ def _launches(plan):
     return [(c0, min(per, plan.n_chunks - c0)) for c0 in range(0, plan.n_chunks, per)]
 
 
-def _device_bruteforce(W, plan, block, which):
-    cp = gpu.require()
-    block = _check_block(block)
-    n = W.shape[0]
-    if n > BF_MAX_N:
-        raise ValueError(f"GPU brute force handles at most {BF_MAX_N} cities, got n={n}")
-    mod = _module(W.dtype)
-    name = "unrank_kernel" if which == "unrank" else "shared_incremental_kernel"
-    kern = mod.get_function(name)
-    reduce_k = mod.get_function("reduce_best_kernel")
+def _prepare_bruteforce(instance, symmetric, max_free, block):
+    """The checks and the preparation of a GPU brute force: (prep, block, t0)."""
     t0 = time.perf_counter()
-    dW = cp.asarray(W)
-    prefix, last = _plan_arrays(cp, plan)
+    block = _check_block(block)
+    inst = as_instance(instance)
+    if inst.n > BF_MAX_N:   # before the plan, whose chunks grow with n
+        raise ValueError(f"GPU brute force handles at most {BF_MAX_N} cities, got n={inst.n}")
+    return prepare(inst, symmetric, max_free), block, t0
+
+
+def _device_bruteforce(instance, symmetric, max_free, block, variant) -> TSPResult:
+    """Versions (b) and (c): the orders built on the device, the minimum reduced there."""
+    cp = gpu.require()
+    prep, block, t0 = _prepare_bruteforce(instance, symmetric, max_free, block)
+    if prep.n == 1:
+        return single_city(prep, variant, t0)
+    W, plan, n = prep.W, prep.plan, prep.n
+    mod = _module(W.dtype)
+    kern = mod.get_function(KERNELS[variant][0])
+    reduce_k = mod.get_function("reduce_best_kernel")
+    dW = gpu.to_device(W)
+    prefix, last = gpu.to_device(plan.prefix), gpu.to_device(plan.last)
+    t1 = time.perf_counter()
     F = plan.prefix.shape[1]
     kfact = plan.kfact
     out_c = cp.empty(1, dtype=W.dtype)
@@ -98,44 +143,39 @@ def _device_bruteforce(W, plan, block, which):
     best, best_rank = None, None
     kernel_ms = 0.0
     grid_max = 0
+    contiguous = variant == "gpu_shared_incremental"
     for c0, cc in _launches(plan):
         total = cc * kfact
-        if which == "unrank":
-            grid, _ = launch_config(kern, block, total)
-            extra = ()
-        else:
-            grid, threads = launch_config(kern, block, total, MIN_PER_THREAD)
-            per_thread = math.ceil(total / threads)
-            grid = math.ceil(math.ceil(total / per_thread) / block)
-            extra = (np.int64(per_thread),)
+        grid, per_thread = launch_config(kern, block, total, MIN_PER_THREAD if contiguous else 1)
+        extra = (np.int64(per_thread),) if contiguous else ()
         grid_max = max(grid_max, grid)
         bc = cp.empty(grid, dtype=W.dtype)
         bg = cp.empty(grid, dtype=np.int64)
+        rgrid, _ = launch_config(reduce_k, REDUCE_BLOCK)
         with gpu.CudaTimer() as t:
             kern((grid,), (block,),
                  (dW, np.int32(n), prefix, np.int32(F), last, np.int32(plan.f),
                   np.int32(plan.k), np.int64(kfact), np.int64(c0), np.int64(total))
                  + extra + (bc, bg))
-            reduce_k((1,), (1024,), (bc, bg, np.int32(grid), out_c, out_g))
+            reduce_k((rgrid,), (REDUCE_BLOCK,), (bc, bg, np.int32(grid), out_c, out_g))
         kernel_ms += t.ms
         cost, g = int(out_c.get()[0]), int(out_g.get()[0])
         if best is None or cost < best:
             best, best_rank = cost, c0 * kfact + g
-    total_ms = (time.perf_counter() - t0) * 1e3
+    t2 = time.perf_counter()
     tour = plan.tour_of_rank(best_rank)
-    stats = dict(kernel_ms=kernel_ms, total_ms=total_ms, launches=len(_launches(plan)),
-                 grid=grid_max, block=block, device=gpu.device_name())
-    return best, tour, stats
+    stats = _times(t0, t1, t2, kernel_ms=kernel_ms, launches=len(_launches(plan)), grid=grid_max, block=block)
+    return make_result(prep, variant, best, tour, stats, t0)
 
 
-def unrank(W, plan, block: int = 256):
-    """Version (b): every thread unranks each of its orders. Returns (cost, tour, stats)."""
-    return _device_bruteforce(W, plan, block, "unrank")
+def unrank(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256) -> TSPResult:
+    """Version (b), ``gpu_unrank``: every thread unranks each of its orders."""
+    return _device_bruteforce(instance, symmetric, max_free, block, "gpu_unrank")
 
 
-def shared_incremental(W, plan, block: int = 256):
-    """Version (c): shared matrix, contiguous ranges, incremental cost. Returns (cost, tour, stats)."""
-    return _device_bruteforce(W, plan, block, "incremental")
+def shared_incremental(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256) -> TSPResult:
+    """Version (c), ``gpu_shared_incremental``: shared matrix, contiguous ranges, incremental cost."""
+    return _device_bruteforce(instance, symmetric, max_free, block, "gpu_shared_incremental")
 
 
 # ------------------------------------------------------------------ version (a): host chunks
@@ -193,20 +233,21 @@ def _fill_orders(n, prefix, last, f, k, chunk, local, count, out):
     return chunk, local
 
 
-def host_chunks(W, plan, block: int = 256, batch: int = HOST_BATCH):
-    """Version (a): orders written on the host, costs on the device, minimum on the host.
-
-    Returns (cost, tour, stats); stats split the time into host generation and the rest.
-    """
+def host_chunks(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256,
+                batch: int = HOST_BATCH) -> TSPResult:
+    """Version (a), ``gpu_host_chunks``: orders written on the host, costs on the device,
+    minimum on the host. Its stats split the time: ``host_ms`` writing the orders,
+    ``wait_ms`` waiting for the device."""
     cp = gpu.require()
-    block = _check_block(block)
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
         raise ValueError(f"batch must be a positive integer, got {batch!r}")
-    n = W.shape[0]
+    prep, block, t0 = _prepare_bruteforce(instance, symmetric, max_free, block)
+    if prep.n == 1:
+        return single_city(prep, "gpu_host_chunks", t0)
+    W, plan, n = prep.W, prep.plan, prep.n
     m = n - 1
     kern = _module(W.dtype).get_function("tour_cost_kernel")
-    t0 = time.perf_counter()
-    dW = cp.asarray(W)
+    dW = gpu.to_device(W)
     total = plan.total
     batch = int(min(batch, total))
     stream = cp.cuda.Stream(non_blocking=True)
@@ -218,6 +259,7 @@ def host_chunks(W, plan, block: int = 256, batch: int = HOST_BATCH):
                           d_orders=cp.empty(batch * m, np.uint8),
                           d_costs=cp.empty(batch, W.dtype),
                           event=cp.cuda.Event(), count=0, first=0, pending=False))
+    t1 = time.perf_counter()
     best, best_rank = None, None
     host_ms = 0.0
     wait_ms = 0.0
@@ -258,19 +300,20 @@ def host_chunks(W, plan, block: int = 256, batch: int = HOST_BATCH):
             s = slots[i % 2]
             if s["pending"]:
                 consume(s)
-    total_ms = (time.perf_counter() - t0) * 1e3
+    t2 = time.perf_counter()
     tour = plan.tour_of_rank(best_rank)
-    stats = dict(total_ms=total_ms, host_ms=host_ms, wait_ms=wait_ms, batches=b,
-                 batch=batch, grid=grid_max, block=block, device=gpu.device_name())
-    return best, tour, stats
+    stats = _times(t0, t1, t2, host_ms=host_ms, wait_ms=wait_ms, batches=b, batch=batch, grid=grid_max,
+                   block=block)
+    return make_result(prep, "gpu_host_chunks", best, tour, stats, t0)
 
 
 # ------------------------------------------------------------------------- Held-Karp
 
 def _binomials():
-    B = np.zeros((HK_MAXN_DEFINE, HK_MAXN_DEFINE), dtype=np.uint32)
-    for b in range(HK_MAXN_DEFINE):
-        for i in range(HK_MAXN_DEFINE):
+    # C(b, i) for b, i < HK_MAX_N: the table the layer kernel unranks its masks with
+    B = np.zeros((HK_MAX_N, HK_MAX_N), dtype=np.uint32)
+    for b in range(HK_MAX_N):
+        for i in range(HK_MAX_N):
             B[b, i] = math.comb(b, i) if math.comb(b, i) < 2**32 else 0xFFFFFFFF
     return B
 
@@ -280,46 +323,47 @@ def held_karp_memory(n: int, dtype) -> int:
     return held_karp_bytes(n, dtype) + (1 << 20)
 
 
-def held_karp(W, block: int = 256, force: bool = False):
-    """GPU Held-Karp by layers; returns (cost, tour, stats).
+def held_karp(instance, block: int = 256, force: bool = False) -> TSPResult:
+    """Version ``gpu_held_karp``: Held-Karp by layers of subset size, one launch per layer.
 
     Raises:
-        ValueError: n > 33, or the table does not fit in the free GPU memory.
+        ValueError: n > 33, or (unless ``force``) the table does not fit in the GPU memory
+            that can be had now (:func:`gpualgo.guards.memory`, with the estimate).
     """
     cp = gpu.require()
+    t0 = time.perf_counter()
     block = _check_block(block)
-    n = W.shape[0]
+    prep = prepare(instance, brute_force=False)
+    n, W = prep.n, prep.W
     if n > HK_MAX_N:
         raise ValueError(f"GPU Held-Karp handles at most {HK_MAX_N} cities, got n={n}")
-    need = held_karp_memory(n, W.dtype)
-    free = cp.cuda.runtime.memGetInfo()[0]
-    if need > 0.9 * free:
-        raise ValueError(
-            f"Held-Karp for n={n} needs {need / 2**30:.1f} GiB of GPU memory "
-            f"(2^{n - 1} x {n - 1} {np.dtype(W.dtype).name} entries); "
-            f"{free / 2**30:.1f} GiB are free")
+    if n == 1:
+        return single_city(prep, "gpu_held_karp", t0)
+    guards.memory(held_karp_memory(n, W.dtype), f"GPU Held-Karp on n={n} cities (its table of 2^{n - 1} x {n - 1} "
+                  f"{np.dtype(W.dtype).name} entries)", force, where="GPU")
     mod = _module(W.dtype)
     k_init = mod.get_function("held_karp_init_kernel")
     k_layer = mod.get_function("held_karp_layer_kernel")
     k_back = mod.get_function("held_karp_backtrack_kernel")
     m = n - 1
-    t0 = time.perf_counter()
-    dW = cp.asarray(W)
-    binom = cp.asarray(_binomials())
+    dW = gpu.to_device(W)
+    binom = gpu.to_device(_binomials())
     dp = cp.empty((1 << m) * m, dtype=W.dtype)
     tour = cp.empty(n, dtype=np.int32)
     length = cp.empty(1, dtype=W.dtype)
+    t1 = time.perf_counter()
+    one, _ = launch_config(k_init, WARP)
     with gpu.CudaTimer() as t:
-        k_init((1,), (32,), (dp, dW, np.int32(n)))
+        k_init((one,), (WARP,), (dp, dW, np.int32(n)))
         for s in range(2, m + 1):
             count = math.comb(m, s) * s
             grid, _ = launch_config(k_layer, block, count)
             k_layer((grid,), (block,), (dp, dW, np.int32(n), binom, np.int32(s), np.int64(count)))
-        k_back((1,), (32,), (dp, dW, np.int32(n), tour, length))
+        k_back((one,), (WARP,), (dp, dW, np.int32(n), tour, length))
     best = int(length.get()[0])
     tour_h = tour.get().astype(np.int64)
+    t2 = time.perf_counter()
     del dp
-    total_ms = (time.perf_counter() - t0) * 1e3
-    stats = dict(kernel_ms=t.ms, total_ms=total_ms, layers=max(m - 1, 0), block=block,
-                 table_bytes=held_karp_bytes(n, W.dtype), device=gpu.device_name())
-    return best, tour_h, stats
+    stats = _times(t0, t1, t2, kernel_ms=t.ms, layers=max(m - 1, 0), block=block,
+                   table_bytes=held_karp_bytes(n, W.dtype))
+    return make_result(prep, "gpu_held_karp", best, tour_h, stats, t0)
