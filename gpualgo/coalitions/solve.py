@@ -108,7 +108,7 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
 
     t0 = time.perf_counter()
     if on_gpu:
-        from . import dp_gpu
+        from . import gpu as dp_gpu
         partition, table_value, stats = dp_gpu.run(variant, v, n, rule=rule, **options)
     else:
         f, stats = serial.dp(v, n, rule)
