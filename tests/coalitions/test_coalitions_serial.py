@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from gpualgo import coalitions as co
+from gpualgo import gpu
 from gpualgo.coalitions import serial
 
 
@@ -83,18 +84,20 @@ def test_result_fields():
     s = r.stats
     assert s["dtype"] == "float32" and s["n"] == 8 and s["bytes_moved"] > 0 and s["total_ms"] > 0
     assert abs(s["table_value"] - r.value) < 1e-3
+    assert 0 < s["exec_ms"] <= s["total_ms"] and s["device"] == gpu.cpu_label() and s["rule"] == "dp"
+    assert r.objective == r.value and "kernel_ms" not in s
 
 
 def test_variants_registry_order():
-    assert co.VARIANTS == ("serial", "serial_odp", "gpu_report", "gpu_shared_splits", "gpu_odp")
+    assert tuple(co.VARIANTS) == ("serial", "serial_odp", "gpu_report", "gpu_shared_splits", "gpu_odp")
+    assert [v for v in co.VARIANTS if co.VARIANTS[v].gpu] == ["gpu_report", "gpu_shared_splits", "gpu_odp"]
 
 
 def test_gpu_variants_without_gpu_raise():
-    from gpualgo import gpu
     if gpu.available():
         pytest.skip("a GPU is present")
     v = co.random_values(4, seed=1)
-    for variant in co.VARIANTS[2:]:
+    for variant in list(co.VARIANTS)[2:]:
         with pytest.raises(gpu.GPUUnavailableError):
             co.solve(v, variant=variant)
 
