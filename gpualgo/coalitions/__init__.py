@@ -13,15 +13,19 @@ True
 True
 """
 
-from .checks import BRUTE_FORCE_MAX, bell, brute_force, check_partition, partition_value
+from .checks import (BRUTE_FORCE_MAX, bell, brute_force, check_against_serial, check_partition, partition_value,
+                     tolerance)
+from .result import CoalitionResult, make_result
 from .serial import RULES
-from .solve import VARIANTS, CoalitionResult, estimate_seconds, solve, total_splits
+from .solve import MAX_SECONDS, RATES, VARIANTS, estimate_seconds, solve, total_splits
 from .values import (DISTRIBUTIONS, MAX_AGENTS, from_bids, generation_bytes, popcounts, random_values,
                      read_values, table_bytes, validate_values, write_values)
 
 __all__ = [
-    "solve", "VARIANTS", "CoalitionResult", "estimate_seconds", "total_splits", "RULES",
+    "solve", "VARIANTS", "CoalitionResult", "make_result", "estimate_seconds", "total_splits", "RATES",
+    "MAX_SECONDS", "RULES",
     "DISTRIBUTIONS", "MAX_AGENTS", "random_values", "validate_values", "read_values",
     "write_values", "from_bids", "table_bytes", "generation_bytes", "popcounts",
-    "check_partition", "partition_value", "brute_force", "BRUTE_FORCE_MAX", "bell",
+    "check_partition", "partition_value", "brute_force", "BRUTE_FORCE_MAX", "bell", "tolerance",
+    "check_against_serial",
 ]

@@ -9,21 +9,28 @@
   n = 27 in <= 15 s and n = 29 in <= 2 min with gpu_odp.
 - ``cpu``: the serial versions only (runs anywhere; the notebook's same-run comparison).
 
-Every preset takes ``quick`` (tiny sizes, for CI and headless notebooks). Value functions
-are the uniform distribution in float32 unless a preset says otherwise.
+Every preset takes ``quick``: its ``Preset.quick`` values (tiny sizes, for CI and headless
+notebooks) replace the defaults. Value functions are the uniform distribution in float32
+unless a preset says otherwise. Every measured row comes from :func:`gpualgo.bench.row`
+(``total_ms``, ``kernel_ms``, ``objective``: the partition's value...) followed by this
+problem's counters (``splits``, ``bytes_moved``, their rates, ``parts``, ``ms_per_level``).
+What the notebook prints from these rows is computed in :mod:`gpualgo.coalitions.analysis`.
 """
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
 
-from .. import gpu
+from .. import bench, gpu
 from ..bench import Case, Preset
-from . import values
-from .solve import solve
+from . import checks, values
+from .solve import VARIANTS, solve
 
-GPU_VARIANTS = ("gpu_report", "gpu_shared_splits", "gpu_odp")
+__all__ = ["PRESETS", "GPU_VARIANTS", "copy_bandwidth"]
+
+GPU_VARIANTS = tuple(v for v in VARIANTS if VARIANTS[v].gpu)
 
 
 def copy_bandwidth(nbytes: int = 1 << 30, reps: int = 5) -> float:
@@ -46,15 +53,25 @@ def _instance(n, dist, seed, dtype=np.float32):
     return values.random_values(n, dist, seed=seed, dtype=dtype)
 
 
-def _row(r, n, dist, seed, **extra) -> dict:
+@functools.lru_cache(maxsize=1)
+def _tiny():
+    """What the warm-up solves: 8 agents, uniform, float32 (as every measured instance)."""
+    return _instance(8, "uniform", 0)
+
+
+def _warm(*variants_):
+    bench.warm_up(solve, _tiny(), variants_)
+
+
+def _row(r, n, dist, seed, rep=0, verified=None, **extra) -> dict:
+    """bench.row's columns, then the counters of this problem, then ``extra``."""
     s = r.stats
-    kernel_ms = float(s.get("kernel_ms", s["total_ms"]))
-    row = dict(algorithm="coalitions", variant=r.variant, n=n, distribution=dist, dtype=s["dtype"],
-               rule=s["rule"], time_ms=float(s["total_ms"]), kernel_ms=kernel_ms,
-               splits=int(s["splits"]), splits_per_s=s["splits"] / max(kernel_ms, 1e-9) * 1e3,
-               bytes_moved=int(s["bytes_moved"]),
-               bytes_per_s=s["bytes_moved"] / max(kernel_ms, 1e-9) * 1e3,
-               value=r.value, parts=len(r.partition), device=str(s.get("device")), seed=seed)
+    row = bench.row(r, rep=rep, verified=verified, algorithm="coalitions", n=n, distribution=dist,
+                    dtype=s["dtype"], rule=s["rule"], seed=seed)
+    busy = row["kernel_ms"] if row["kernel_ms"] is not None else row["exec_ms"]   # GPU: the kernels
+    row.update(splits=int(s["splits"]), splits_per_s=s["splits"] / max(busy, 1e-9) * 1e3,
+               bytes_moved=int(s["bytes_moved"]), bytes_per_s=s["bytes_moved"] / max(busy, 1e-9) * 1e3,
+               parts=len(r.partition))
     if "reads_saved" in s:
         row["reads_saved"] = int(s["reads_saved"])
     if r.variant == "gpu_odp":
@@ -65,9 +82,14 @@ def _row(r, n, dist, seed, **extra) -> dict:
     return row
 
 
-def _warm(variant):
-    # compile (numba / NVRTC) outside the timed runs
-    solve(_instance(8, "uniform", 0), variant=variant)
+def _with_bandwidth(row, r, itemsize, bw) -> dict:
+    """``row`` with its bytes per second as fractions of the copy bandwidth ``bw``, and the
+    logical traffic: the two table values per split a kernel without any reuse would read."""
+    busy = row["kernel_ms"] if row["kernel_ms"] is not None else row["exec_ms"]
+    logical = r.stats["splits"] * 2 * itemsize / max(busy, 1e-9) * 1e3
+    row.update(copy_bytes_per_s=bw, fraction_of_copy=row["bytes_per_s"] / bw,
+               logical_bytes_per_s=logical, logical_fraction_of_copy=logical / bw)
+    return row
 
 
 def _solve_rows(variant, n, dist, seed, reps, **extra):
@@ -81,59 +103,45 @@ def _solve_rows(variant, n, dist, seed, reps, **extra):
     return Case(f"{variant} n={n}", run)
 
 
+def _copy_case(nbytes, state):
+    def copy():
+        state["bw"] = copy_bandwidth(nbytes)
+        return [dict(algorithm="coalitions", variant="device_copy", n=0, copy_bytes_per_s=state["bw"],
+                     device=gpu.device_name())]
+    return Case("device-to-device copy", copy)
+
+
 # ----------------------------------------------------------------------------- report
 
 def _report_cases(p):
-    q = p["quick"]
-    reps = 1 if q else int(p["reps"])
-    serial_reps = 1 if q else int(p["serial_reps"])
-    ranges = {
-        "serial": range(4, 12) if q else range(p["n_min"], p["serial_max"] + 1),
-        "serial_odp": range(4, 12) if q else range(p["n_min"], p["serial_max"] + 1),
-        "gpu_report": range(4, 12) if q else range(p["n_min"], p["report_max"] + 1),
-        "gpu_shared_splits": range(4, 12) if q else range(p["n_min"], p["report_max"] + 1),
-        "gpu_odp": range(4, 12) if q else range(p["n_min"], p["odp_max"] + 1),
-    }
-    for variant, ns in ranges.items():
-        if variant.startswith("gpu_") and not p["gpu"]:
+    top = {"serial": p["serial_max"], "serial_odp": p["serial_max"], "gpu_report": p["report_max"],
+           "gpu_shared_splits": p["report_max"], "gpu_odp": p["odp_max"]}
+    for variant in VARIANTS:
+        if VARIANTS[variant].gpu and not p["gpu"]:
             continue
-        for n in ns:
+        for n in range(p["n_min"], top[variant] + 1):
             yield _solve_rows(variant, n, p["distribution"], p["seed"],
-                              reps if variant.startswith("gpu_") else serial_reps)
+                              int(p["reps"] if VARIANTS[variant].gpu else p["serial_reps"]))
 
 
 # -------------------------------------------------------------------------- bandwidth
 
 def _bandwidth_cases(p):
-    q = p["quick"]
     state = {}
-
-    def copy():
-        bw = copy_bandwidth(1 << 24 if q else 1 << 30)
-        state["bw"] = bw
-        return [dict(algorithm="coalitions", variant="device_copy", n=0, copy_bytes_per_s=bw,
-                     device=gpu.device_name())]
-    yield Case("device-to-device copy", copy)
-    sizes = [8, 10] if q else list(p["sizes"])
+    yield _copy_case(p["copy_bytes"], state)
     for variant in GPU_VARIANTS:
-        for n in sizes:
-            if variant != "gpu_odp" and n > (10 if q else p["report_max"]):
+        for n in p["sizes"]:
+            if variant != "gpu_odp" and n > p["report_max"]:
                 continue
 
             def run(variant=variant, n=n):
                 _warm(variant)
                 v = _instance(n, p["distribution"], p["seed"])
                 rows = []
-                for rep in range(1 if q else int(p["reps"])):
+                for rep in range(int(p["reps"])):
                     r = solve(v, variant=variant, force=True)
-                    row = _row(r, n, p["distribution"], p["seed"], rep=rep)
-                    # what the same splits would read from the table without any reuse
-                    logical = r.stats["splits"] * 2 * v.itemsize
-                    row.update(copy_bytes_per_s=state["bw"],
-                               fraction_of_copy=row["bytes_per_s"] / state["bw"],
-                               logical_bytes_per_s=logical / max(row["kernel_ms"], 1e-9) * 1e3,
-                               logical_fraction_of_copy=logical / max(row["kernel_ms"], 1e-9) * 1e3 / state["bw"])
-                    rows.append(row)
+                    rows.append(_with_bandwidth(_row(r, n, p["distribution"], p["seed"], rep=rep), r,
+                                                v.itemsize, state["bw"]))
                 return rows
             yield Case(f"{variant} n={n}", run)
 
@@ -141,43 +149,40 @@ def _bandwidth_cases(p):
 # ---------------------------------------------------------------------------- targets
 
 def _targets_cases(p):
-    q = p["quick"]
     seed, dist = p["seed"], p["distribution"]
     state = {}
-
-    def copy():
-        state["bw"] = copy_bandwidth(1 << 24 if q else 1 << 30)
-        return [dict(algorithm="coalitions", variant="device_copy", n=0,
-                     copy_bytes_per_s=state["bw"], device=gpu.device_name())]
-    yield Case("device-to-device copy", copy)
+    yield _copy_case(p["copy_bytes"], state)
 
     def ratio():
-        n = 12 if q else p["ratio_n"]
-        _warm("gpu_odp")
-        _warm("serial")
+        n = p["ratio_n"]
+        _warm("gpu_odp", "serial")
         v = _instance(n, dist, seed)
-        gpu_rows = [_row(solve(v, variant="gpu_odp"), n, dist, seed, rep=i) for i in range(3)]
+        gpu_results = [solve(v, variant="gpu_odp") for _ in range(3)]
         ser = solve(v, variant="serial", force=True)
         ser_row = _row(ser, n, dist, seed, rep=0, speedup_vs_serial=1.0)
-        best = min(r["time_ms"] for r in gpu_rows)
-        for r in gpu_rows:
-            r.update(goal="gpu_odp >= 100x the numba serial DP",
-                     speedup_vs_serial=ser_row["time_ms"] / r["time_ms"],
-                     same_value=abs(r["value"] - ser_row["value"]) <= 1e-4 * abs(ser_row["value"]))
-        gpu_rows[0]["best_speedup"] = ser_row["time_ms"] / best
+        best = min(r.stats["total_ms"] for r in gpu_results)
+        gpu_rows = []
+        for i, r in enumerate(gpu_results):
+            try:   # the GPU's answer against the serial DP's, in this run
+                checks.check_against_serial(r, ser)
+                same = True
+            except (AssertionError, ValueError):
+                same = False
+            gpu_rows.append(_row(r, n, dist, seed, rep=i, verified=same,
+                                 goal="gpu_odp >= 100x the numba serial DP",
+                                 speedup_vs_serial=ser_row["total_ms"] / r.stats["total_ms"]))
+        gpu_rows[0]["best_speedup"] = ser_row["total_ms"] / best
         return gpu_rows + [ser_row]
     yield Case("ratio against serial", ratio)
 
-    for n, limit_s in ([(14, 15.0), (15, 120.0)] if q else [(p["n_fast"], 15.0), (p["n_large"], 120.0)]):
+    for n, limit_s in ((p["n_fast"], p["fast_limit_s"]), (p["n_large"], p["large_limit_s"])):
         def big(n=n, limit_s=limit_s):
             _warm("gpu_odp")
             v = _instance(n, dist, seed)
             r = solve(v, variant="gpu_odp", force=True)
             row = _row(r, n, dist, seed, goal=f"n={n} in <= {limit_s:g} s", limit_s=limit_s,
-                       met=r.stats["total_ms"] <= limit_s * 1e3, copy_bytes_per_s=state["bw"])
-            row["fraction_of_copy"] = row["bytes_per_s"] / state["bw"]
-            logical = r.stats["splits"] * 2 * v.itemsize / max(row["kernel_ms"], 1e-9) * 1e3
-            row.update(logical_bytes_per_s=logical, logical_fraction_of_copy=logical / state["bw"])
+                       met=r.stats["total_ms"] <= limit_s * 1e3)
+            _with_bandwidth(row, r, v.itemsize, state["bw"])
             del v
             return [row]
         yield Case(f"gpu_odp n={n}", big)
@@ -189,20 +194,26 @@ PRESETS = {
                     "kernel, with and without shared splits, and the GPU ODP beyond",
         params=dict(n_min=10, serial_max=22, report_max=27, odp_max=29, reps=2, serial_reps=1,
                     seed=1, distribution="uniform", gpu=True),
+        quick=dict(n_min=4, serial_max=11, report_max=11, odp_max=11, reps=1, serial_reps=1),
         cases=_report_cases, needs_gpu=True, seeds=[1]),
     "bandwidth": Preset(
         description="splits/s and bytes/s of each GPU version against the measured "
                     "device-to-device copy bandwidth",
-        params=dict(sizes=[20, 22, 24, 26, 28], report_max=24, reps=2, seed=2, distribution="uniform"),
+        params=dict(sizes=[20, 22, 24, 26, 28], report_max=24, reps=2, seed=2, distribution="uniform",
+                    copy_bytes=1 << 30),
+        quick=dict(sizes=[8, 10], report_max=10, reps=1, copy_bytes=1 << 24),
         cases=_bandwidth_cases, needs_gpu=True, seeds=[2]),
     "targets": Preset(
         description="goals: gpu_odp >= 100x numba serial DP at n = 22, n = 27 in <= 15 s, "
                     "n = 29 in <= 2 min",
-        params=dict(ratio_n=22, n_fast=27, n_large=29, seed=3, distribution="uniform"),
+        params=dict(ratio_n=22, n_fast=27, n_large=29, fast_limit_s=15.0, large_limit_s=120.0, seed=3,
+                    distribution="uniform", copy_bytes=1 << 30),
+        quick=dict(ratio_n=12, n_fast=14, n_large=15, copy_bytes=1 << 24),
         cases=_targets_cases, needs_gpu=True, seeds=[3]),
     "cpu": Preset(
         description="serial versions only (numba DP and ODP)",
         params=dict(n_min=8, serial_max=18, report_max=0, odp_max=0, reps=2, serial_reps=2,
                     seed=1, distribution="uniform", gpu=False),
+        quick=dict(n_min=4, serial_max=11, reps=1, serial_reps=1),
         cases=_report_cases, needs_gpu=False, seeds=[1]),
 }

@@ -1,4 +1,5 @@
-"""Independent checks: a partition covers every agent once, its value, and brute force.
+"""Independent checks: a partition covers every agent once, its value, brute force, and
+the comparison of a version's answer with a reference's.
 
 Nothing here shares code with the solvers: the brute force enumerates every set partition
 as a restricted growth string (agent i goes to block a[i], a[i] <= 1 + max of the earlier
@@ -11,10 +12,37 @@ from numba import njit
 
 from .values import validate_values
 
-__all__ = ["check_partition", "partition_value", "brute_force", "BRUTE_FORCE_MAX", "bell"]
+__all__ = ["check_partition", "partition_value", "brute_force", "BRUTE_FORCE_MAX", "bell", "tolerance",
+           "check_against_serial"]
 
 #: brute force is offered up to this many agents (Bell(11) = 678570 partitions)
 BRUTE_FORCE_MAX = 11
+
+
+def tolerance(dtype) -> float:
+    """Relative rounding allowed in one value of a table of ``dtype``: 1e-4 for float32,
+    1e-9 for float64 (the DP adds up to n values in the table's precision)."""
+    return 1e-4 if np.dtype(dtype) == np.float32 else 1e-9
+
+
+def check_against_serial(result, reference) -> str:
+    """Check a version's answer against the serial DP's on the same value function.
+
+    ``result`` and ``reference`` are results of :func:`~gpualgo.coalitions.solve` (the
+    reference usually ``variant="serial"``). Raises ValueError unless the result's
+    partition covers every agent exactly once (:func:`check_partition`), and AssertionError
+    unless its value equals the reference's within :func:`tolerance` of the table's dtype
+    (relative to the value, at least 1). Returns a sentence saying what was verified.
+    """
+    n = reference.stats["n"]
+    masks = check_partition(result.partition, n)
+    dtype = result.stats.get("dtype", reference.stats.get("dtype", "float64"))
+    tol = tolerance(dtype) * max(1.0, abs(reference.value))
+    if abs(result.value - reference.value) > tol:
+        raise AssertionError(f"{result.variant}: value {result.value!r}, the {reference.variant} DP "
+                             f"found {reference.value!r} (tolerance {tol:.2g})")
+    return (f"value equal to the {reference.variant} DP's within {tol:.1g}; its {len(masks)} "
+            f"coalitions hold each of the {n} agents once")
 
 
 def bell(n: int) -> int:

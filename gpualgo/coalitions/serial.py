@@ -3,7 +3,8 @@
 :func:`dp` is the report's Algorithm 1: coalitions by increasing size, each one's best
 value ``f(C) = max(v(C), max over splits {X, C \\ X} of f(X) + f(C \\ X))``; the optimal
 partition is then rebuilt by Algorithm 2 (:func:`rebuild`) from ``v`` and ``f`` alone, with
-no table of best splits.
+no table of best splits. :func:`solve_dp` runs both and returns the result (the versions
+``serial`` and, with the ODP rule, ``serial_odp`` of :data:`~gpualgo.coalitions.VARIANTS`).
 
 Splits are enumerated once per unordered pair: ``X`` runs over the non-empty subsets of
 ``C`` without its highest agent, so ``C \\ X`` always holds that agent (``2**(|C|-1) - 1``
@@ -29,10 +30,21 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["RULES", "dp", "rebuild", "level_splits", "split_range", "popcount", "top_bit"]
+from .. import gpu
+from .result import make_result
+
+__all__ = ["RULES", "check_rule", "solve_dp", "solve_odp", "dp", "level", "rebuild", "rebuild_masks", "level_splits",
+           "split_range", "popcount", "top_bit"]
 
 #: pruning rules, in the order of the literature: all splits, IDP, ODP
 RULES = ("dp", "idp", "odp")
+
+
+def check_rule(rule) -> str:
+    """``rule`` when it is one of :data:`RULES`; ValueError naming them otherwise."""
+    if not isinstance(rule, str) or rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    return rule
 
 
 @intrinsic
@@ -78,8 +90,9 @@ def split_range(n, s, rule):
 
 
 @njit(cache=True)
-def _level(f, n, s, rule):
-    """Evaluate every coalition of size s in place; returns the splits evaluated."""
+def level(f, n, s, rule):
+    """Evaluate every coalition of size s in place (``rule``: an index into :data:`RULES`);
+    returns the splits evaluated."""
     lo, hi = split_range(n, s, rule)
     if lo > hi:
         return 0
@@ -117,13 +130,15 @@ def dp(values: np.ndarray, n: int, rule: str = "dp"):
     per_level, splits = {}, 0
     for s in range(2, n + 1):
         t0 = time.perf_counter()
-        splits += _level(f, n, s, r)
+        splits += level(f, n, s, r)
         per_level[s] = (time.perf_counter() - t0) * 1e3
     return f, {"splits": int(splits), "ms_per_level": per_level}
 
 
 @njit(cache=True)
-def _rebuild(v, f, n):
+def rebuild_masks(v, f, n):
+    """Algorithm 2 in numba: the masks of the optimal partition from ``v`` and the DP table
+    ``f`` (an empty array when some coalition has no split that adds up to its f value)."""
     parts = np.zeros(n, dtype=np.int64)
     stack = np.zeros(n, dtype=np.int64)
     stack[0] = (1 << n) - 1
@@ -156,7 +171,7 @@ def rebuild(v: np.ndarray, f: np.ndarray, n: int) -> list[int]:
 
     Raises RuntimeError if ``f`` is not a DP table of ``v`` (no split adds up).
     """
-    parts = _rebuild(v, f, n)
+    parts = rebuild_masks(v, f, n)
     if len(parts) == 0:
         raise RuntimeError("no split of a coalition adds up to its DP value: f is not a DP table of v")
     return sorted(int(p) for p in parts)
@@ -171,3 +186,29 @@ def level_splits(n: int, rule: str = "dp") -> dict:
         per = sum(math.comb(s - 1, x) for x in range(lo, hi + 1))
         out[s] = math.comb(n, s) * per
     return out
+
+
+def solve_dp(values: np.ndarray, rule: str = "dp"):
+    """The version ``serial``: the DP (:func:`dp`) with ``rule`` (one of :data:`RULES`), then
+    the partition rebuilt by Algorithm 2 (:func:`rebuild`), on a validated value function
+    (:func:`~gpualgo.coalitions.validate_values`). Returns a
+    :class:`~gpualgo.coalitions.CoalitionResult`: ``stats["exec_ms"]`` is the DP and the
+    rebuild, ``bytes_moved`` two table values read per split and one written per coalition."""
+    return _solve(values, rule, "serial")
+
+
+def solve_odp(values: np.ndarray):
+    """The version ``serial_odp``: :func:`solve_dp` with the ODP rule."""
+    return _solve(values, "odp", "serial_odp")
+
+
+def _solve(values, rule, variant):
+    t0 = time.perf_counter()
+    check_rule(rule)
+    n = len(values).bit_length() - 1
+    f, stats = dp(values, n, rule)
+    partition = rebuild(values, f, n)
+    stats["exec_ms"] = (time.perf_counter() - t0) * 1e3
+    stats["bytes_moved"] = int(stats["splits"]) * 2 * values.itemsize + (1 << n) * values.itemsize
+    stats["device"] = gpu.cpu_label()
+    return make_result(values, partition, f[-1], variant, stats, rule=rule, t0=t0)

@@ -15,6 +15,8 @@ import pathlib
 
 import numpy as np
 
+from .. import guards
+
 __all__ = ["DISTRIBUTIONS", "random_values", "validate_values", "table_bytes", "host_memory_bytes",
            "generation_bytes", "read_values", "write_values", "from_bids", "popcounts", "MAX_AGENTS"]
 
@@ -106,25 +108,24 @@ def random_values(n: int, distribution: str = "uniform", seed=None, dtype=np.flo
         dtype: ``float32`` or ``float64`` (float32 halves the memory, so larger n fit). A
             seed gives the same instance in both, rounded to float32, except for ``uniform``,
             which draws float32 numbers directly (a different instance).
-        force: generate even when the array would not fit in this machine's memory.
+        force: generate even when the array would not fit in the memory this machine has
+            available now.
 
     Returns:
         array of length ``2**n`` with ``v[0] == 0``.
 
     Raises:
         ValueError: an unknown distribution or dtype, n outside 1..31, or a peak memory
-            (:func:`generation_bytes`) above 90 % of this machine's memory, named with the
-            estimate (unless ``force``).
+            (:func:`generation_bytes`) above what :func:`gpualgo.guards.memory` allows on
+            the host, named with the estimate (unless ``force``).
     """
     if distribution not in DISTRIBUTIONS:
         raise ValueError(f"unknown distribution {distribution!r}; known: {sorted(DISTRIBUTIONS)}")
     n = _check_n(n)
     dtype = _check_dtype(dtype)
-    need = generation_bytes(n, distribution, dtype)
-    if not force and need > 0.9 * host_memory_bytes():
-        raise ValueError(f"a {distribution} value function on n={n} agents needs about "
-                         f"{need / 2**30:.1f} GiB as {dtype.name} while generating; this machine has "
-                         f"{host_memory_bytes() / 2**30:.1f} GiB (pass force=True to try anyway)")
+    guards.memory(generation_bytes(n, distribution, dtype),
+                  f"drawing a {distribution} value function on n={n} agents as {dtype.name}", force, where="host",
+                  hint="float32 needs less" if dtype == np.float64 else "")
     rng = np.random.default_rng(seed)
     size = popcounts(n)
     v = DISTRIBUTIONS[distribution][0](rng, n, size, dtype)
@@ -152,7 +153,8 @@ def table_bytes(n: int, dtype=np.float64, tables: int = 2) -> int:
 
 
 def host_memory_bytes() -> int:
-    """Physical memory of this machine in bytes (a large number where it cannot be read)."""
+    """Physical memory of this machine in bytes (a large number where it cannot be read).
+    The refusals use what is available now instead (:func:`gpualgo.guards.host_bytes`)."""
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):

@@ -6,7 +6,9 @@
 // the coalition is evaluated:  f(C) = max(v(C), max over splits {X, C\X} of f(X) + f(C\X)).
 // Several blocks may contribute to one f(C): they combine with atomic_max_value.
 //
-// VALUE_T is float (default) or double (-DVALUE_T=double).
+// VALUE_T is float (default) or double (-DVALUE_T=double).  The kernels come in groups:
+// what every version shares, then one group per version (gpu_report, gpu_shared_splits,
+// gpu_odp), then the rebuild of the partition.
 #include "common.cuh"
 
 #ifndef VALUE_T
@@ -16,6 +18,10 @@ typedef VALUE_T value_t;
 
 // minus infinity from its bit pattern (NVRTC has no math headers); widens exactly to double
 #define NEG_INF ((value_t)(-__int_as_float(0x7f800000)))
+
+// ------------------------------------------------------------------------------------
+// Every version: splits from a counter, atomic max on floats, the reduction into f
+// ------------------------------------------------------------------------------------
 
 // The report's initialSplit: deposit the bits of counter k into the set bits of mask
 // (the lowest bit of k goes to the lowest agent of mask).
@@ -71,6 +77,10 @@ __device__ __forceinline__ void reduce_and_publish(value_t best, long long group
     if (rank == 0 && valid && best > NEG_INF) atomic_max_value(&f[c], best);
 }
 
+// ------------------------------------------------------------------------------------
+// Version gpu_report (the report's kernel): a group of threads per coalition
+// ------------------------------------------------------------------------------------
+
 // gpu_report: a group of `group` threads (a power of two) per coalition of size s, each
 // thread a range of per_thread split counters; counter k is the split X = scatter(k, C
 // without its top agent), Y = C \ X (Y keeps the top agent, so each pair comes once).
@@ -96,14 +106,24 @@ extern "C" __global__ void report_kernel(value_t* f, const unsigned* coal, long 
     reduce_and_publish(best, group, rank, f, c, valid);
 }
 
+// ------------------------------------------------------------------------------------
+// Version gpu_shared_splits: a thread reuses its reads across coalitions, in registers
+// ------------------------------------------------------------------------------------
+
 #ifndef SHARE_MAX
 #define SHARE_MAX 8
 #endif
 
 // gpu_shared_splits: each group evaluates the same counters for `share` consecutive
-// coalitions of the level (the report's collision reuse): when a coalition's split X, or
-// its complement, equals the previous coalition's, the value already fetched is reused
-// instead of read again.  saved counts the reads avoided (one atomic per warp).
+// coalitions of the level (the report's collision reuse).  For one counter, a thread walks
+// the coalitions in order and keeps the last subsets it read and their values in registers
+// (px, fx for X; py, fy for its complement): when the next coalition's split X, or its
+// complement, is the same subset, the value in the register is used instead of a second
+// read from global memory.  Nothing is shared between threads: despite the name, the kernel
+// uses no shared memory; what is shared are the splits of neighbouring coalitions, inside
+// one thread.  The masks, splits and bests of the `share` coalitions are per-thread arrays
+// of SHARE_MAX entries, fully unrolled so they stay in registers.  saved counts the reads
+// avoided (one atomic per warp).
 extern "C" __global__ void shared_splits_kernel(value_t* f, const unsigned* coal, long long count,
                                                 int s, int per_thread, int group_log2, int share,
                                                 unsigned long long* saved) {
@@ -146,6 +166,10 @@ extern "C" __global__ void shared_splits_kernel(value_t* f, const unsigned* coal
     reused = warp_sum(reused);
     if ((threadIdx.x & 31) == 0 && reused) atomicAdd(saved, reused);
 }
+
+// ------------------------------------------------------------------------------------
+// Version gpu_odp (beyond the report): the pruned DP on tiles of f in shared memory
+// ------------------------------------------------------------------------------------
 
 // gpu_odp: the pruned DP in shared-memory tiles.  Agents are split into `b` low bits and
 // n - b high bits: C = Ch * 2^b + Cl.  For a high split Xh of Ch (Xh without the top
@@ -230,6 +254,10 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
     for (int i = threadIdx.x; i < m; i += blockDim.x)
         if (acc[i] > NEG_INF) atomic_max_value(&f[((unsigned)ch << b) | cls[i]], acc[i]);
 }
+
+// ------------------------------------------------------------------------------------
+// Every version, the rebuild (Algorithm 2): a split adding up to f(C), on the device
+// ------------------------------------------------------------------------------------
 
 // Algorithm 2 on the device: the smallest counter k whose split X = scatter(k, cm) of
 // c = cm + top agent has f(X) + f(c \ X) == target (the value the DP stored for c).

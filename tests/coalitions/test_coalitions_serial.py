@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from gpualgo import coalitions as co
+from gpualgo import gpu
 from gpualgo.coalitions import serial
 
 
@@ -83,18 +84,20 @@ def test_result_fields():
     s = r.stats
     assert s["dtype"] == "float32" and s["n"] == 8 and s["bytes_moved"] > 0 and s["total_ms"] > 0
     assert abs(s["table_value"] - r.value) < 1e-3
+    assert 0 < s["exec_ms"] <= s["total_ms"] and s["device"] == gpu.cpu_label() and s["rule"] == "dp"
+    assert r.objective == r.value and "kernel_ms" not in s
 
 
 def test_variants_registry_order():
-    assert co.VARIANTS == ("serial", "serial_odp", "gpu_report", "gpu_shared_splits", "gpu_odp")
+    assert tuple(co.VARIANTS) == ("serial", "serial_odp", "gpu_report", "gpu_shared_splits", "gpu_odp")
+    assert [v for v in co.VARIANTS if co.VARIANTS[v].gpu] == ["gpu_report", "gpu_shared_splits", "gpu_odp"]
 
 
 def test_gpu_variants_without_gpu_raise():
-    from gpualgo import gpu
     if gpu.available():
         pytest.skip("a GPU is present")
     v = co.random_values(4, seed=1)
-    for variant in co.VARIANTS[2:]:
+    for variant in list(co.VARIANTS)[2:]:
         with pytest.raises(gpu.GPUUnavailableError):
             co.solve(v, variant=variant)
 
@@ -117,6 +120,6 @@ def test_refusal_estimates_not_optimistic_against_the_recorded_runs():
     rows = results.read("coalitions", "report").rows
     for variant in co.VARIANTS:
         top = max(r["n"] for r in rows if r["variant"] == variant)
-        measured_s = min(r["time_ms"] for r in rows if r["variant"] == variant and r["n"] == top) / 1e3
+        measured_s = min(r["total_ms"] for r in rows if r["variant"] == variant and r["n"] == top) / 1e3
         estimate = co.estimate_seconds(top, variant)
         assert estimate >= 0.75 * measured_s, (variant, top, estimate, measured_s)

@@ -110,3 +110,26 @@ def test_sanitizer_cases():
             assert _close(co.solve(v, variant=variant).value, ref, v.dtype)
         if n >= 2:
             assert _close(co.solve(v, variant="gpu_odp", low_bits=2).value, ref, v.dtype)
+
+
+def test_gpu_results_on_the_shared_contract():
+    from gpualgo import gpu
+    from gpualgo.result import Result
+    v = co.random_values(12, "normal", seed=5, dtype=np.float32)
+    ref = co.solve(v, variant="serial")
+    for variant in GPU_VARIANTS:
+        r = co.solve(v, variant=variant)
+        assert isinstance(r, Result) and r.variant == variant and r.objective == r.value
+        s = r.stats
+        assert 0 <= s["kernel_ms"] <= s["exec_ms"] <= s["total_ms"] and s["prepare_ms"] >= 0
+        assert s["device"] == gpu.device_name() and "upload_ms" not in s
+        assert co.check_against_serial(r, ref).startswith("value equal to the serial DP's")
+
+
+def test_gpu_memory_refusal_counts_the_pool(monkeypatch):
+    from gpualgo import gpu
+    v = co.random_values(10, seed=1, dtype=np.float32)
+    monkeypatch.setattr(gpu, "usable_bytes", lambda: 1024)
+    with pytest.raises(ValueError, match=r"n=10 agents as float32 needs about 4.0 KiB of GPU memory"):
+        co.solve(v, variant="gpu_odp")
+    assert _close(co.solve(v, variant="gpu_odp", force=True).value, co.solve(v, variant="serial").value, v.dtype)

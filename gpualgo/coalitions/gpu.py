@@ -1,0 +1,368 @@
+"""Host side of the GPU dynamic programmes (kernels in ``gpualgo/kernels/coalitions.cu``).
+
+In the order they are taught, one function each (:data:`KERNELS` names the kernels each
+launches):
+
+- :func:`report` (``gpu_report``): the source report's kernel: for each coalition size, a
+  group of threads per coalition, each thread a range of split counters turned into splits
+  by scattering the counter into the coalition's bits and stepping with ``(S - C) & C``;
+  the best split is reduced thread -> warp shuffle -> block -> atomic max in global memory.
+- :func:`shared_splits` (``gpu_shared_splits``): the same, with each thread evaluating the
+  same counters for ``share`` neighbouring coalitions and reusing a value it already holds
+  in a register when two of them produce the same subset (the report's collision reuse).
+- :func:`odp` (``gpu_odp``): beyond the report: the ODP-pruned DP on shared-memory tiles
+  (see the kernel's comment), coalesced reads of whole table segments, each value then
+  used many times.
+
+All versions keep only the table f on the device and rebuild the partition with the
+report's Algorithm 2 (one search kernel per coalition of the answer). Every grid and block
+size is computed by :func:`launch_config`. Importing this module needs no GPU.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from .. import gpu
+from . import serial
+from .result import make_result
+from .values import popcounts
+
+__all__ = ["KERNELS", "report", "shared_splits", "odp", "run", "launch_config", "masks_of_size", "DEFAULTS",
+           "SHARE_MAX", "LOW_BITS", "REBUILD_BLOCK"]
+
+#: the kernels each GPU version launches, in the order it launches them
+KERNELS = {
+    "gpu_report": ("report_kernel", "find_split_kernel"),
+    "gpu_shared_splits": ("shared_splits_kernel", "find_split_kernel"),
+    "gpu_odp": ("odp_tile_kernel", "find_split_kernel"),
+}
+
+#: default options of each variant
+DEFAULTS = {"block": 256, "per_thread": 16, "share": 4, "tiles_per_block": 16}
+#: agents per shared-memory tile (float32 / float64): 2 segments of 2**b values + the bests
+LOW_BITS = {np.dtype(np.float32): 12, np.dtype(np.float64): 11}
+#: the most coalitions a thread of shared_splits_kernel evaluates together (compiled in as
+#: the define SHARE_MAX: the kernel keeps their masks and bests in registers)
+SHARE_MAX = 8
+#: threads per block of find_split_kernel, the rebuild's search
+REBUILD_BLOCK = 256
+MAX_GRID = 2**31 - 1
+
+
+def _module(dtype):
+    defines = {"SHARE_MAX": SHARE_MAX}
+    if np.dtype(dtype) == np.float64:
+        defines["VALUE_T"] = "double"
+    return gpu.load_module("coalitions", defines=defines)
+
+
+@njit(cache=True)
+def masks_of_size(n, s):
+    """Every bitmask of n bits with s bits set, in increasing order (Gosper's hack)."""
+    count = 1
+    for i in range(s):
+        count = count * (n - i) // (i + 1)
+    out = np.empty(count, dtype=np.uint32)
+    if s == 0:
+        out[0] = 0
+        return out
+    c = (1 << s) - 1
+    for i in range(count):
+        out[i] = c
+        low = c & -c
+        r = c + low
+        c = (((r ^ c) >> 2) // low) | r
+    return out
+
+
+def _check_pow2(name, value, lo, hi) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi \
+            or value & (value - 1):
+        raise ValueError(f"{name} must be a power of two in {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def launch_config(kernel: str, **sizes) -> dict:
+    """Every grid and block size of this module's launches, computed here and only here.
+
+    - ``"report_kernel"``, ``"shared_splits_kernel"``: sizes ``block``, ``coalitions`` (of the
+      level), ``size`` (their agents, s), ``per_thread`` (split counters per thread) and, for
+      shared splits, ``share`` (coalitions a thread evaluates together). A group of
+      ``2**group_log2`` threads takes each coalition (each ``share`` of them): enough threads
+      for the ``2**(s-1)`` counters. Returns ``{"grid", "block", "group_log2"}``; ValueError
+      when the grid would pass the hardware limit (raise per_thread).
+    - ``"odp_tile_kernel"``: sizes ``block``, ``highs`` (high masks of size ``h``), ``h``,
+      ``t`` (the low coalitions' size), ``low_bits`` (b), ``tiles`` (tiles a block walks at
+      most), ``itemsize`` (of the table's values). A block per (high mask, chunk of
+      ``per`` consecutive high splits); ``group`` lanes share a low coalition. Returns
+      ``{"grid", "block", "chunks", "per", "group", "shared_bytes", "low_coalitions"}``.
+    - ``"find_split_kernel"``: sizes ``splits`` and ``sms`` (the GPU's multiprocessors): a
+      grid-stride loop over the splits of one coalition, at most 8 blocks per SM of
+      :data:`REBUILD_BLOCK` threads. Returns ``{"grid", "block"}``.
+
+    >>> launch_config("report_kernel", block=256, coalitions=10, size=5, per_thread=4)
+    {'grid': 1, 'block': 256, 'group_log2': 2}
+    >>> launch_config("find_split_kernel", splits=2**20, sms=132)["grid"]
+    1056
+    """
+    if kernel in ("report_kernel", "shared_splits_kernel"):
+        block, count, s, per_thread = sizes["block"], sizes["coalitions"], sizes["size"], sizes["per_thread"]
+        share = sizes.get("share", 1) if kernel == "shared_splits_kernel" else 1
+        group_log2 = max(0, (s - 1) - int(math.log2(per_thread)))
+        groups = -(-count // share)
+        return {"grid": _blocks(groups << group_log2, block), "block": block, "group_log2": group_log2}
+    if kernel == "odp_tile_kernel":
+        block, h, t, b, tiles = sizes["block"], sizes["h"], sizes["t"], sizes["low_bits"], sizes["tiles"]
+        count_h = sizes["highs"]
+        m = math.comb(b, t)
+        group = min(32, 1 << t, _pow2_floor(block // m) if m < block else 1)
+        nx = 1 << (h - 1) if h else 1
+        per = min(int(tiles), nx)
+        chunks = -(-nx // per)
+        grid = count_h * chunks
+        if grid > MAX_GRID:
+            per = -(-nx * count_h // MAX_GRID)
+            chunks = -(-nx // per)
+            grid = count_h * chunks
+        if grid > MAX_GRID:   # rounding up left too many chunks: the most a high mask may have
+            per = -(-nx // (MAX_GRID // count_h))
+            chunks = -(-nx // per)
+            grid = count_h * chunks
+        return {"grid": grid, "block": block, "chunks": chunks, "per": per, "group": group,
+                "shared_bytes": (2 * (1 << b) + m) * sizes["itemsize"], "low_coalitions": m}
+    if kernel == "find_split_kernel":
+        return {"grid": min(_blocks(sizes["splits"], REBUILD_BLOCK), 8 * sizes["sms"]), "block": REBUILD_BLOCK}
+    raise ValueError(f"unknown kernel {kernel!r}; known: {sorted({k for ks in KERNELS.values() for k in ks})}")
+
+
+def _blocks(threads: int, block: int) -> int:
+    """Blocks of ``block`` threads for ``threads`` threads (at least one)."""
+    grid = max(1, -(-int(threads) // block))
+    if grid > MAX_GRID:
+        raise ValueError(f"{threads} threads need {grid} blocks, above the grid limit; "
+                         "raise per_thread")
+    return grid
+
+
+def _pow2_floor(x: int) -> int:
+    return 1 << (max(1, int(x)).bit_length() - 1)
+
+
+def report(v, block=None, per_thread=None):
+    """The version ``gpu_report`` on a validated value function ``v``: the report's kernel,
+    every split evaluated. Options: ``block`` (threads per block, a power of two 32..1024),
+    ``per_thread`` (split counters per thread, a power of two). Returns a CoalitionResult."""
+    return run("gpu_report", v, _agents(v), block=block, per_thread=per_thread)
+
+
+def shared_splits(v, block=None, per_thread=None, share=None):
+    """The version ``gpu_shared_splits``: :func:`report` with each thread evaluating its
+    counters for ``share`` (2..:data:`SHARE_MAX`) consecutive coalitions, a value it already
+    holds reused instead of read again. Returns a CoalitionResult."""
+    return run("gpu_shared_splits", v, _agents(v), block=block, per_thread=per_thread, share=share)
+
+
+def odp(v, rule="odp", block=None, low_bits=None, tiles_per_block=None):
+    """The version ``gpu_odp``: the DP pruned by ``rule`` (ODP by default; ``"dp"`` and
+    ``"idp"`` too) on shared-memory tiles of ``low_bits`` agents (default
+    :data:`LOW_BITS` of the dtype), a block walking up to ``tiles_per_block`` tiles.
+    Returns a CoalitionResult."""
+    return run("gpu_odp", v, _agents(v), rule=rule, block=block, low_bits=low_bits,
+               tiles_per_block=tiles_per_block)
+
+
+def _agents(v) -> int:
+    return len(v).bit_length() - 1
+
+
+def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_bits=None,
+        tiles_per_block=None):
+    """Solve the validated value function ``v`` (``2**n`` values) with the GPU version
+    ``variant``; returns its CoalitionResult (:func:`report`, :func:`shared_splits` and
+    :func:`odp` call it). ``prepare_ms`` is the table's upload, ``kernel_ms`` the DP's
+    kernels (CUDA events), ``exec_ms`` the DP and the rebuild (wall clock)."""
+    t0 = time.perf_counter()
+    cp = gpu.require()
+    serial.check_rule(rule)
+    block = _check_pow2("block", DEFAULTS["block"] if block is None else block, 32, 1024)
+    mod = _module(v.dtype)
+    stats = {"device": gpu.device_name(), "block": block}
+    with gpu.CudaTimer() as up:
+        f = gpu.to_device(v)
+    stats["prepare_ms"] = up.ms
+    t1 = time.perf_counter()
+    events = []
+    with gpu.CudaTimer() as kt:
+        if variant == "gpu_odp":
+            work = _odp(cp, mod, f, v, n, rule, block, low_bits, tiles_per_block, events, stats)
+        else:
+            if rule != "dp":
+                raise ValueError(f"{variant} evaluates every split (rule 'dp'), got rule={rule!r}")
+            work = _report(cp, mod, f, n, variant, block, per_thread, share, events, stats)
+    stats["kernel_ms"] = kt.ms
+    stats["ms_per_level"] = {s: cp.cuda.get_elapsed_time(a, b) for s, a, b in events}
+    stats.update(work)
+    stats["splits"] = sum(serial.level_splits(n, rule).values())
+    with gpu.CudaTimer() as rb:
+        partition = _rebuild(cp, mod, f, v, n)
+    stats["rebuild_ms"] = rb.ms
+    table_value = f[-1].get()[()]
+    stats["exec_ms"] = (time.perf_counter() - t1) * 1e3
+    stats["splits_per_s"] = stats["splits"] / max(stats["kernel_ms"], 1e-9) * 1e3
+    stats["bytes_per_s"] = stats["bytes_moved"] / max(stats["kernel_ms"], 1e-9) * 1e3
+    return make_result(v, partition, table_value, variant, stats, rule=rule, t0=t0)
+
+
+def _level_events(cp, events, s):
+    a, b = cp.cuda.Event(), cp.cuda.Event()
+    a.record()
+    events.append((s, a, b))
+    return b
+
+
+# --------------------------------------------------------------------- the report's kernels
+
+def _report(cp, mod, f, n, variant, block, per_thread, share, events, stats):
+    per_thread = _check_pow2("per_thread", DEFAULTS["per_thread"] if per_thread is None else per_thread,
+                             1, 1 << 20)
+    shared = variant == "gpu_shared_splits"
+    if shared:
+        share = DEFAULTS["share"] if share is None else share
+        if isinstance(share, bool) or not isinstance(share, (int, np.integer)) or not 2 <= share <= SHARE_MAX:
+            raise ValueError(f"share must be an integer in 2..{SHARE_MAX}, got {share!r}")
+        saved = cp.zeros(1, dtype=cp.uint64)
+    name = "shared_splits_kernel" if shared else "report_kernel"
+    kern = mod.get_function(name)
+    item = f.dtype.itemsize
+    reads = 0
+    for s in range(2, n + 1):
+        coal = gpu.to_device(masks_of_size(n, s))
+        count = int(coal.size)
+        cfg = launch_config(name, block=block, coalitions=count, size=s, per_thread=per_thread,
+                            share=share if shared else 1)
+        launch, group_log2 = ((cfg["grid"],), (cfg["block"],)), np.int32(cfg["group_log2"])
+        end = _level_events(cp, events, s)
+        if shared:
+            kern(*launch, (f, coal, np.int64(count), np.int32(s), np.int32(per_thread), group_log2,
+                           np.int32(share), saved))
+        else:
+            kern(*launch, (f, coal, np.int64(count), np.int32(s), np.int32(per_thread), group_log2))
+        end.record()
+        reads += count * (2 * ((1 << (s - 1)) - 1) + 1)   # two values per split + the list
+        del coal
+    out = {"per_thread": per_thread}
+    if shared:
+        out["share"] = int(share)
+        out["reads_saved"] = int(saved.get()[0])
+        reads -= out["reads_saved"]
+    out["bytes_moved"] = reads * item
+    return out
+
+
+# ------------------------------------------------------------------------------ ODP tiles
+
+def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles_per_block, events, stats):
+    b = min(n, LOW_BITS[v.dtype]) if low_bits is None else low_bits
+    if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not 1 <= b <= min(n, 12):
+        raise ValueError(f"low_bits must be an integer in 1..{min(n, 12)}, got {low_bits!r}")
+    b = int(b)
+    if v.dtype == np.float64 and b > 11:
+        raise ValueError("low_bits is at most 11 for float64 tables (shared memory)")
+    tiles = DEFAULTS["tiles_per_block"] if tiles_per_block is None else tiles_per_block
+    if isinstance(tiles, bool) or not isinstance(tiles, (int, np.integer)) or tiles < 1:
+        raise ValueError(f"tiles_per_block must be a positive integer, got {tiles!r}")
+    H = n - b
+    item = f.dtype.itemsize
+    pc_low = popcounts(b)
+    order = np.argsort(pc_low, kind="stable")
+    bypop = gpu.to_device(order.astype(np.uint16))
+    cnt_le_h = np.cumsum(np.bincount(pc_low, minlength=b + 1)).astype(np.int32)
+    cnt_le = gpu.to_device(cnt_le_h)
+    highs = [masks_of_size(H, h) for h in range(H + 1)]
+    high_off = np.concatenate([[0], np.cumsum([len(x) for x in highs])])
+    high_all = gpu.to_device(np.concatenate(highs))
+    kern = mod.get_function("odp_tile_kernel")
+    r = serial.RULES.index(rule)
+    tiles_loaded = blocks_run = iterations = 0
+    moved = 0
+    for s in range(2, n + 1):
+        if r == 1 and s < n and 3 * s > 2 * n:
+            continue
+        end = None
+        for h in range(max(0, s - b), min(H, s) + 1):
+            t = s - h
+            lim = n - s
+            # high splits of this launch that leave a non-empty range of low sizes
+            ok = 0
+            for h1 in range(0, max(h, 1)):
+                h2 = h - h1
+                jlo, jhi = 0, t
+                if r == 2 and s < n:
+                    jlo, jhi = max(0, h2 + t - lim), min(t, lim - h1)
+                if jlo <= jhi:
+                    ok += math.comb(h - 1, h1) if h else 1
+                    iterations += (math.comb(H, h) * (math.comb(h - 1, h1) if h else 1)
+                                   * math.comb(b, t) * (1 << t))
+            if not ok:
+                continue
+            count_h = len(highs[h])
+            cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
+                                tiles=tiles, itemsize=item)
+            grid, m = cfg["grid"], cfg["low_coalitions"]
+            if end is None:
+                end = _level_events(cp, events, s)
+            kern((grid,), (cfg["block"],), (f, high_all[int(high_off[h]):], np.int32(cfg["chunks"]),
+                                     np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s),
+                                     np.int32(h), np.int32(r == 2), bypop, cnt_le, np.int32(cfg["group"])),
+                 shared_mem=cfg["shared_bytes"])
+            loaded = count_h * ok
+            tiles_loaded += loaded
+            blocks_run += grid
+            moved += loaded * 2 * int(cnt_le_h[t]) * item + grid * m * item
+        if end is not None:
+            end.record()
+    return {"low_bits": b, "tiles_per_block": int(tiles), "tiles_loaded": int(tiles_loaded),
+            "blocks": int(blocks_run), "iterations": int(iterations), "bytes_moved": int(moved)}
+
+
+# ------------------------------------------------------------------------------- rebuild
+
+def _scatter(k: int, mask: int) -> int:
+    out = 0
+    while mask and k:
+        low = mask & -mask
+        if k & 1:
+            out |= low
+        k >>= 1
+        mask ^= low
+    return out
+
+
+def _rebuild(cp, mod, f, v, n):
+    """Algorithm 2 with the search for a split on the device (f never leaves it)."""
+    kern = mod.get_function("find_split_kernel")
+    found = cp.empty(1, dtype=cp.uint64)
+    none = np.uint64(2**64 - 1)
+    stack, parts = [(1 << n) - 1], []
+    while stack:
+        c = stack.pop()
+        fc = f[c].get()[()]
+        if bin(c).count("1") == 1 or fc == v[c]:
+            parts.append(c)
+            continue
+        top = 1 << (c.bit_length() - 1)
+        cm = c ^ top
+        nsplit = 1 << (bin(c).count("1") - 1)
+        found.fill(none)
+        cfg = launch_config("find_split_kernel", splits=nsplit, sms=gpu.sm_count())
+        kern((cfg["grid"],), (cfg["block"],), (f, np.uint32(c), np.uint32(cm), np.uint64(nsplit), fc, found))
+        k = int(found.get()[0])
+        if k == int(none):
+            raise RuntimeError(f"no split of coalition {c:#b} adds up to its DP value {fc}")
+        x = _scatter(k, cm)
+        stack += [x, c ^ x]
+    return sorted(parts)
