@@ -316,7 +316,7 @@ def live_or_recorded(algo: str, preset: str, progress: bool = True, **overrides)
     _params(p, overrides)  # the same errors with or without a GPU
     if gpu.available() or not p.needs_gpu:
         rows = run_preset(algo, preset, progress=progress, **overrides)
-        where = gpu.describe().get("gpu") or "this machine's CPU"
+        where = gpu.describe().get("gpu") if p.needs_gpu else "this machine's CPU"
         return rows, f"measured now on {where}"
     try:
         rec = results.read(algo, preset)

@@ -31,11 +31,20 @@ MEMORY_FRACTION = 0.9
 
 
 def gib(nbytes: float) -> str:
-    """``"1.5 GiB"`` (or MiB / KiB for small amounts): a size for a person."""
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if nbytes >= scale or unit == "KiB":
-            return f"{nbytes / scale:.1f} {unit}" if nbytes < 1e6 * scale else f"{nbytes / scale:.3g} {unit}"
-    return f"{nbytes} B"  # pragma: no cover
+    """``"1.5 GiB"`` (KiB to PiB as fits): a size for a person, also for sizes beyond floats.
+
+    >>> gib(1.5 * 2**30), gib(3 * 2**40), gib(10**400)
+    ('1.5 GiB', '3.0 TiB', '1e+385 PiB')
+    """
+    try:
+        size = float(nbytes)
+    except OverflowError:      # an int beyond float range: say its order of magnitude
+        digits = len(str(int(nbytes))) - 1
+        return f"1e+{digits - 15} PiB"
+    for unit, scale in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale or unit == "KiB":
+            return f"{size / scale:.1f} {unit}" if size < 1e6 * scale else f"{size / scale:.3g} {unit}"
+    return f"{size} B"  # pragma: no cover
 
 
 def host_bytes() -> int:
@@ -81,5 +90,6 @@ def time(seconds: float, what: str, limit: float, force: bool = False, hint: str
     ``force``. ``hint`` names a faster alternative."""
     if force or not seconds > limit:
         return
-    raise ValueError(f"{what}: about {human_seconds(seconds)} (limit {human_seconds(limit)}); "
+    about = f"about {human_seconds(seconds)}" if seconds < float("inf") else "longer than any estimate can say"
+    raise ValueError(f"{what}: {about} (limit {human_seconds(limit)}); "
                      f"{hint + ', or ' if hint else ''}pass force=True to run it anyway")

@@ -16,7 +16,7 @@ import importlib
 
 import numpy as np
 
-__all__ = ["PEERS", "load", "available", "missing_text", "note", "lap_assignment"]
+__all__ = ["PEERS", "load", "available", "missing_text", "note", "lap_assignment", "python_tsp_tour", "ortools_tour"]
 
 #: peer name -> (module to import, pip requirement, what it is used for)
 PEERS = {

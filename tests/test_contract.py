@@ -113,7 +113,7 @@ def test_memory_guard_on_the_gpu_needs_one():
 
 def test_gib_reads_well():
     assert guards.gib(1.5 * 2**30) == "1.5 GiB"
-    assert guards.gib(3 * 2**20) == "3.0 MiB"
+    assert guards.gib(3 * 2**20) == "3.0 MiB" and guards.gib(2**45) == "32.0 TiB"
     assert guards.gib(10) == "0.0 KiB"
 
 
