@@ -125,3 +125,16 @@ def test_tuning_lists_the_defaults_first_and_every_option_of_solve():
     varied = {k for c in configs for k, v in c.items() if first.get(k, defaults[k]) != v}
     assert varied <= mf.VARIANTS["gpu_vertex_centric"].options
     assert {"gr_alpha", "gr_max_iters", "async_bfs", "early_stop", "block", "ops", "tile"} <= varied
+
+
+@pytest.mark.parametrize("preset", ["report", "peers"])
+def test_gpu_presets_quick_on_the_cpu_rows_are_verified(preset):
+    # the GPU presets' cases with gpu=False: the serial version and the peers, on the quick sizes
+    p = bench._params(mfbench.PRESETS[preset], {"quick": True, "gpu": False})
+    rows = [r for case in mfbench.PRESETS[preset].cases(p) for r in case.run()]
+    assert rows and all(r["verified"] is True for r in rows)
+    assert {r["variant"] for r in rows} >= {"serial", "scipy_dinic"}
+    assert {r["n"] for r in rows if r["family"] != "gnp" or r["experiment"] == "size"} <= \
+        {50, 200, 4 * 4 * 4, 6 * 6 * 6, 16 * 16 + 2}
+    for r in rows:
+        assert list(r)[list(r).index("variant"):][:len(bench.ROW_COLUMNS)] == list(bench.ROW_COLUMNS)
