@@ -17,7 +17,9 @@
 //       relabel as a BFS from the sink (by levels, or asynchronous on a work list), then
 //       sweeps that gather the active vertices into a queue and give each one a tile of
 //       TILE threads to find its lowest residual neighbour.  Nothing returns to the host
-//       until the flow is maximum.
+//       until the flow is maximum.  It is written as __device__ functions, one step each:
+//       the global relabel without levels (1a) or by levels (1b), gathering the active
+//       vertices (2), discharging a vertex with its tile (3), the test that ends the sweeps (4).
 //
 // Compile-time options: CAP_T (int or long long: capacities and excesses), TILE (threads
 // per active vertex in (c), a power of two <= 32).
@@ -35,6 +37,10 @@ namespace cg = cooperative_groups;
 
 typedef CAP_T cap_t;
 
+// ----------------------------------------------------------------------------------------
+// Shared by the three versions: atomics on capacities, loads from L2, the push or the
+// relabel, the counters read after a grid barrier, queue slots
+// ----------------------------------------------------------------------------------------
 __device__ __forceinline__ void cap_add(int* p, int v) { atomicAdd(p, v); }
 __device__ __forceinline__ void cap_add(long long* p, long long v) {
     atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
@@ -88,7 +94,9 @@ __device__ __forceinline__ int queue_slot(int* counter) {
     return g.shfl(base, 0) + (int)g.thread_rank();
 }
 
-// (a) ---------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------
+// Version (a): the adjacency matrix, a thread per vertex, `cycle` sweeps per launch
+// ----------------------------------------------------------------------------------------
 extern "C" __global__ void matrix_push_relabel_kernel(
         int n, int s, int t, cap_t* __restrict__ res, cap_t* __restrict__ excess,
         int* __restrict__ height, int cycle, int* __restrict__ ring,
@@ -137,7 +145,9 @@ extern "C" __global__ void matrix_gather_kernel(int n, const int* __restrict__ o
         for (int a = offsets[x]; a < offsets[x + 1]; ++a) out[a] = res[(size_t)x * n + heads[a]];
 }
 
-// (b) ---------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------
+// Version (b): the BCSR arcs, a thread per vertex, `cycle` sweeps per launch
+// ----------------------------------------------------------------------------------------
 extern "C" __global__ void bcsr_push_relabel_kernel(
         int n, int s, int t, const int* __restrict__ offsets, const int* __restrict__ heads,
         const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
@@ -177,7 +187,9 @@ extern "C" __global__ void bcsr_push_relabel_kernel(
     if (grid.thread_rank() == 0) atomicAdd(stats + 2, sweeps);
 }
 
-// (c) ---------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------
+// Version (c), its bookkeeping: the counters every thread reads after a grid barrier
+// ----------------------------------------------------------------------------------------
 // ring: 3 counters x 3 slots: [0..2] active vertices / next BFS frontier size,
 // [3..5] relabels, [6..8] vertices with excess (counted, then found by the BFS) or, in the
 // sweeps, the leader's vote for a global relabel.  stats (unsigned long long):
@@ -208,6 +220,11 @@ struct Stepper {
     }
 };
 
+typedef cg::thread_block_tile<TILE> tile_t;
+
+// ----------------------------------------------------------------------------------------
+// Version (c), step 1a: the global relabel without levels (async_bfs), on a work list
+// ----------------------------------------------------------------------------------------
 enum { WL_HEAD, WL_TAIL, WL_PENDING };   // the asynchronous BFS's work-list counters
 
 // The global relabel without levels (async_bfs).  The level-synchronous BFS needs one grid
@@ -280,6 +297,209 @@ __device__ int async_relabel(Tile& tile, int n, int s, const int* __restrict__ o
     }
 }
 
+// Step 1a as the kernel runs it: every height reset (the sink 0, the others n) and the work
+// list holding the sink alone, a grid barrier, async_relabel, a grid barrier.  The second
+// barrier's auxiliary counter holds the vertices the list dropped: returns true when it
+// overflowed, the heights are then not exact and the BFS by levels (step 1b) must run.
+__device__ __forceinline__ bool async_global_relabel(
+        cg::grid_group& grid, tile_t& tile, Stepper& st, int n, int s, int t,
+        const int* __restrict__ offsets, const int* __restrict__ heads, const int* __restrict__ rev,
+        cap_t* __restrict__ res, int* __restrict__ height, int* __restrict__ ring,
+        unsigned long long* __restrict__ stats, int* __restrict__ wq, int wq_cap, int* __restrict__ wl) {
+    const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
+    const int stride = gridDim.x * blockDim.x;
+    const bool leader = grid.thread_rank() == 0;
+    for (int v = gtid; v < n; v += stride) height[v] = v == t ? 0 : n;
+    for (int i = gtid; i < wq_cap; i += stride) wq[i] = i == 0 ? t : -1;
+    if (leader) { wl[WL_HEAD] = 0; wl[WL_TAIL] = 1; wl[WL_PENDING] = 1; }
+    st.sync(grid, ring);
+    int overflow = 0;
+    int expanded = async_relabel(tile, n, s, offsets, heads, rev, res, height, wq, wq_cap, wl, &overflow);
+    if (tile.thread_rank() == 0 && expanded) atomicAdd(stats + ST_ITEMS, (unsigned long long)expanded);
+    if (overflow) atomicAdd(ring + 6 + st.k % 3, overflow);
+    st.sync(grid, ring);
+    return st.aux > 0;    // the list overflowed: heights not exact, BFS by levels
+}
+
+// ----------------------------------------------------------------------------------------
+// Version (c), step 1b: the global relabel by levels, one grid barrier per level
+// ----------------------------------------------------------------------------------------
+// Exact distances to the sink by a BFS on residual arcs, a tile per frontier vertex; a
+// vertex is claimed for the next level by atomicCAS on its height, so two tiles never both
+// label it.  Returns the number of levels.
+//   early_stop (without async_bfs): the vertices that hold excess and were below n (so may
+// still reach the sink) are marked n + 1; once the BFS has found them all, the rest of it
+// cannot matter (a vertex left at height >= n gets no push and holds no excess), so it
+// stops.  The BFS that ends the run always completes: it finds no vertex with excess.
+//   The BFS queue holds for each vertex of the frontier the range of its arcs (int2:
+// first, end), read from offsets when the vertex is labelled, in parallel with its
+// height: the next level then goes straight to the arcs.  Each level is a chain of
+// dependent memory accesses (queue entry, arcs, heights and reverse residuals, the
+// label), so every access taken off it counts: the first entry of each tile is loaded
+// right after the barrier together with the frontier's size, and a slot is reserved
+// for every candidate at the same time as its label is attempted (a candidate that
+// another tile labelled first leaves an empty range, skipped at the next level).
+// qa and qb are swapped after every level: the caller's queues follow.
+__device__ __forceinline__ int bfs_by_levels(
+        cg::grid_group& grid, tile_t& tile, Stepper& st, int n, int s, int t,
+        const int* __restrict__ offsets, const int* __restrict__ heads, const int* __restrict__ rev,
+        cap_t* __restrict__ res, cap_t* __restrict__ excess, int* __restrict__ height,
+        int* __restrict__& qa, int* __restrict__& qb, int* __restrict__ ring, int early_stop, int async_bfs) {
+    const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
+    const int stride = gridDim.x * blockDim.x;
+    const int tile_id = gtid / TILE, tiles = stride / TILE, lane = tile.thread_rank();
+    int marked = 0;
+    for (int v = gtid; v < n; v += stride) {
+        bool mark = early_stop && !async_bfs && v != s && v != t && ld_int(height + v) < n &&
+                    ld_cap(excess + v) > 0;
+        height[v] = v == t ? 0 : (mark ? n + 1 : n);
+        marked += mark;
+    }
+    if (marked) atomicAdd(ring + 6 + st.k % 3, marked);
+    if (gtid == 0) reinterpret_cast<int2*>(qa)[0] = make_int2(__ldg(offsets + t), __ldg(offsets + t + 1));
+    int frontier = 0, level = 0, marked_total = 0, marked_found = 0;
+    int2 first = make_int2(0, 0);
+    grid.sync();
+    if (tile_id < n) first = __ldcg(reinterpret_cast<const int2*>(qa) + tile_id);
+    st.read(grid, ring);
+    frontier = 1;
+    marked_total = st.aux;
+    while (frontier > 0) {
+        ++level;
+        int found = 0;
+        const int2* fa = reinterpret_cast<const int2*>(qa);
+        int2* fb = reinterpret_cast<int2*>(qb);
+        for (int i = tile_id; i < frontier; i += tiles) {
+            int2 e = i == tile_id ? first : __ldcg(fa + i);
+            for (int a = e.x + lane; a < e.y; a += TILE) {
+                int y = __ldg(heads + a);
+                cap_t r = ld_cap(res + __ldg(rev + a));   // y -> x is residual: the reverse arc of x -> y
+                int hy = ld_int(height + y);
+                int y0 = __ldg(offsets + y), y1 = __ldg(offsets + y + 1);
+                if (y != s && hy >= n && r > 0) {
+                    bool won = atomicCAS(height + y, hy, level) == hy;
+                    fb[queue_slot(ring + st.k % 3)] = won ? make_int2(y0, y1) : make_int2(0, 0);
+                    found += won && hy == n + 1;
+                }
+            }
+        }
+        if (found) atomicAdd(ring + 6 + st.k % 3, found);
+        grid.sync();
+        if (tile_id < n) first = __ldcg(fb + tile_id);
+        frontier = st.read(grid, ring);
+        marked_found += st.aux;
+        int* tmp = qa; qa = qb; qb = tmp;
+        if (early_stop && marked_total > 0 && marked_found == marked_total) break;
+    }
+    return level;
+}
+
+// ----------------------------------------------------------------------------------------
+// Version (c), step 2: gather the active vertices into the queue
+// ----------------------------------------------------------------------------------------
+// Every vertex with excess below height n is appended to qa (queue_slot: one atomic per
+// coalesced group on the step's counter); the grid barrier that ends the step makes the
+// queue whole, and its counter, read by every thread after it, is returned: the queue's length.
+__device__ __forceinline__ int gather_active(
+        cg::grid_group& grid, Stepper& st, int n, int s, int t, cap_t* __restrict__ excess,
+        int* __restrict__ height, int* __restrict__ qa, int* __restrict__ ring) {
+    const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
+    const int stride = gridDim.x * blockDim.x;
+    for (int v = gtid; v < n; v += stride) {
+        if (v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0)
+            qa[queue_slot(ring + st.k % 3)] = v;
+    }
+    return st.sync(grid, ring);
+}
+
+// ----------------------------------------------------------------------------------------
+// Version (c), step 3: discharge one queued vertex with its tile of TILE threads
+// ----------------------------------------------------------------------------------------
+// Up to max_ops rounds of (lowest residual neighbour, then push or relabel), a bounded
+// discharge, so fewer sweeps are needed.  The tile's lanes scan x's arcs side by side and
+// reduce (height, arc) with shuffles; lane 0 alone pushes or relabels, so x's excess and
+// the residuals of x's arcs only ever decrease by its hand (Hong's rule, as in (a) and (b)).
+// incremental: the next queue (qb) is built here, the vertices that received excess and x
+// itself when excess is left, each vertex once per sweep k thanks to its stamp.
+// pushes and relabels count lane 0's work.
+__device__ __forceinline__ void discharge(
+        tile_t& tile, int x, int k, int n, int t, const int* __restrict__ offsets,
+        const int* __restrict__ heads, const int* __restrict__ rev, cap_t* __restrict__ res,
+        cap_t* __restrict__ excess, int* __restrict__ height, int* __restrict__ qb,
+        int* __restrict__ stamp, int* __restrict__ ring, int max_ops, int incremental,
+        unsigned long long& pushes, int& relabels) {
+    const int lane = tile.thread_rank();
+    int live = 0;
+    if (lane == 0) live = ld_cap(excess + x) > 0 && ld_int(height + x) < n;
+    if (!tile.shfl(live, 0)) return;
+    for (int op = 0; op < max_ops; ++op) {
+        int hmin = n, amin = -1;
+        for (int a = __ldg(offsets + x) + lane, end = __ldg(offsets + x + 1); a < end; a += TILE) {
+            if (ld_cap(res + a) > 0) {
+                int hy = ld_int(height + __ldg(heads + a));
+                if (hy < hmin) { hmin = hy; amin = a; }
+            }
+        }
+        for (int o = TILE / 2; o > 0; o >>= 1) {   // (height, arc) min, ties to the lower arc
+            int h2 = tile.shfl_xor(hmin, o), a2 = tile.shfl_xor(amin, o);
+            if (h2 < hmin || (h2 == hmin && (unsigned)a2 < (unsigned)amin)) { hmin = h2; amin = a2; }
+        }
+        int again = 0;
+        if (lane == 0) {
+            int hx = ld_int(height + x);
+            if (amin < 0) {
+                height[x] = n;
+                ++relabels;
+            } else if (hmin < hx) {
+                cap_t e = ld_cap(excess + x), r = ld_cap(res + amin);
+                cap_t d = e < r ? e : r;
+                int y = __ldg(heads + amin);
+                cap_add(res + amin, -d);
+                cap_add(res + __ldg(rev + amin), d);
+                cap_add(excess + x, -d);
+                cap_add(excess + y, d);
+                ++pushes;
+                if (incremental && y != t && atomicExch(stamp + y, k) != k)
+                    qb[queue_slot(ring + k % 3)] = y;
+                again = e > d;            // excess left: look for the next arc
+            } else {
+                height[x] = hmin + 1 < n ? hmin + 1 : n;
+                ++relabels;
+                again = hmin + 1 < n;     // now above its lowest neighbour: push next
+            }
+        }
+        if (!tile.shfl(again, 0)) break;
+    }
+    if (incremental && lane == 0 && ld_cap(excess + x) > 0 && ld_int(height + x) < n &&
+        atomicExch(stamp + x, k) != k)
+        qb[queue_slot(ring + k % 3)] = x;
+}
+
+// ----------------------------------------------------------------------------------------
+// Version (c), step 4: after a sweep's barrier, the test that ends the sweeps
+// ----------------------------------------------------------------------------------------
+// Every thread reads the same counters after the barrier, so all take the same decision.
+// Returns true when the sweeps stop: enough relabels since the global relabel
+// (relabel_limit), max_sweeps_between sweeps, or the leader's gr_balance vote (the
+// auxiliary counter) call for a fresh one; past max_steps grid syncs the run gives up
+// (*done, status 1), a guard: a hang would be worse.
+__device__ __forceinline__ bool sweeps_end(
+        const Stepper& st, bool leader, int sweep, long long& relabels_since,
+        unsigned long long* __restrict__ stats, int relabel_limit, int max_sweeps_between,
+        long long max_steps, bool& done) {
+    relabels_since += st.rel;
+    if (leader) stats[ST_SWEEP] += 1;
+    if (st.k > max_steps) { done = true; if (leader) stats[ST_STATUS] = 1; return true; }
+    return relabels_since > relabel_limit || sweep + 1 >= max_sweeps_between || st.aux;
+}
+
+// ----------------------------------------------------------------------------------------
+// Version (c): the one cooperative kernel that runs the whole algorithm, steps 1 to 4
+// ----------------------------------------------------------------------------------------
+// A global relabel (step 1a or 1b), then sweeps (step 2 when the queue is rebuilt from
+// scratch, step 3 for every queued vertex, a grid barrier, step 4) until the heights are
+// loose again, and again, until a fresh global relabel leaves no active vertex: the preflow
+// is then maximum.  Nothing returns to the host in between.
 extern "C" __global__ void __launch_bounds__(1024, 1) vertex_centric_kernel(
         int n, int s, int t, const int* __restrict__ offsets, const int* __restrict__ heads,
         const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
@@ -289,90 +509,28 @@ extern "C" __global__ void __launch_bounds__(1024, 1) vertex_centric_kernel(
         int relabel_limit, int max_sweeps_between, int max_ops, int incremental, int early_stop,
         int async_bfs, float gr_balance, long long max_steps) {
     cg::grid_group grid = cg::this_grid();
-    cg::thread_block_tile<TILE> tile = cg::tiled_partition<TILE>(cg::this_thread_block());
+    tile_t tile = cg::tiled_partition<TILE>(cg::this_thread_block());
     const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
     const int stride = gridDim.x * blockDim.x;
-    const int tile_id = gtid / TILE, tiles = stride / TILE, lane = tile.thread_rank();
+    const int tile_id = gtid / TILE, tiles = stride / TILE;
     const bool leader = grid.thread_rank() == 0;
     unsigned long long pushes = 0, relabels = 0, t0 = 0, gr_last = 0;   // times: leader only
     Stepper st{0, 0, 0};
     bool done = false;
     while (!done) {
-        // ---- global relabel: exact distances to the sink by a BFS on residual arcs, either
-        // asynchronous (async_relabel above) or by levels, one grid barrier per level.
-        // early_stop (by levels only): the vertices that hold excess and were below n (so may still reach
-        // the sink) are marked n + 1; once the BFS has found them all, the rest of it cannot
-        // matter (a vertex left at height >= n gets no push and holds no excess), so it
-        // stops. The BFS that ends the run always completes: it finds no vertex with excess.
+        // ---- step 1: the global relabel, asynchronous (1a) or by levels (1b, also when the
+        // work list of 1a overflowed)
         if (leader) t0 = global_ns();
         bool levels = !async_bfs;
-        if (async_bfs) {
-            for (int v = gtid; v < n; v += stride) height[v] = v == t ? 0 : n;
-            for (int i = gtid; i < wq_cap; i += stride) wq[i] = i == 0 ? t : -1;
-            if (leader) { wl[WL_HEAD] = 0; wl[WL_TAIL] = 1; wl[WL_PENDING] = 1; }
-            st.sync(grid, ring);
-            int overflow = 0;
-            int expanded = async_relabel(tile, n, s, offsets, heads, rev, res, height, wq, wq_cap, wl, &overflow);
-            if (lane == 0 && expanded) atomicAdd(stats + ST_ITEMS, (unsigned long long)expanded);
-            if (overflow) atomicAdd(ring + 6 + st.k % 3, overflow);
-            st.sync(grid, ring);
-            levels = st.aux > 0;    // the list overflowed: heights not exact, BFS by levels
-        }
-        int marked = 0;
-        for (int v = gtid; levels && v < n; v += stride) {
-            bool mark = early_stop && !async_bfs && v != s && v != t && ld_int(height + v) < n &&
-                        ld_cap(excess + v) > 0;
-            height[v] = v == t ? 0 : (mark ? n + 1 : n);
-            marked += mark;
-        }
-        if (marked) atomicAdd(ring + 6 + st.k % 3, marked);
-        // The BFS queue holds for each vertex of the frontier the range of its arcs (int2:
-        // first, end), read from offsets when the vertex is labelled, in parallel with its
-        // height: the next level then goes straight to the arcs.  Each level is a chain of
-        // dependent memory accesses (queue entry, arcs, heights and reverse residuals, the
-        // label), so every access taken off it counts: the first entry of each tile is loaded
-        // right after the barrier together with the frontier's size, and a slot is reserved
-        // for every candidate at the same time as its label is attempted (a candidate that
-        // another tile labelled first leaves an empty range, skipped at the next level).
-        // (only when the BFS by levels runs: otherwise the sweeps' gather may already be
-        // writing the queue, with no barrier in between)
-        if (levels && gtid == 0) reinterpret_cast<int2*>(qa)[0] = make_int2(__ldg(offsets + t), __ldg(offsets + t + 1));
-        int frontier = 0, level = 0, marked_total = 0, marked_found = 0;
-        int2 first = make_int2(0, 0);
-        if (levels) {
-            grid.sync();
-            if (tile_id < n) first = __ldcg(reinterpret_cast<const int2*>(qa) + tile_id);
-            st.read(grid, ring);
-            frontier = 1;
-            marked_total = st.aux;
-        }
-        while (frontier > 0) {
-            ++level;
-            int found = 0;
-            const int2* fa = reinterpret_cast<const int2*>(qa);
-            int2* fb = reinterpret_cast<int2*>(qb);
-            for (int i = tile_id; i < frontier; i += tiles) {
-                int2 e = i == tile_id ? first : __ldcg(fa + i);
-                for (int a = e.x + lane; a < e.y; a += TILE) {
-                    int y = __ldg(heads + a);
-                    cap_t r = ld_cap(res + __ldg(rev + a));   // y -> x is residual: the reverse arc of x -> y
-                    int hy = ld_int(height + y);
-                    int y0 = __ldg(offsets + y), y1 = __ldg(offsets + y + 1);
-                    if (y != s && hy >= n && r > 0) {
-                        bool won = atomicCAS(height + y, hy, level) == hy;
-                        fb[queue_slot(ring + st.k % 3)] = won ? make_int2(y0, y1) : make_int2(0, 0);
-                        found += won && hy == n + 1;
-                    }
-                }
-            }
-            if (found) atomicAdd(ring + 6 + st.k % 3, found);
-            grid.sync();
-            if (tile_id < n) first = __ldcg(fb + tile_id);
-            frontier = st.read(grid, ring);
-            marked_found += st.aux;
-            int* tmp = qa; qa = qb; qb = tmp;
-            if (early_stop && marked_total > 0 && marked_found == marked_total) break;
-        }
+        if (async_bfs)
+            levels = async_global_relabel(grid, tile, st, n, s, t, offsets, heads, rev, res, height, ring,
+                                          stats, wq, wq_cap, wl);
+        // step 1b writes the queue qa, so it runs only when needed: after step 1a the
+        // sweeps' gather may already be writing the queue, with no barrier in between
+        int level = 0;
+        if (levels)
+            level = bfs_by_levels(grid, tile, st, n, s, t, offsets, heads, rev, res, excess, height, qa, qb,
+                                  ring, early_stop, async_bfs);
         if (leader) {
             stats[ST_GR] += 1;
             stats[ST_LEVEL] += level;
@@ -385,68 +543,14 @@ extern "C" __global__ void __launch_bounds__(1024, 1) vertex_centric_kernel(
         long long relabels_since = 0;
         int active = 0;
         for (int sweep = 0;; ++sweep) {
-            if (sweep == 0 || !incremental) {
-                // gather the active vertices into the queue qa
-                for (int v = gtid; v < n; v += stride) {
-                    if (v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0)
-                        qa[queue_slot(ring + st.k % 3)] = v;
-                }
-                active = st.sync(grid, ring);
-            }
+            if (sweep == 0 || !incremental)
+                active = gather_active(grid, st, n, s, t, excess, height, qa, ring);      // step 2
             if (active == 0) { done = sweep == 0; break; }   // after a fresh relabel: maximum
-            // a tile per queued vertex: up to max_ops rounds of (lowest residual neighbour,
-            // then push or relabel), a bounded discharge, so fewer sweeps are needed.
-            // incremental: the next queue is built here (vertices that received excess, and
-            // those with excess left), each vertex once per sweep thanks to its stamp
             const int k = st.k;
             int my_relabels = 0;
-            for (int i = tile_id; i < active; i += tiles) {
-                int x = qa[i];
-                int live = 0;
-                if (lane == 0) live = ld_cap(excess + x) > 0 && ld_int(height + x) < n;
-                if (!tile.shfl(live, 0)) continue;
-                for (int op = 0; op < max_ops; ++op) {
-                    int hmin = n, amin = -1;
-                    for (int a = __ldg(offsets + x) + lane, end = __ldg(offsets + x + 1); a < end; a += TILE) {
-                        if (ld_cap(res + a) > 0) {
-                            int hy = ld_int(height + __ldg(heads + a));
-                            if (hy < hmin) { hmin = hy; amin = a; }
-                        }
-                    }
-                    for (int o = TILE / 2; o > 0; o >>= 1) {   // (height, arc) min, ties to the lower arc
-                        int h2 = tile.shfl_xor(hmin, o), a2 = tile.shfl_xor(amin, o);
-                        if (h2 < hmin || (h2 == hmin && (unsigned)a2 < (unsigned)amin)) { hmin = h2; amin = a2; }
-                    }
-                    int again = 0;
-                    if (lane == 0) {
-                        int hx = ld_int(height + x);
-                        if (amin < 0) {
-                            height[x] = n;
-                            ++my_relabels;
-                        } else if (hmin < hx) {
-                            cap_t e = ld_cap(excess + x), r = ld_cap(res + amin);
-                            cap_t d = e < r ? e : r;
-                            int y = __ldg(heads + amin);
-                            cap_add(res + amin, -d);
-                            cap_add(res + __ldg(rev + amin), d);
-                            cap_add(excess + x, -d);
-                            cap_add(excess + y, d);
-                            ++pushes;
-                            if (incremental && y != t && atomicExch(stamp + y, k) != k)
-                                qb[queue_slot(ring + k % 3)] = y;
-                            again = e > d;            // excess left: look for the next arc
-                        } else {
-                            height[x] = hmin + 1 < n ? hmin + 1 : n;
-                            ++my_relabels;
-                            again = hmin + 1 < n;     // now above its lowest neighbour: push next
-                        }
-                    }
-                    if (!tile.shfl(again, 0)) break;
-                }
-                if (incremental && lane == 0 && ld_cap(excess + x) > 0 && ld_int(height + x) < n &&
-                    atomicExch(stamp + x, k) != k)
-                    qb[queue_slot(ring + k % 3)] = x;
-            }
+            for (int i = tile_id; i < active; i += tiles)                                  // step 3
+                discharge(tile, qa[i], k, n, t, offsets, heads, rev, res, excess, height, qb, stamp, ring,
+                          max_ops, incremental, pushes, my_relabels);
             if (my_relabels) atomicAdd(ring + 3 + k % 3, my_relabels);
             relabels += my_relabels;
             // gr_balance: time decides when the heights are worth refreshing.  Once these
@@ -457,10 +561,9 @@ extern "C" __global__ void __launch_bounds__(1024, 1) vertex_centric_kernel(
                 atomicAdd(ring + 6 + k % 3, 1);
             int queued = st.sync(grid, ring);
             if (incremental) { active = queued; int* tmp = qa; qa = qb; qb = tmp; }
-            relabels_since += st.rel;
-            if (leader) stats[ST_SWEEP] += 1;
-            if (st.k > max_steps) { done = true; if (leader) stats[ST_STATUS] = 1; break; }
-            if (relabels_since > relabel_limit || sweep + 1 >= max_sweeps_between || st.aux) break;
+            if (sweeps_end(st, leader, sweep, relabels_since, stats, relabel_limit, max_sweeps_between,
+                           max_steps, done))                                               // step 4
+                break;
         }
         if (leader) stats[ST_PR_NS] += global_ns() - t0;
     }

@@ -7,21 +7,24 @@ relabel on the GPU), as in the source report.
 >>> r = maxflow.solve(net, variant="serial")
 >>> r.flow_value, maxflow.check_cut(net, r.source_side, r.flow_value)
 (4, 4)
+>>> r.summary().split(";")[0]
+'serial: flow value 4'
 """
 
-from .checks import (check_cut, check_flow, cut_capacity, reference_value, residual_source_side,
-                     scipy_matrix)
+from .checks import (certify, check_cut, check_flow, check_result, cut_capacity, reference_value,
+                     residual_source_side, scipy_matrix)
 from .dimacs import (parse_dimacs, parse_text, read, read_dimacs, read_text, write_dimacs,
                      write_text)
 from .instances import genrmf, random_gnp, report_density, vision_grid, washington_rlg
 from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, from_edges, from_networkx
-from .solve import VARIANTS, MaxFlowResult, solve
+from .result import MaxFlowResult, make_result
+from .solve import VARIANTS, solve
 
 __all__ = [
-    "solve", "VARIANTS", "MaxFlowResult",
+    "solve", "VARIANTS", "MaxFlowResult", "make_result",
     "FlowNetwork", "from_edges", "from_networkx", "MAX_CAPACITY", "INT32_MAX",
     "read_dimacs", "write_dimacs", "parse_dimacs", "read_text", "write_text", "parse_text", "read",
     "random_gnp", "report_density", "genrmf", "washington_rlg", "vision_grid",
-    "check_flow", "check_cut", "cut_capacity", "reference_value", "residual_source_side",
-    "scipy_matrix",
+    "check_flow", "check_cut", "cut_capacity", "certify", "check_result", "reference_value",
+    "residual_source_side", "scipy_matrix",
 ]

@@ -3,39 +3,54 @@
 - ``report``: the source report's experiments: time against vertices (log-log) for
   directed and undirected G(n, 2 ln n / n) up to n = 100,000 and beyond, every version
   where it fits (serial only up to ``serial_max``, the matrix only up to ``matrix_max``),
-  and n = 1000 with density 0.1 ... 1.0; ``reps`` repetitions; init / execution / total.
+  and n = 1000 with density 0.1 ... 1.0; ``reps`` repetitions; preparation / execution / total.
 - ``peers``: genrmf, Washington RLG and vision-grid instances up to millions of vertices:
   our GPU versions and the serial one against scipy (dinic, edmonds_karp), networkx
-  (preflow_push), python-igraph and OR-tools, each up to its size cap (``cap_<solver>``); time
+  (preflow_push), python-igraph and OR-tools, each up to its size cap (``cap_<variant>``); time
   split into push/relabel sweeps and global relabels.
 - ``targets``: genrmf a = b = 64 and a = b = 128, every peer in the same run, and the
   ratios of the vertex-centric version to the fastest CPU library.
+- ``tuning``: the vertex-centric version's options on genrmf, each configuration in full.
 - ``cpu``: serial against the CPU peers on small instances (no GPU needed).
 
-Every preset takes ``quick`` (tiny sizes, for CI and headless notebooks). Every row is
-verified: the flow value equals the case's reference (:func:`case_reference`: scipy dinic
-where it ran, else the first peer's) and, for our versions, the returned (pre)flow is
-feasible and the returned cut has the same capacity, which proves both optimal on its own
-(``certified``).
+Each preset's ``quick`` values are its tiny sizes (CI, headless notebooks). Every row has the
+columns of :func:`gpualgo.bench.row`: ``variant`` (one of ours, or a CPU peer of
+:data:`PEERS`), ``objective`` (the flow value), the times (a peer's ``prepare_ms`` is building
+its graph, its ``exec_ms`` its max-flow call), ``verified``; then the counters, ``certified``
+(ours: the returned (pre)flow is feasible and the returned cut has the same capacity, which
+proves both optimal on their own: :func:`gpualgo.maxflow.checks.certify`) and
+``reference_value`` (:func:`case_reference`). ``verified`` is True for one of ours when it is
+certified and equals the reference, for a peer when it equals the reference (another solver's
+value, never its own); None when nothing independent ran.
 """
 from __future__ import annotations
 
+import ast
+import functools
 import importlib.metadata
 import math
-import time
 
-import numpy as np
-
-from .. import peers
+from .. import bench, peers
 from ..bench import Case, Preset
+from ..gpu import cpu_label
 from . import checks, instances
+from .gpu import default_tile
 from .solve import VARIANTS, solve
 
 GPU_VARIANTS = tuple(v for v in VARIANTS if v.startswith("gpu_"))
 PEERS = ("scipy_dinic", "scipy_edmonds_karp", "networkx_preflow_push", "igraph", "ortools")
 
+#: peer -> (its function in gpualgo.peers, the distribution whose version the row names)
+_PEER_CALLS = {
+    "scipy_dinic": (functools.partial(peers.scipy_max_flow, method="dinic"), "scipy"),
+    "scipy_edmonds_karp": (functools.partial(peers.scipy_max_flow, method="edmonds_karp"), "scipy"),
+    "networkx_preflow_push": (peers.networkx_max_flow, "networkx"),
+    "igraph": (peers.igraph_max_flow, "igraph"),
+    "ortools": (peers.ortools_max_flow, "ortools"),
+}
 
-# ------------------------------------------------------------------------------ peers
+
+# ------------------------------------------------------------------------------ rows
 
 def _version(dist: str) -> str:
     try:
@@ -53,149 +68,132 @@ def peer_available(name: str) -> bool:
     return True
 
 
-def run_peer(name: str, net) -> dict:
-    """Solve ``net`` with a CPU library; returns value, init_ms (building its graph),
-    exec_ms (the solve call) and total_ms."""
-    u, v, c = net.arcs()
-    t0 = time.perf_counter()
-    if name.startswith("scipy_"):
-        from scipy.sparse.csgraph import maximum_flow
-        g = checks.scipy_matrix(net)
-        t1 = time.perf_counter()
-        value = maximum_flow(g, net.source, net.sink, method=name[len("scipy_"):]).flow_value
-        version = _version("scipy")
-    elif name == "networkx_preflow_push":
-        import networkx as nx
-        g = nx.DiGraph()
-        g.add_nodes_from(range(net.n))
-        g.add_weighted_edges_from(zip(u.tolist(), v.tolist(), c.tolist()), weight="capacity")
-        t1 = time.perf_counter()
-        r = nx.algorithms.flow.preflow_push(g, net.source, net.sink, capacity="capacity", value_only=True)
-        value = r.graph["flow_value"]
-        version = _version("networkx")
-    elif name == "igraph":
-        ig = peers.load("igraph")
-        g = ig.Graph(n=net.n, edges=np.c_[u, v], directed=True)
-        caps = c.tolist()
-        t1 = time.perf_counter()
-        value = g.maxflow_value(net.source, net.sink, capacity=caps)
-        version = _version("igraph")
-    elif name == "ortools":
-        mf = peers.load("ortools_graph")
-        smf = mf.SimpleMaxFlow()
-        smf.add_arcs_with_capacity(u.astype(np.int64), v.astype(np.int64), c.astype(np.int64))
-        t1 = time.perf_counter()
-        status = smf.solve(net.source, net.sink)
-        if status != smf.OPTIMAL:
-            raise RuntimeError(f"OR-tools SimpleMaxFlow returned status {status}")
-        value = smf.optimal_flow()
-        version = _version("ortools")
-    else:
+def run_peer(name: str, net, rep: int = 0, **fields) -> dict:
+    """Solve ``net`` with the CPU library ``name`` (one of :data:`PEERS`, called through
+    :mod:`gpualgo.peers`) and return its row (:func:`gpualgo.bench.peer_row`): ``prepare_ms``
+    is building the library's graph, ``exec_ms`` its max-flow call, ``total_ms`` both."""
+    if name not in _PEER_CALLS:
         raise ValueError(f"unknown peer {name!r}; known: {PEERS}")
-    t2 = time.perf_counter()
-    return dict(flow_value=int(round(value)), init_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3,
-                total_ms=(t2 - t0) * 1e3, device=f"CPU ({name} {version})")
+    call, dist = _PEER_CALLS[name]
+    times = {}
+    value = call(net.n, *net.arcs(), net.source, net.sink, times=times)
+    if value is None:
+        raise ValueError(peers.missing_text("ortools_graph" if name == "ortools" else name))
+    row = bench.peer_row(name, value, times["build_ms"] + times["solve_ms"], rep=rep,
+                         device=cpu_label(engine=f"{dist} {_version(dist)}"), **fields)
+    row.update(prepare_ms=times["build_ms"], exec_ms=times["solve_ms"])
+    return row
 
 
-# ---------------------------------------------------------------------------- a case
-
-def _ours(variant, net, **opts) -> dict:
-    r = solve(net, variant=variant, **opts)
-    s = r.stats
-    certified = True     # a feasible (pre)flow and a cut of the same value: both optimal
+def certified(result) -> bool:
+    """True when the result's (pre)flow is feasible and its cut has the same capacity
+    (:func:`gpualgo.maxflow.checks.certify`); prints the violation otherwise."""
     try:
-        checks.check_flow(net, r.flow, r.flow_value, preflow=r.is_preflow)
-        checks.check_cut(net, r.source_side, r.flow_value)
+        checks.certify(result)
     except ValueError as exc:
-        print(f"WARNING: {variant}: {exc}")
-        certified = False
-    return dict(flow_value=r.flow_value, init_ms=s["init_ms"], exec_ms=s["exec_ms"], total_ms=s["total_ms"],
-                gr_ms=s.get("gr_ms", math.nan), pr_ms=s.get("pr_ms", math.nan), pushes=s["pushes"],
-                relabels=s["relabels"], global_relabels=s["global_relabels"], phases=s["phases"],
-                sweeps=s.get("sweeps", 0), cap_dtype=s["cap_dtype"], device=s["device"], certified=certified)
+        print(f"WARNING: {result.variant}: {exc}")
+        return False
+    return True
 
 
-def _warm(variant, net):
-    # numba / NVRTC compilation outside the timed runs: the kernel module is built per
-    # capacity type and, for the vertex-centric version, per tile width, so warm the ones
-    # the case will use
-    if variant in PEERS:
-        return
+def run_ours(variant: str, net, rep: int = 0, **fields) -> dict:
+    """Solve ``net`` with one of our versions and return its row (:func:`gpualgo.bench.row`,
+    then the counters and ``certified``); ``verified`` is set by :func:`verify`."""
+    r = solve(net, variant=variant)
+    s = r.stats
+    row = bench.row(r, rep=rep, verified=None, **fields)
+    row.update(gr_ms=s.get("gr_ms"), pr_ms=s.get("pr_ms"), pushes=s["pushes"], relabels=s["relabels"],
+               global_relabels=s["global_relabels"], phases=s["phases"], sweeps=s.get("sweeps", 0),
+               cap_dtype=s["cap_dtype"], certified=certified(r))
+    return row
+
+
+def warm(variant: str, net, **options) -> None:
+    """Compile what a timed run of ``variant`` on ``net`` uses, before it is timed: numba's
+    serial version, or the kernel module, which is built per capacity type (a tiny instance
+    of ``net``'s) and, for the vertex-centric version, per tile width (``net``'s default
+    unless ``options`` name one). See :func:`gpualgo.bench.warm_up`."""
     tiny = instances.genrmf(2, 2, seed=0)
     if not net.fits_int32():
         tiny = instances.vision_grid(2, 2, maxcap=2**40, seed=0)
-    opts = {}
     if variant == "gpu_vertex_centric":
-        from .maxflow_gpu import default_tile
-        opts["tile"] = default_tile(net)
-    solve(tiny, variant=variant, **opts)
+        options.setdefault("tile", default_tile(net))
+    bench.warm_up(solve, tiny, [variant], **options)
 
 
-def case_reference(rows: list[dict]):
-    """The value every row of a case is checked against: scipy dinic's where it ran, else
-    the first CPU peer's, else the first row's (ours, certified by its own flow and cut)."""
-    for pick in (lambda r: r["solver"] == "scipy_dinic", lambda r: r["solver"] in PEERS, lambda r: True):
+def case_reference(rows: list[dict], skip: str | None = None):
+    """The value the rows of a case are checked against: scipy dinic's where it ran, else
+    another CPU peer's, else one that one of our versions certified (a feasible (pre)flow
+    and a cut of the same capacity); rows of the variant ``skip`` are left out, so that no
+    row is its own reference. None when no row qualifies."""
+    for pick in (lambda r: r["variant"] == "scipy_dinic", lambda r: r["variant"] in PEERS,
+                 lambda r: r.get("certified") is True):
         for r in rows:
-            if pick(r):
-                return r["flow_value"]
+            if r["variant"] != skip and pick(r):
+                return r["objective"]
     return None
 
 
-def measure(family: str, params: dict, net, solvers, reps: int, seed, peer_reps: int | None = None,
-            **extra) -> list[dict]:
-    """Run each solver of ``solvers`` in turn on ``net``, ``reps`` times (the CPU peers
-    ``peer_reps`` times, default ``reps``); rows with a ``verified`` column: the value equals
-    :func:`case_reference` and, for ours, the cut is valid."""
-    rows = []
-    for solver in solvers:
-        _warm(solver, net)
-        for rep in range(peer_reps if solver in PEERS and peer_reps is not None else reps):
-            row = run_peer(solver, net) if solver in PEERS else _ours(solver, net)
-            row["verified"] = None
-            row.update(algorithm="maxflow", family=family, solver=solver,
-                       kind="peer" if solver in PEERS else ("gpu" if solver.startswith("gpu_") else "serial"),
-                       n=net.n, arcs=net.n_input_arcs, reference_value=None, rep=rep, seed=seed, **params, **extra)
-            rows.append(row)
-    ref = case_reference(rows)
+def verify(rows: list[dict]) -> list[dict]:
+    """Set ``reference_value`` and ``verified`` of every row of one case (see the module doc)."""
     for row in rows:
+        ref = case_reference(rows, skip=row["variant"])
         row["reference_value"] = ref
-        row["verified"] = bool(row["flow_value"] == ref and row.get("certified", True))
-        if not row["verified"]:
-            print(f"WARNING: {row['solver']} on {family} {params}: value {row['flow_value']}, reference {ref}, "
-                  f"cut ok {row.get('certified')}")
+        if row["variant"] in PEERS:
+            row["verified"] = None if ref is None else bool(row["objective"] == ref)
+        else:
+            row["verified"] = bool(row["certified"] and (ref is None or row["objective"] == ref))
+        if row["verified"] is False:
+            print(f"WARNING: {row['variant']} on {row.get('family')} n={row.get('n')}: value {row['objective']}, "
+                  f"reference {ref}, certified {row.get('certified')}")
     return rows
 
 
-def _case(label, family, params, make, solvers, reps, seed, peer_reps=1, **extra):
+def measure(family: str, params: dict, net, variants, reps: int, seed, peer_reps: int | None = None,
+            **extra) -> list[dict]:
+    """Run each of ``variants`` (ours or :data:`PEERS`) in turn on ``net``, ``reps`` times
+    (the CPU peers ``peer_reps`` times, default ``reps``), and :func:`verify` the rows."""
+    rows = []
+    for variant in variants:
+        peer = variant in PEERS
+        if not peer:
+            warm(variant, net)
+        for rep in range(peer_reps if peer and peer_reps is not None else reps):
+            fields = dict(algorithm="maxflow", family=family,
+                          kind="peer" if peer else ("gpu" if variant.startswith("gpu_") else "serial"),
+                          n=net.n, arcs=net.n_input_arcs, seed=seed, **params, **extra)
+            rows.append(run_peer(variant, net, rep, **fields) if peer else run_ours(variant, net, rep, **fields))
+    return verify(rows)
+
+
+def _case(label, family, params, make, variants, reps, seed, peer_reps=1, **extra):
     def run():
-        return measure(family, params, make(), solvers, reps, seed, min(reps, peer_reps), **extra)
+        return measure(family, params, make(), variants, reps, seed, min(reps, peer_reps), **extra)
     return Case(label, run)
 
 
 # ----------------------------------------------------------------------------- report
 
 def _report_cases(p):
-    q = p["quick"]
-    reps = 1 if q else int(p["reps"])
+    reps = int(p["reps"])
     seed = p["seed"]
-    sizes = [50, 200] if q else list(p["sizes"])
     variants = [v for v in p["variants"] if p["gpu"] or not v.startswith("gpu_")]
-    nd = 60 if q else p["density_n"]          # the cheap sweep first, then sizes in increasing order
-    for dens in ([0.1, 1.0] if q else p["densities"]):
+    nd = p["density_n"]          # the cheap sweep first, then sizes in increasing order
+    for dens in p["densities"]:
         yield _case(f"density {dens}", "gnp", dict(density=dens, directed=True),
                     lambda d=dens: instances.random_gnp(nd, d, seed=seed, low=p["low"], high=p["high"]),
                     ["scipy_dinic"] + variants, reps, seed, p["peer_reps"], experiment="density")
-    for n in sizes:
+    for n in p["sizes"]:
         for directed in (True, False):
-            solvers = [v for v in variants
-                       if not (v == "serial" and n > p["serial_max"]) and not (v == "gpu_matrix" and n > p["matrix_max"])
-                       and not (v == "gpu_bcsr" and n > p["bcsr_max"])]
-            solvers = (["scipy_dinic"] if n <= p["scipy_max"] else []) + solvers
+            use = [v for v in variants
+                   if not (v == "serial" and n > p["serial_max"]) and not (v == "gpu_matrix" and n > p["matrix_max"])
+                   and not (v == "gpu_bcsr" and n > p["bcsr_max"])]
+            use = (["scipy_dinic"] if n <= p["scipy_max"] else []) + use
             dens = instances.report_density(n)
             yield _case(f"{'directed' if directed else 'undirected'} n={n}", "gnp", dict(density=dens, directed=directed),
                         lambda n=n, d=dens, di=directed: instances.random_gnp(n, d, seed=seed, low=p["low"], high=p["high"],
                                                                               directed=di),
-                        solvers, reps, seed, p["peer_reps"], experiment="size")
+                        use, reps, seed, p["peer_reps"], experiment="size")
 
 
 # ------------------------------------------------------------------------------ peers
@@ -211,7 +209,7 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def caps_of(p: dict) -> dict:
-    """{solver: largest n} from a preset's ``cap_<solver>`` parameters."""
+    """{variant: largest n} from a preset's ``cap_<variant>`` parameters."""
     return {k[4:]: v for k, v in p.items() if k.startswith("cap_")}
 
 
@@ -232,42 +230,37 @@ def _size_n(family, size):
 
 
 def _peers_cases(p):
-    q = p["quick"]
-    reps = 1 if q else int(p["reps"])
+    reps = int(p["reps"])
     seed = p["seed"]
-    fams = ({"genrmf": ["4x4", "6x6"], "washington": ["16x16"], "grid": ["16x16"]} if q else
-            {f: p[f] for f in ("genrmf", "washington", "grid")})
     caps = caps_of(p)
-    solvers_all = [s for s in list(p["variants"]) + [x for x in PEERS if peer_available(x)]
-                   if p["gpu"] or not s.startswith("gpu_")]
-    for family, sizes in fams.items():
-        for size in map(parse_size, sizes):
+    every = [v for v in list(p["variants"]) + [x for x in PEERS if peer_available(x)]
+             if p["gpu"] or not v.startswith("gpu_")]
+    for family in ("genrmf", "washington", "grid"):
+        for size in map(parse_size, p[family]):
             n = _size_n(family, size)
-            solvers = [s for s in solvers_all if n <= caps.get(s, math.inf)]
+            use = [v for v in every if n <= caps.get(v, math.inf)]
             yield _case(f"{family} {size}", family, dict(size="x".join(map(str, size))),
-                        lambda f=family, sz=tuple(size): family_instance(f, sz, seed), solvers, reps, seed,
+                        lambda f=family, sz=tuple(size): family_instance(f, sz, seed), use, reps, seed,
                         p["peer_reps"])
 
 
 # ---------------------------------------------------------------------------- targets
 
 def _targets_cases(p):
-    q = p["quick"]
     seed = p["seed"]
     caps = caps_of(p)
-    for size in (["4x4", "5x5"] if q else p["sizes"]):
+    for size in p["sizes"]:
         a, b = parse_size(size)
         n = a * a * b
-        solvers = ["gpu_vertex_centric"] + [x for x in PEERS if peer_available(x) and n <= caps.get(x, math.inf)]
+        use = ["gpu_vertex_centric"] + [x for x in PEERS if peer_available(x) and n <= caps.get(x, math.inf)]
         if not p["gpu"]:
-            solvers = ["serial"] + solvers[1:]
+            use = ["serial"] + use[1:]
 
-        def run(a=a, b=b, solvers=solvers):
+        def run(a=a, b=b, use=use):
             net = instances.genrmf(a, b, seed=seed)
-            rows = measure("genrmf", dict(size=f"{a}x{b}"), net, solvers, 1 if q else p["reps"], seed,
-                           1 if q else p["peer_reps"])
+            rows = measure("genrmf", dict(size=f"{a}x{b}"), net, use, p["reps"], seed, p["peer_reps"])
             # the peers' solve calls alone (their graph building excluded), against our total
-            best_peer, best_peer_name = min(((r["exec_ms"], r["solver"]) for r in rows if r["kind"] == "peer"),
+            best_peer, best_peer_name = min(((r["exec_ms"], r["variant"]) for r in rows if r["kind"] == "peer"),
                                             default=(math.nan, None))
             for r in rows:
                 r["fastest_peer"] = best_peer_name
@@ -280,42 +273,8 @@ def _targets_cases(p):
 
 # ----------------------------------------------------------------------------- tuning
 
-def _tuning_cases(p):
-    q = p["quick"]
-    seed = p["seed"]
-    for size in (["4x4"] if q else p["sizes"]):
-        def run(size=parse_size(size)):
-            net = instances.genrmf(size[0], size[1], seed=seed)
-            _warm("gpu_vertex_centric", net)
-            ref = None
-            rows = []
-            configs = [dict(tile=4, ops=4, blocks_per_sm=1, async_bfs=True)] if q else [_options(c) for c in p["configs"]]
-            for opts, rep in [(o, r) for r in range(1 if q else int(p["reps"])) for o in configs]:
-                t0 = time.perf_counter()
-                r = solve(net, "gpu_vertex_centric", **opts)
-                wall = (time.perf_counter() - t0) * 1e3
-                ref = r.flow_value if ref is None else ref
-                s = r.stats
-                cut = checks.cut_capacity(net, r.source_side)
-                row = dict(algorithm="maxflow", family="genrmf", size=f"{size[0]}x{size[1]}", n=net.n,
-                           solver="gpu_vertex_centric", flow_value=r.flow_value, total_ms=wall)
-                row.update({k: s[k] for k in ("tile", "block", "gr_alpha", "gr_max_iters", "gr_balance", "ops",
-                                              "incremental", "early_stop", "async_bfs", "exec_ms", "gr_ms", "pr_ms",
-                                              "sweeps", "global_relabels", "bfs_levels", "bfs_expanded",
-                                              "pushes", "relabels", "device")})
-                row.update(config=",".join(f"{k}={v}" for k, v in opts.items()), rep=rep,
-                           blocks=s["launch"]["blocks"], blocks_per_sm=s["launch"]["blocks_per_sm"],
-                           verified=r.flow_value == ref == cut, seed=seed)
-                rows.append(row)
-                print({k: (round(v, 1) if isinstance(v, float) else v) for k, v in row.items()
-                       if k not in ("algorithm", "family", "solver", "device", "seed")})
-            return rows
-        yield Case(f"tuning genrmf {size}", run)
-
-
-def _options(text: str) -> dict:
+def parse_options(text: str) -> dict:
     """'ops=8,tile=4' -> {'ops': 8, 'tile': 4} (values as Python literals; '' is the defaults)."""
-    import ast
     out = {}
     for item in filter(None, (t.strip() for t in str(text).split(","))):
         key, sep, val = item.partition("=")
@@ -325,19 +284,48 @@ def _options(text: str) -> dict:
     return out
 
 
+#: the counters and options a tuning row keeps from the result's stats
+_TUNING_STATS = ("tile", "block", "gr_alpha", "gr_max_iters", "gr_balance", "ops", "incremental", "early_stop",
+                 "async_bfs", "gr_ms", "pr_ms", "sweeps", "global_relabels", "bfs_levels", "bfs_expanded", "pushes",
+                 "relabels")
+
+
+def _tuning_cases(p):
+    seed = p["seed"]
+    configs = [parse_options(c) for c in p["configs"]]
+    for size in p["sizes"]:
+        def run(size=parse_size(size)):
+            net = instances.genrmf(size[0], size[1], seed=seed)
+            for tile in sorted({c.get("tile", default_tile(net)) for c in configs}):
+                warm("gpu_vertex_centric", net, tile=tile)
+            rows = []
+            for rep in range(int(p["reps"])):
+                for opts in configs:
+                    r = solve(net, "gpu_vertex_centric", **opts)
+                    s = r.stats
+                    row = bench.row(r, rep=rep, verified=certified(r), algorithm="maxflow", family="genrmf",
+                                    size=f"{size[0]}x{size[1]}", n=net.n,
+                                    config=",".join(f"{k}={v}" for k, v in opts.items()), seed=seed)
+                    row.update({k: s[k] for k in _TUNING_STATS})
+                    row.update(blocks=s["launch"]["blocks"], blocks_per_sm=s["launch"]["blocks_per_sm"])
+                    rows.append(row)
+                    print({k: (round(v, 1) if isinstance(v, float) else v) for k, v in row.items()
+                           if k not in ("algorithm", "family", "variant", "device", "seed")})
+            return rows
+        yield Case(f"tuning genrmf {size}", run)
+
+
 # -------------------------------------------------------------------------------- cpu
 
 def _cpu_cases(p):
-    q = p["quick"]
-    reps = 1 if q else int(p["reps"])
+    reps = int(p["reps"])
     seed = p["seed"]
-    solvers = ["serial"] + [x for x in PEERS if peer_available(x)]
-    for family, size in ([("genrmf", (4, 4)), ("grid", (12, 12))] if q else
-                         [("genrmf", parse_size(s)) for s in p["genrmf"]] + [("grid", parse_size(s)) for s in p["grid"]]):
+    use = ["serial"] + [x for x in PEERS if peer_available(x)]
+    for family, size in [("genrmf", parse_size(s)) for s in p["genrmf"]] + [("grid", parse_size(s)) for s in p["grid"]]:
         n = _size_n(family, size)
-        use = [s for s in solvers if n <= caps_of(p).get(s, math.inf)]
+        here = [v for v in use if n <= caps_of(p).get(v, math.inf)]
         yield _case(f"{family} {size}", family, dict(size="x".join(map(str, size))),
-                    lambda f=family, sz=size: family_instance(f, sz, seed), use, reps, seed, reps)
+                    lambda f=family, sz=size: family_instance(f, sz, seed), here, reps, seed, reps)
 
 
 #: the largest n each solver gets in ``peers`` and ``cpu`` (the genrmf 128 x 128 peers run in ``targets``)
@@ -346,7 +334,7 @@ PEER_CAPS = {"serial": 300_000, "gpu_matrix": 5_000, "gpu_bcsr": 300_000, "scipy
              "igraph": 1_100_000, "ortools": 1_100_000}
 
 def _caps(table: dict, **changes) -> dict:
-    """``cap_<solver>`` parameters from {solver: largest n}."""
+    """``cap_<variant>`` parameters from {variant: largest n}."""
     return {f"cap_{k}": int(v) for k, v in dict(table, **changes).items()}
 
 
@@ -377,13 +365,14 @@ TUNING_CONFIGS = [f"{_BASE},{c}" for c in (
 PRESETS = {
     "report": Preset(
         description="the report's sweeps: time vs vertices for directed and undirected G(n, 2 ln n / n), "
-                    "and n = 1000 with density 0.1..1.0; every version where it fits; init/exec/total",
+                    "and n = 1000 with density 0.1..1.0; every version where it fits; prepare/exec/total",
         params=dict(variants=list(VARIANTS), gpu=True,
                     sizes=[100, 316, 1000, 3162, 10000, 31623, 100000, 316228],
                     serial_max=31623, matrix_max=3162, bcsr_max=100000, scipy_max=100000,
                     density_n=1000, densities=[round(0.1 * k, 1) for k in range(1, 11)],
                     low=1, high=100, reps=10, peer_reps=3, seed=7),
-        cases=_report_cases, needs_gpu=True, seeds=[7]),
+        cases=_report_cases, needs_gpu=True, seeds=[7],
+        quick=dict(sizes=[50, 200], density_n=60, densities=[0.1, 1.0], reps=1, peer_reps=1)),
     "peers": Preset(
         description="genrmf, Washington RLG and vision grids up to millions of vertices: GPU versions and "
                     "serial against scipy, networkx, igraph and OR-tools, each up to its size cap",
@@ -392,22 +381,26 @@ PRESETS = {
                     washington=["256x256", "1024x1024", "2048x1024"],
                     grid=["256x256", "1024x1024", "1448x1448"],
                     **_caps(PEER_CAPS, scipy_dinic=70_000, gpu_bcsr=70_000), reps=3, peer_reps=1, seed=1),
-        cases=_peers_cases, needs_gpu=True, seeds=[1]),
+        cases=_peers_cases, needs_gpu=True, seeds=[1],
+        quick=dict(genrmf=["4x4", "6x6"], washington=["16x16"], grid=["16x16"], reps=1)),
     "targets": Preset(
         description="genrmf 64x64 and 128x128: vertex-centric GPU against every CPU peer in the same run "
                     "(goal: faster than the fastest, and < 2.1 s at 128x128)",
         params=dict(sizes=["64x64", "128x128"], reps=3, peer_reps=1, gpu=True,
                     **_caps(dict(scipy_dinic=300_000, scipy_edmonds_karp=0, networkx_preflow_push=0,
                                  igraph=3_000_000, ortools=3_000_000)), seed=1),
-        cases=_targets_cases, needs_gpu=True, seeds=[1]),
+        cases=_targets_cases, needs_gpu=True, seeds=[1],
+        quick=dict(sizes=["4x4", "5x5"], reps=1, peer_reps=1)),
     "tuning": Preset(
         description="vertex-centric options on genrmf (solve's options: async_bfs, block, gr_balance, "
                     "gr_max_iters, early_stop, blocks_per_sm, ops, tile, incremental), each configuration "
                     "written out in full so that the rows keep their meaning when the defaults change",
         params=dict(sizes=["64x64", "128x128"], reps=2, configs=TUNING_CONFIGS, seed=1),
-        cases=_tuning_cases, needs_gpu=True, seeds=[1]),
+        cases=_tuning_cases, needs_gpu=True, seeds=[1],
+        quick=dict(sizes=["4x4"], reps=1, configs=["tile=4,ops=4,blocks_per_sm=1,async_bfs=True"])),
     "cpu": Preset(
         description="serial push-relabel against the CPU peers on genrmf and grids (no GPU needed)",
         params=dict(genrmf=["8x8", "16x16"], grid=["64x64", "128x128"], **_caps(PEER_CAPS), reps=3, seed=1),
-        cases=_cpu_cases, needs_gpu=False, seeds=[1]),
+        cases=_cpu_cases, needs_gpu=False, seeds=[1],
+        quick=dict(genrmf=["4x4"], grid=["12x12"], reps=1)),
 }

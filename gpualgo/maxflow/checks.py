@@ -2,16 +2,20 @@
 
 - :func:`check_flow`: capacities, antisymmetry and conservation of a (pre)flow.
 - :func:`check_cut`: the cut separates source from sink and its capacity equals the flow.
+- :func:`certify`: both on a solver's result: a feasible (pre)flow and a cut of the same
+  capacity prove each other optimal (max-flow / min-cut duality), with no reference solver.
 - :func:`reference_value`: the value from ``scipy.sparse.csgraph.maximum_flow``.
+- :func:`check_result`: all of it on a result, in one sentence (what the notebook prints).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .. import peers
 from .network import INT32_MAX, FlowNetwork
 
-__all__ = ["check_flow", "check_cut", "cut_capacity", "reference_value", "scipy_matrix",
-           "residual_source_side"]
+__all__ = ["check_flow", "check_cut", "cut_capacity", "certify", "reference_value", "check_result",
+           "scipy_matrix", "residual_source_side"]
 
 
 def check_flow(net: FlowNetwork, flow, value: int | None = None, preflow: bool = False) -> int:
@@ -100,9 +104,49 @@ def scipy_matrix(net: FlowNetwork):
 
 
 def reference_value(net: FlowNetwork, method: str = "dinic") -> int:
-    """Maximum flow value from ``scipy.sparse.csgraph.maximum_flow`` (``dinic`` or ``edmonds_karp``)."""
-    from scipy.sparse.csgraph import maximum_flow
-    return int(maximum_flow(scipy_matrix(net), net.source, net.sink, method=method).flow_value)
+    """Maximum flow value from ``scipy.sparse.csgraph.maximum_flow`` (``dinic`` or
+    ``edmonds_karp``; see :func:`gpualgo.peers.scipy_max_flow`). ValueError when the
+    capacities do not fit scipy's int32."""
+    return peers.scipy_max_flow(net.n, *net.arcs(), net.source, net.sink, method=method)
+
+
+def certify(result) -> int:
+    """Check a solver's result on its own network with no reference solver: its (pre)flow
+    is feasible (:func:`check_flow`, a preflow where ``result.is_preflow``) and carries
+    ``result.flow_value``, and its cut has that capacity (:func:`check_cut`). A feasible flow
+    and a cut of equal capacity prove each other optimal. Returns the flow value; raises
+    ValueError naming the first violation.
+    """
+    net = result.network
+    check_flow(net, result.flow, result.flow_value, preflow=result.is_preflow)
+    return check_cut(net, result.source_side, result.flow_value)
+
+
+def check_result(result, reference: int | None = None) -> str:
+    """Check a :class:`~gpualgo.maxflow.result.MaxFlowResult` against scipy and by its own
+    certificate, and say so in a sentence.
+
+    The flow value must equal ``reference`` (default: :func:`reference_value`, scipy's
+    dinic on the same network), the (pre)flow must be feasible and the cut must have the
+    same capacity (:func:`certify`). Raises ValueError on a mismatch.
+
+    >>> from gpualgo import maxflow
+    >>> net = maxflow.from_edges(3, [0, 1], [1, 2], [5, 3])
+    >>> maxflow.check_result(maxflow.solve(net, variant="serial"))
+    "flow value 3 = scipy's; the flow is feasible and a cut of capacity 3 proves it maximum"
+    >>> maxflow.check_result(maxflow.solve(net, variant="serial"), reference=4)
+    Traceback (most recent call last):
+    ...
+    ValueError: serial: flow value 3, but the reference's is 4
+    """
+    who = "scipy's" if reference is None else "the reference's"
+    ref = reference_value(result.network) if reference is None else int(reference)
+    if result.flow_value != ref:
+        raise ValueError(f"{result.variant}: flow value {result.flow_value}, but {who} is {ref}")
+    cut = certify(result)
+    what = "preflow" if result.is_preflow else "flow"
+    return (f"flow value {result.flow_value:,} = {who}; the {what} is feasible and a cut of capacity "
+            f"{cut:,} proves it maximum")
 
 
 def residual_source_side(net: FlowNetwork, flow) -> np.ndarray:

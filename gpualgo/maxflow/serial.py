@@ -9,10 +9,15 @@ towards the source, so the result is a flow (not only a preflow).
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from numba import njit
 
-__all__ = ["push_relabel", "reverse_bfs"]
+from .network import FlowNetwork
+from .result import MaxFlowResult, make_result
+
+__all__ = ["solve_serial", "push_relabel", "reverse_bfs"]
 
 
 @njit(cache=True)
@@ -163,3 +168,18 @@ def push_relabel(n, s, t, offsets, heads, rev, capacity, freq):
     reverse_bfs(n, t, offsets, heads, rev, res, dist, queue, 2 * n)
     side = dist == 2 * n
     return res, excess[t], stats, side
+
+
+def solve_serial(net: FlowNetwork, freq: float = 1.0) -> MaxFlowResult:
+    """The ``serial`` version: :func:`push_relabel` on ``net``'s arrays; ``freq`` scales the
+    work between global relabels (see :func:`gpualgo.maxflow.solve`)."""
+    t0 = time.perf_counter()
+    args = (net.n, net.source, net.sink, net.offsets, net.heads.astype(np.int64), net.rev.astype(np.int64),
+            net.capacity)
+    t1 = time.perf_counter()
+    res, value, st, side = push_relabel(*args, float(freq))
+    t2 = time.perf_counter()
+    stats = dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, total_ms=(t2 - t0) * 1e3,
+                 pushes=int(st[0]), relabels=int(st[1]), global_relabels=int(st[2]), gaps=int(st[3]),
+                 phases=int(st[2]), cap_dtype="int64")
+    return make_result(net, "serial", value, side, res, is_preflow=False, stats=stats)

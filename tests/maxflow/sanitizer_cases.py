@@ -1,7 +1,7 @@
 """Small cases for compute-sanitizer: every GPU variant and the vertex-centric options."""
 import numpy as np
 from gpualgo import maxflow as mf
-from gpualgo.maxflow import maxflow_gpu
+from gpualgo.maxflow import gpu as mfgpu
 nets = [mf.genrmf(3, 3, seed=1), mf.random_gnp(40, 0.2, seed=2), mf.random_gnp(30, 0.3, seed=3, directed=False),
         mf.vision_grid(6, 5, seed=4)]
 for net in nets:
@@ -13,7 +13,7 @@ for net in nets:
         r = mf.solve(net, "gpu_vertex_centric", **opts)
         assert r.flow_value == ref, (opts, r.flow_value, ref)
         mf.check_cut(net, r.source_side, r.flow_value)
-maxflow_gpu._async_capacity = lambda n: 3
+mfgpu._async_capacity = lambda n: 3
 r = mf.solve(nets[0], "gpu_vertex_centric", async_bfs=True)
 assert r.flow_value == mf.reference_value(nets[0])
 print("sanitizer cases ok")

@@ -4,6 +4,7 @@ import pytest
 
 from gpualgo import gpu
 from gpualgo import maxflow as mf
+from gpualgo.maxflow import gpu as mfgpu
 from test_maxflow_serial import random_cases
 
 GPU_VARIANTS = [v for v in mf.VARIANTS if v.startswith("gpu_")]
@@ -105,8 +106,7 @@ def test_async_bfs_on_a_full_grid_of_blocks():
 
 @pytest.mark.gpu
 def test_async_bfs_overflow_falls_back_to_levels(monkeypatch, rng):
-    from gpualgo.maxflow import maxflow_gpu
-    monkeypatch.setattr(maxflow_gpu, "_async_capacity", lambda n: 3)   # the list overflows at once
+    monkeypatch.setattr(mfgpu, "_async_capacity", lambda n: 3)   # the list overflows at once
     for i, net in enumerate([mf.genrmf(8, 6, seed=5), mf.vision_grid(20, 16, seed=6)] +
                             [n for _, n in random_cases(rng, 10)]):
         r = mf.solve(net, "gpu_vertex_centric", async_bfs=True)
@@ -126,11 +126,10 @@ def test_thread_centric_short_cycles():
 
 @pytest.mark.gpu
 def test_launch_stays_coresident():
-    from gpualgo.maxflow import maxflow_gpu
-    kern = maxflow_gpu._module(np.int32, 8).get_function("vertex_centric_kernel")
-    blocks, threads, per_sm = maxflow_gpu.launch_config(kern, 256, 10**9)
+    kern = mfgpu._module(np.int32, 8).get_function("vertex_centric_kernel")
+    blocks, threads, per_sm = mfgpu.launch_config(kern, 256, 10**9)
     assert blocks == per_sm * gpu.sm_count() and threads == 256
-    assert maxflow_gpu.launch_config(kern, 256, 10**9, 1)[0] == gpu.sm_count()
+    assert mfgpu.launch_config(kern, 256, 10**9, 1)[0] == gpu.sm_count()
     net = mf.genrmf(5, 5, seed=3)
     for b in (1, 3):
         r = mf.solve(net, "gpu_vertex_centric", blocks_per_sm=b)
@@ -138,32 +137,41 @@ def test_launch_stays_coresident():
         assert r.stats["launch"]["blocks_per_sm"] <= b
 
 
-def test_matrix_refuses_large_graphs_with_estimate():
+def test_matrix_refuses_large_graphs_with_estimate(monkeypatch):
+    # the guard compares the estimate with the memory the GPU can give: 16 GiB here
+    monkeypatch.setattr(gpu, "usable_bytes", lambda: 16 * 2**30)
     net = mf.random_gnp(70000, 1e-5, seed=1)
-    with pytest.raises(ValueError, match=r"GiB of GPU memory"):
-        mf.solve(net, "gpu_matrix")
+    need = mfgpu.gpu_bytes(net, "gpu_matrix")
+    with pytest.raises(ValueError, match=rf"gpu_matrix on n=70,000 .* needs about {need / 2**30:.1f} GiB of GPU "
+                                         r"memory and 16.0 GiB can be had now; .*gpu_bcsr.*force=True"):
+        mfgpu.memory_guard(net, "gpu_matrix")
+    mfgpu.memory_guard(net, "gpu_matrix", force=True)              # insisted: no refusal
+    mfgpu.memory_guard(net, "gpu_bcsr")                            # O(n + m): fits
 
 
 def test_gpu_bytes_estimates():
-    from gpualgo.maxflow import maxflow_gpu
     small, big = mf.genrmf(8, 4, seed=1), mf.genrmf(16, 4, seed=1)
     for v in GPU_VARIANTS:
-        assert 0 < maxflow_gpu.gpu_bytes(small, v) < maxflow_gpu.gpu_bytes(big, v)
+        assert 0 < mfgpu.gpu_bytes(small, v) < mfgpu.gpu_bytes(big, v)
     # the vertex-centric queues hold one (first, end) pair per arc: 16 bytes per arc for the two
-    extra = maxflow_gpu.gpu_bytes(big, "gpu_vertex_centric") - maxflow_gpu.gpu_bytes(big, "gpu_bcsr")
+    extra = mfgpu.gpu_bytes(big, "gpu_vertex_centric") - mfgpu.gpu_bytes(big, "gpu_bcsr")
     assert extra >= 16 * big.m
-    assert maxflow_gpu.gpu_bytes(big, "gpu_vertex_centric", async_bfs=True) >= \
-        maxflow_gpu.gpu_bytes(big, "gpu_vertex_centric") + 4 * 2 * big.n
-    assert maxflow_gpu.gpu_bytes(big, "gpu_matrix") == maxflow_gpu.matrix_bytes(big) >= 4 * big.n ** 2
+    assert mfgpu.gpu_bytes(big, "gpu_vertex_centric", async_bfs=True) >= \
+        mfgpu.gpu_bytes(big, "gpu_vertex_centric") + 4 * 2 * big.n
+    assert mfgpu.gpu_bytes(big, "gpu_matrix") == mfgpu.matrix_bytes(big) >= 4 * big.n ** 2
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("variant", GPU_VARIANTS)
 def test_refused_when_the_gpu_memory_is_too_small(variant, monkeypatch):
-    from gpualgo.maxflow import maxflow_gpu
-    monkeypatch.setattr(maxflow_gpu, "gpu_bytes", lambda net, v, async_bfs=False: 2**50)
-    with pytest.raises(ValueError, match=rf"{variant} needs about .* GiB of GPU memory .* GiB are free"):
-        mf.solve(mf.genrmf(3, 3, seed=1), variant, **({"force": True} if variant == "gpu_matrix" else {}))
+    monkeypatch.setattr(mfgpu, "gpu_bytes", lambda net, v, async_bfs=False: 2**50)
+    net = mf.genrmf(3, 3, seed=1)
+    with pytest.raises(ValueError, match=rf"{variant} on n=.* needs about .* GiB of GPU memory and .* GiB can be "
+                                         r"had now; .*pass force=True"):
+        mf.solve(net, variant)
+    # force=True insists: the run then goes ahead on the real (small) arrays
+    r = mf.solve(net, variant, force=True)
+    _verify(net, r)
 
 
 def test_gpu_variants_without_gpu():

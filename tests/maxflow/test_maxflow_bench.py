@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from gpualgo import bench
+from gpualgo import bench, gpu
 from gpualgo import maxflow as mf
 from gpualgo.maxflow import bench as mfbench
-from gpualgo.maxflow import maxflow_gpu
+from gpualgo.maxflow import gpu as mfgpu
 
 
 def test_warm_up_builds_the_module_the_case_uses(monkeypatch):
@@ -13,63 +13,128 @@ def test_warm_up_builds_the_module_the_case_uses(monkeypatch):
     # leaves the compilation inside the first timed run
     calls = []
     monkeypatch.setattr(mfbench, "solve", lambda net, variant, **opts: calls.append((net, variant, opts)))
+    monkeypatch.setattr(gpu, "available", lambda: True)    # bench.warm_up skips GPU versions without one
     for net in (mf.genrmf(8, 8, seed=1), mf.random_gnp(300, 0.2, seed=1)):
         calls.clear()
-        mfbench._warm("gpu_vertex_centric", net)
+        mfbench.warm("gpu_vertex_centric", net)
         (tiny, variant, opts), = calls
-        assert variant == "gpu_vertex_centric" and opts["tile"] == maxflow_gpu.default_tile(net)
+        assert variant == "gpu_vertex_centric" and opts["tile"] == mfgpu.default_tile(net)
         assert tiny.fits_int32() == net.fits_int32()
-    assert maxflow_gpu.default_tile(mf.genrmf(8, 8, seed=1)) != maxflow_gpu.default_tile(mf.genrmf(2, 2, seed=0))
+        calls.clear()
+        mfbench.warm("gpu_vertex_centric", net, tile=32)
+        assert calls[0][2] == {"tile": 32}
+    assert mfgpu.default_tile(mf.genrmf(8, 8, seed=1)) != mfgpu.default_tile(mf.genrmf(2, 2, seed=0))
     calls.clear()
     big = mf.from_edges(3, [0, 1], [1, 2], [2**40, 2**40])
-    mfbench._warm("serial", big)
+    mfbench.warm("serial", big)
     assert not calls[0][0].fits_int32() and calls[0][2] == {}
 
 
-def test_case_reference_prefers_scipy_then_peers():
-    rows = [dict(solver="serial", flow_value=5), dict(solver="igraph", flow_value=6),
-            dict(solver="scipy_dinic", flow_value=7)]
+def test_case_reference_prefers_scipy_then_peers_then_a_certified_value():
+    rows = [dict(variant="serial", objective=5, certified=True), dict(variant="igraph", objective=6),
+            dict(variant="scipy_dinic", objective=7)]
     assert mfbench.case_reference(rows) == 7
     assert mfbench.case_reference(rows[:2]) == 6
     assert mfbench.case_reference(rows[:1]) == 5
     assert mfbench.case_reference([]) is None
+    # no row is its own reference
+    assert mfbench.case_reference(rows, skip="scipy_dinic") == 6
+    assert mfbench.case_reference(rows[:1], skip="serial") is None
+    assert mfbench.case_reference([dict(variant="serial", objective=5, certified=False)]) is None
+
+
+def test_verify_checks_every_row_against_another_solver():
+    def ours(v, value, cert=True):
+        return dict(variant=v, objective=value, certified=cert, kind="serial")
+
+    def peer(v, value):
+        return dict(variant=v, objective=value, kind="peer")
+    rows = mfbench.verify([ours("serial", 7), peer("scipy_dinic", 7), peer("igraph", 7)])
+    assert [r["verified"] for r in rows] == [True, True, True]
+    assert rows[1]["reference_value"] == 7          # scipy against igraph, not against itself
+    rows = mfbench.verify([ours("serial", 7), peer("scipy_dinic", 8)])
+    assert [r["verified"] for r in rows] == [False, False]
+    rows = mfbench.verify([ours("serial", 7, cert=False), peer("scipy_dinic", 7)])
+    assert [r["verified"] for r in rows] == [False, None]     # an uncertified value is no reference
+    assert mfbench.verify([peer("scipy_dinic", 7)])[0]["verified"] is None      # nothing to compare with
+    assert mfbench.verify([ours("gpu_bcsr", 7)])[0]["verified"] is True          # its certificate alone
 
 
 def test_cpu_preset_quick_rows_are_verified():
     rows = bench.run_preset("maxflow", "cpu", quick=True, progress=False)
     assert rows and all(r["verified"] for r in rows)
+    for r in rows:
+        assert set(bench.ROW_COLUMNS) <= set(r), set(bench.ROW_COLUMNS) - set(r)
+        assert "solver" not in r and "flow_value" not in r
+        if r["kind"] == "peer":   # the graph building and the solve call, apart
+            assert r["prepare_ms"] >= 0 and r["exec_ms"] >= 0
+            assert r["total_ms"] == pytest.approx(r["prepare_ms"] + r["exec_ms"])
+        else:
+            assert r["certified"] and r["device"] == gpu.cpu_label()
     for label in {(r["family"], r["size"]) for r in rows}:
         sel = [r for r in rows if (r["family"], r["size"]) == label]
         net = mfbench.family_instance(sel[0]["family"], mfbench.parse_size(sel[0]["size"]), sel[0]["seed"])
-        assert {r["flow_value"] for r in sel} == {mf.reference_value(net)}
+        assert {r["objective"] for r in sel} == {mf.reference_value(net)}
         assert {r["reference_value"] for r in sel} == {mf.reference_value(net)}
-        assert "serial" in {r["solver"] for r in sel}
+        assert "serial" in {r["variant"] for r in sel}
+
+
+def test_quick_values_are_the_presets_data():
+    # every preset's tiny sizes are parameter values, applied by quick=True (an override still wins)
+    for name, preset in mfbench.PRESETS.items():
+        assert preset.quick, name
+        params = bench._params(preset, {"quick": True})
+        assert all(params[k] == v for k, v in preset.quick.items())
+    assert bench._params(mfbench.PRESETS["report"], {"quick": True})["sizes"] == [50, 200]
+    assert bench._params(mfbench.PRESETS["report"], {"quick": True, "reps": 3})["reps"] == 3
+    cases = list(mfbench.PRESETS["peers"].cases(bench._params(mfbench.PRESETS["peers"], {"quick": True, "gpu": False})))
+    assert [c.label for c in cases] == ["genrmf (4, 4)", "genrmf (6, 6)", "washington (16, 16)", "grid (16, 16)"]
 
 
 def test_targets_cases_on_the_cpu_check_every_row_against_one_reference():
     # the targets preset needs a GPU; its cases with gpu=False run the serial version instead
-    p = dict(mfbench.PRESETS["targets"].params, quick=True, gpu=False)
+    p = bench._params(mfbench.PRESETS["targets"], {"quick": True, "gpu": False})
     for case in mfbench._targets_cases(p):
         rows = case.run()
         ref = mf.reference_value(mf.genrmf(*mfbench.parse_size(rows[0]["size"]), seed=p["seed"]))
-        assert rows[0]["solver"] == "serial" and all(r["verified"] for r in rows)
-        assert {r["reference_value"] for r in rows} == {r["flow_value"] for r in rows} == {ref}
-        assert [r["rep"] for r in rows if r["solver"] == "serial"] == [0]
+        assert rows[0]["variant"] == "serial" and all(r["verified"] for r in rows)
+        assert {r["reference_value"] for r in rows} == {r["objective"] for r in rows} == {ref}
+        assert [r["rep"] for r in rows if r["variant"] == "serial"] == [0]
         peers = [r for r in rows if r["kind"] == "peer"]
         assert all(r["fastest_peer_ms"] == min(x["exec_ms"] for x in peers) for r in rows) if peers else True
 
 
+def test_run_peer_rows_name_the_library():
+    net = mf.genrmf(3, 3, seed=2)
+    row = mfbench.run_peer("scipy_dinic", net, rep=2, family="genrmf")
+    assert row["variant"] == "scipy_dinic" and row["rep"] == 2 and row["objective"] == mf.reference_value(net)
+    assert row["device"].startswith("CPU ") and "scipy" in row["device"] and row["kernel_ms"] is None
+    with pytest.raises(ValueError, match="unknown peer"):
+        mfbench.run_peer("scipy_magic", net)
+
+
 def test_tuning_lists_the_defaults_first_and_every_option_of_solve():
     import inspect
-    from gpualgo.maxflow import maxflow_gpu
-    from gpualgo.maxflow.solve import _OPTIONS
-    defaults = {k: p.default for k, p in inspect.signature(maxflow_gpu._vertex_centric).parameters.items()
+    defaults = {k: p.default for k, p in inspect.signature(mfgpu.gpu_vertex_centric).parameters.items()
                 if p.default is not inspect.Parameter.empty}
-    defaults["tile"] = maxflow_gpu.default_tile(mf.genrmf(8, 8, seed=1))   # tile=None: from the degree
-    configs = [mfbench._options(c) for c in mfbench.TUNING_CONFIGS]
+    defaults["tile"] = mfgpu.default_tile(mf.genrmf(8, 8, seed=1))   # tile=None: from the degree
+    configs = [mfbench.parse_options(c) for c in mfbench.TUNING_CONFIGS]
     first = configs[0]
     assert first and all(defaults[k] == v for k, v in first.items()), (first, defaults)
     assert len(set(map(str, configs))) == len(configs)           # no configuration twice
     varied = {k for c in configs for k, v in c.items() if first.get(k, defaults[k]) != v}
-    assert varied <= _OPTIONS["gpu_vertex_centric"]
+    assert varied <= mf.VARIANTS["gpu_vertex_centric"].options
     assert {"gr_alpha", "gr_max_iters", "async_bfs", "early_stop", "block", "ops", "tile"} <= varied
+
+
+@pytest.mark.parametrize("preset", ["report", "peers"])
+def test_gpu_presets_quick_on_the_cpu_rows_are_verified(preset):
+    # the GPU presets' cases with gpu=False: the serial version and the peers, on the quick sizes
+    p = bench._params(mfbench.PRESETS[preset], {"quick": True, "gpu": False})
+    rows = [r for case in mfbench.PRESETS[preset].cases(p) for r in case.run()]
+    assert rows and all(r["verified"] is True for r in rows)
+    assert {r["variant"] for r in rows} >= {"serial", "scipy_dinic"}
+    assert {r["n"] for r in rows if r["family"] != "gnp" or r["experiment"] == "size"} <= \
+        {50, 200, 4 * 4 * 4, 6 * 6 * 6, 16 * 16 + 2}
+    for r in rows:
+        assert list(r)[list(r).index("variant"):][:len(bench.ROW_COLUMNS)] == list(bench.ROW_COLUMNS)

@@ -78,4 +78,4 @@ def test_solve_errors():
         mf.solve(net, "serial", tile=4)
     with pytest.raises(ValueError, match="FlowNetwork"):
         mf.solve(np.eye(3), "serial")
-    assert mf.VARIANTS == ("serial", "gpu_matrix", "gpu_bcsr", "gpu_vertex_centric")
+    assert list(mf.VARIANTS) == ["serial", "gpu_matrix", "gpu_bcsr", "gpu_vertex_centric"]

@@ -1,15 +1,19 @@
 """Host side of the GPU push-relabel versions (kernels in ``gpualgo/kernels/maxflow.cu``).
 
-- ``gpu_matrix``: residual capacities in an n x n matrix; a cooperative kernel runs up to
-  ``cycle`` sweeps (a thread per vertex, grid sync between sweeps), then the host copies the
-  state back and runs the global relabel (a backward BFS from the sink), as in the report.
-- ``gpu_bcsr``: the same on the BCSR arcs of :class:`FlowNetwork`.
-- ``gpu_vertex_centric``: one cooperative kernel for the whole algorithm: the global
+- :func:`gpu_matrix`: residual capacities in an n x n matrix; a cooperative kernel runs up
+  to ``cycle`` sweeps (a thread per vertex, grid sync between sweeps), then the host copies
+  the state back and runs the global relabel (a backward BFS from the sink), as in the report.
+- :func:`gpu_bcsr`: the same on the BCSR arcs of :class:`FlowNetwork`.
+- :func:`gpu_vertex_centric`: one cooperative kernel for the whole algorithm: the global
   relabel is a BFS on the GPU, and sweeps gather the active vertices into a queue and give
   each a tile of threads; the host only uploads the network and reads the answer.
 
-Capacities and excesses are int32 when :meth:`FlowNetwork.fits_int32` says no value can
-overflow it, else int64. Launch configurations are computed in :func:`launch_config` only.
+Each returns a :class:`~gpualgo.maxflow.result.MaxFlowResult` and is refused first, with its
+estimate, when its arrays (:func:`gpu_bytes`) would not fit in the GPU memory that can be had
+now (:func:`gpualgo.guards.memory`; ``force=True`` insists). Capacities and excesses are int32
+when :meth:`FlowNetwork.fits_int32` says no value can overflow it, else int64 (the ``CAP_T``
+define). Launch configurations are computed in :func:`launch_config` only. Importing this
+module needs no GPU.
 """
 from __future__ import annotations
 
@@ -17,16 +21,24 @@ import time
 
 import numpy as np
 
-from .. import gpu
+from .. import gpu, guards
 from . import serial
 from .network import INT32_MAX, FlowNetwork
+from .result import MaxFlowResult, make_result
 
-__all__ = ["run", "launch_config", "matrix_bytes", "gpu_bytes", "MAX_MATRIX_BYTES", "default_tile"]
+__all__ = ["KERNELS", "gpu_matrix", "gpu_bcsr", "gpu_vertex_centric", "launch_config", "matrix_bytes",
+           "gpu_bytes", "memory_guard", "default_tile"]
 
-#: the matrix version is refused above this many bytes of GPU memory unless force=True
-MAX_MATRIX_BYTES = 16 * 2**30
+#: the kernels each GPU version launches
+KERNELS = {
+    "gpu_matrix": ("matrix_push_relabel_kernel", "matrix_gather_kernel"),
+    "gpu_bcsr": ("bcsr_push_relabel_kernel",),
+    "gpu_vertex_centric": ("vertex_centric_kernel",),
+}
 #: grid syncs after which the vertex-centric kernel gives up (a guard: a hang would be worse)
 MAX_STEPS = 4_000_000
+#: threads per block of the matrix version's gather (not cooperative)
+GATHER_BLOCK = 256
 
 
 def _cap_dtype(net: FlowNetwork):
@@ -75,15 +87,22 @@ def _module(cap_dtype, tile: int = 8):
                            enable_cooperative_groups=True)
 
 
-def launch_config(kernel, block: int, want_threads: int, max_per_sm: int | None = None) -> tuple[int, int, int]:
-    """(blocks, threads per block, blocks per SM) of a cooperative launch.
+def launch_config(kernel, block: int, want_threads: int, max_per_sm: int | None = None,
+                  cooperative: bool = True) -> tuple[int, int, int | None]:
+    """(blocks, threads per block, blocks per SM) of a launch of ``kernel`` for ``want_threads``.
 
-    A grid sync needs every block resident at once, so the grid is the smaller of what the
-    work wants and what the occupancy calculator allows (bounded by registers and threads
-    when it cannot be asked). ``max_per_sm`` caps the blocks per SM below that: a grid
-    barrier costs more the more blocks take part, and when the active vertices are few
-    (deep BFS levels, genrmf) a smaller grid finishes sooner.
+    A cooperative launch (every push-relabel kernel): a grid sync needs every block resident
+    at once, so the grid is the smaller of what the work wants and what the occupancy
+    calculator allows (bounded by registers and threads when it cannot be asked).
+    ``max_per_sm`` caps the blocks per SM below that: a grid barrier costs more the more
+    blocks take part, and when the active vertices are few (deep BFS levels, genrmf) a
+    smaller grid finishes sooner. ``cooperative=False`` (the matrix gather): a thread per
+    item, as many blocks as that takes; blocks per SM is then None.
     """
+    if not cooperative:
+        if block % 32 or not 32 <= block <= 1024:
+            raise ValueError(f"block must be a multiple of 32 in 32..1024, got {block}")
+        return max(1, -(-want_threads // block)), block, None
     cupy = gpu.require()
     if block % 32 or not 32 <= block <= 1024:
         raise ValueError(f"block must be a multiple of 32 in 32..1024, got {block}")
@@ -102,6 +121,15 @@ def launch_config(kernel, block: int, want_threads: int, max_per_sm: int | None 
         per_sm = min(per_sm, int(max_per_sm))
     blocks = max(1, min(-(-want_threads // block), per_sm * gpu.sm_count()))
     return blocks, block, per_sm
+
+
+def memory_guard(net: FlowNetwork, variant: str, force: bool = False, async_bfs: bool = False) -> None:
+    """Refuse ``variant`` on ``net`` (a ValueError with the estimate) when its arrays,
+    :func:`gpu_bytes`, need more than :data:`gpualgo.guards.MEMORY_FRACTION` of the GPU
+    memory that can be had now, unless ``force``. Every GPU version calls it first."""
+    hint = "the n x n matrix grows as n squared: use gpu_bcsr or gpu_vertex_centric" if variant == "gpu_matrix" else ""
+    guards.memory(gpu_bytes(net, variant, async_bfs), f"{variant} on n={net.n:,} vertices and m={net.m:,} arcs",
+                  force, where="GPU", hint=hint)
 
 
 def _check_sizes(net: FlowNetwork):
@@ -131,64 +159,57 @@ def _host_heights(net: FlowNetwork, res, heads64, queue):
     return h
 
 
-def run(net: FlowNetwork, variant: str, **options):
-    """Run one GPU variant; see :func:`gpualgo.maxflow.solve` for the options."""
-    from .solve import MaxFlowResult
-    need = gpu_bytes(net, variant, bool(options.get("async_bfs", False)))
-    if variant == "gpu_matrix" and need > MAX_MATRIX_BYTES and not options.get("force", False):
-        raise ValueError(f"gpu_matrix needs an n x n matrix: about {need / 2**30:.1f} GiB of GPU memory "
-                         f"for n={net.n} (limit {MAX_MATRIX_BYTES / 2**30:.0f} GiB); use gpu_bcsr or "
-                         "gpu_vertex_centric, or pass force=True")
-    _check_sizes(net)
-    cupy = gpu.require()
-    # free on the device, plus what CuPy's pool holds from earlier solves and would reuse
-    free = int(cupy.cuda.Device().mem_info[0]) + int(cupy.get_default_memory_pool().free_bytes())
-    if need > free:
-        other = "; use gpu_bcsr or gpu_vertex_centric" if variant == "gpu_matrix" else ""
-        raise ValueError(f"{variant} needs about {need / 2**30:.1f} GiB of GPU memory for n={net.n}, "
-                         f"m={net.m} arcs, but only {free / 2**30:.1f} GiB are free{other}")
-    # each version times its own upload, solve and download (total_ms): compiling the
-    # kernels, once per process, is not part of a solve
-    if variant == "gpu_vertex_centric":
-        value, side, res, stats = _vertex_centric(cupy, net, **options)
-    else:
-        value, side, res, stats = _host_relabel(cupy, net, variant, **options)
-    stats["device"] = gpu.device_name()
-    return MaxFlowResult(flow_value=int(value), source_side=side, residual=res, network=net,
-                         is_preflow=True, variant=variant, stats=stats)
-
-
 def _sync(cupy):
     cupy.cuda.get_current_stream().synchronize()
 
 
-def _host_relabel(cupy, net, variant, cycle=None, block=256, force=False):
+# ----------------------------------------------------------------- (a) and (b): host relabel
+
+def gpu_matrix(net: FlowNetwork, cycle: int | None = None, block: int = 256, force: bool = False) -> MaxFlowResult:
+    """Version (a): the n x n residual matrix, a thread per vertex; ``cycle`` sweeps per
+    launch (default n, as in the report), the global relabel on the host in between."""
+    return _host_relabel(net, "gpu_matrix", cycle, block, force)
+
+
+def gpu_bcsr(net: FlowNetwork, cycle: int | None = None, block: int = 256, force: bool = False) -> MaxFlowResult:
+    """Version (b): the same on the BCSR arcs (the arcs of a vertex, in and out, together,
+    with the index of each reverse arc)."""
+    return _host_relabel(net, "gpu_bcsr", cycle, block, force)
+
+
+def _host_relabel(net, variant, cycle, block, force):
+    _check_sizes(net)
+    memory_guard(net, variant, force)
+    cupy = gpu.require()
     n = net.n
     dtype = _cap_dtype(net)
     cycle = n if cycle is None else int(cycle)
     if cycle < 1:
         raise ValueError(f"cycle must be >= 1, got {cycle}")
+    # each version times its own upload, solve and download (total_ms): compiling the
+    # kernels, once per process, is not part of a solve
     mod = _module(dtype)
     t0 = time.perf_counter()
     res_h, exc_h = _preflow(net, dtype)
     heads64 = net.heads.astype(np.int64)
     queue = np.empty(n, dtype=np.int64)
-    offsets = cupy.asarray(net.offsets.astype(np.int32))
-    heads = cupy.asarray(net.heads)
-    excess = cupy.asarray(exc_h)
+    offsets = gpu.to_device(net.offsets, np.int32)
+    heads = gpu.to_device(net.heads)
+    excess = gpu.to_device(exc_h)
     height = cupy.zeros(n, dtype=np.int32)
     ring = cupy.zeros(3, dtype=np.int32)
     stats_d = cupy.zeros(8, dtype=np.uint64)
     if variant == "gpu_matrix":
         kern = mod.get_function("matrix_push_relabel_kernel")
         gather = mod.get_function("matrix_gather_kernel")
+        gather_blocks, gather_threads, _ = launch_config(gather, GATHER_BLOCK, n, cooperative=False)
         mat = cupy.zeros(n * n, dtype=dtype)
-        mat[cupy.asarray(net.tails.astype(np.int64) * n + heads64)] = cupy.asarray(res_h)
+        mat[gpu.to_device(net.tails.astype(np.int64) * n + heads64)] = gpu.to_device(res_h)
         arcs_res = cupy.empty(net.m, dtype=dtype)
     else:
         kern = mod.get_function("bcsr_push_relabel_kernel")
-        rev = cupy.asarray(net.rev.astype(np.int32, copy=False))
-        res = cupy.asarray(res_h)
+        rev = gpu.to_device(net.rev, np.int32)
+        res = gpu.to_device(res_h)
     blocks, threads, per_sm = launch_config(kern, block, n)
     _sync(cupy)
     t1 = time.perf_counter()
@@ -209,7 +230,7 @@ def _host_relabel(cupy, net, variant, cycle=None, block=256, force=False):
         if variant == "gpu_matrix":
             kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), mat, excess,
                                          height, np.int32(cycle), ring, stats_d))
-            gather((max(1, -(-n // 256)),), (256,), (np.int32(n), offsets, heads, mat, arcs_res))
+            gather((gather_blocks,), (gather_threads,), (np.int32(n), offsets, heads, mat, arcs_res))
             res_h = arcs_res.get()
         else:
             kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), offsets, heads,
@@ -219,21 +240,29 @@ def _host_relabel(cupy, net, variant, cycle=None, block=256, force=False):
     t2 = time.perf_counter()
     st = stats_d.get()
     side = h >= n
-    stats = dict(pushes=int(st[0]), relabels=int(st[1]), sweeps=int(st[2]), global_relabels=phases,
-                 phases=phases, init_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, gr_ms=gr_ms,
-                 pr_ms=(t2 - t1) * 1e3 - gr_ms, total_ms=(time.perf_counter() - t0) * 1e3,
+    stats = dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, total_ms=(time.perf_counter() - t0) * 1e3,
+                 device=gpu.device_name(), pushes=int(st[0]), relabels=int(st[1]), sweeps=int(st[2]),
+                 global_relabels=phases, phases=phases, gr_ms=gr_ms, pr_ms=(t2 - t1) * 1e3 - gr_ms,
                  cap_dtype=np.dtype(dtype).name, cycle=cycle,
                  launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
-    return int(exc_h[net.sink]), side, res_h, stats
+    return make_result(net, variant, exc_h[net.sink], side, res_h, is_preflow=True, stats=stats)
 
+
+# -------------------------------------------------------------------------- (c): one kernel
 
 def _async_capacity(n: int) -> int:
     """Entries of the asynchronous BFS's work list (a function so that tests can shrink it)."""
     return 2 * n + 1024
 
 
-def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.1, gr_max_iters=150, ops=32,
-                    incremental=True, blocks_per_sm=1, early_stop=True, gr_balance=0.0, async_bfs=False):
+def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 256, gr_alpha: float = 0.1,
+                       gr_max_iters: int = 150, ops: int = 32, incremental: bool = True, blocks_per_sm: int = 1,
+                       early_stop: bool = True, gr_balance: float = 0.0, async_bfs: bool = False,
+                       force: bool = False) -> MaxFlowResult:
+    """Version (c): one cooperative kernel runs the whole algorithm (``vertex_centric_kernel``:
+    global relabels on the GPU, sweeps over a queue of active vertices, a tile per vertex).
+    The options are those of :func:`gpualgo.maxflow.solve`."""
+    _check_sizes(net)
     n = net.n
     dtype = _cap_dtype(net)
     tile = default_tile(net) if tile is None else int(tile)
@@ -247,15 +276,17 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.1, gr_max_iters=
         raise ValueError(f"ops must be >= 1, got {ops}")
     if gr_alpha <= 0 or gr_max_iters < 1:
         raise ValueError(f"need gr_alpha > 0 and gr_max_iters >= 1, got {gr_alpha}, {gr_max_iters}")
+    memory_guard(net, "gpu_vertex_centric", force, bool(async_bfs))
+    cupy = gpu.require()
     kern = _module(dtype, tile).get_function("vertex_centric_kernel")
     blocks, threads, per_sm = launch_config(kern, block, n, blocks_per_sm)
     t0 = time.perf_counter()
     res_h, exc_h = _preflow(net, dtype)
-    offsets = cupy.asarray(net.offsets.astype(np.int32))
-    heads = cupy.asarray(net.heads)
-    rev = cupy.asarray(net.rev.astype(np.int32, copy=False))
-    res = cupy.asarray(res_h)
-    excess = cupy.asarray(exc_h)
+    offsets = gpu.to_device(net.offsets, np.int32)
+    heads = gpu.to_device(net.heads)
+    rev = gpu.to_device(net.rev, np.int32)
+    res = gpu.to_device(res_h)
+    excess = gpu.to_device(exc_h)
     height = cupy.zeros(n, dtype=np.int32)      # below n: the first BFS marks all excess
     qa = cupy.empty(_queue_ints(net), dtype=np.int32)
     qb = cupy.empty(_queue_ints(net), dtype=np.int32)
@@ -287,9 +318,10 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.1, gr_max_iters=
     t3 = time.perf_counter()
     gr_ns, pr_ns = float(st[5]), float(st[6])
     kernel_ms = timer.ms
-    stats = dict(pushes=int(st[0]), relabels=int(st[1]), sweeps=int(st[2]), global_relabels=int(st[3]),
-                 phases=int(st[3]), bfs_levels=int(st[4]), bfs_expanded=int(st[8]), init_ms=(t1 - t0) * 1e3, exec_ms=kernel_ms,
-                 wall_exec_ms=(t2 - t1) * 1e3, download_ms=(t3 - t2) * 1e3, total_ms=(t3 - t0) * 1e3,
+    stats = dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, kernel_ms=kernel_ms,
+                 total_ms=(t3 - t0) * 1e3, device=gpu.device_name(), download_ms=(t3 - t2) * 1e3,
+                 pushes=int(st[0]), relabels=int(st[1]), sweeps=int(st[2]), global_relabels=int(st[3]),
+                 phases=int(st[3]), bfs_levels=int(st[4]), bfs_expanded=int(st[8]),
                  gr_ms=kernel_ms * gr_ns / max(gr_ns + pr_ns, 1.0),
                  pr_ms=kernel_ms * pr_ns / max(gr_ns + pr_ns, 1.0),
                  cap_dtype=np.dtype(dtype).name, tile=tile, gr_alpha=gr_alpha, gr_max_iters=gr_max_iters, ops=int(ops),
@@ -297,4 +329,4 @@ def _vertex_centric(cupy, net, tile=None, block=256, gr_alpha=0.1, gr_max_iters=
                  async_bfs=bool(async_bfs),
                  block=int(block),
                  launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
-    return value, side, res_out, stats
+    return make_result(net, "gpu_vertex_centric", value, side, res_out, is_preflow=True, stats=stats)

@@ -1,0 +1,152 @@
+"""What notebook 02 reads off the benchmark rows (:mod:`gpualgo.maxflow.bench`): the time its
+figures plot, the rankings, the split of the GPU versions' time, the tuning table and the
+performance goal's verdict. Rows are those of a preset, measured now or read back from
+``data/results/maxflow`` (numbers, or None where a column is empty).
+
+>>> rows = [dict(variant="serial", n=10, directed=True, exec_ms=2.0, kernel_ms=None),
+...         dict(variant="gpu_vertex_centric", n=10, directed=True, exec_ms=None, kernel_ms=0.5)]
+>>> [algorithm_ms(r) for r in rows]
+[2.0, 0.5]
+>>> print(fastest_first(rows))
+  directed   n=     10: gpu_vertex_centric 0.50, serial 2.00
+"""
+from __future__ import annotations
+
+import math
+
+from ..timing import summary
+from .bench import parse_options
+
+__all__ = ["algorithm_ms", "with_algorithm_ms", "verification", "time_split", "fastest_first", "time_shares",
+           "tuning_table", "targets_verdict"]
+
+
+def _num(v) -> bool:
+    return v is not None and v != "" and not (isinstance(v, float) and math.isnan(v))
+
+
+def algorithm_ms(row: dict) -> float | None:
+    """The time a figure shows as a version's execution: the kernels' CUDA-event time where
+    it was measured (``kernel_ms``: the vertex-centric version, one launch), else the wall
+    time of the algorithm (``exec_ms``: for versions (a) and (b) the host's loop, its BFS and
+    the copies between launches included; for the serial version and the CPU libraries their
+    solve call). None when neither was recorded."""
+    for key in ("kernel_ms", "exec_ms"):
+        if _num(row.get(key)):
+            return float(row[key])
+    return None
+
+
+def with_algorithm_ms(rows) -> list[dict]:
+    """Copies of ``rows`` with the column ``algorithm_ms`` (:func:`algorithm_ms`), to plot."""
+    return [dict(r, algorithm_ms=algorithm_ms(r)) for r in rows]
+
+
+def verification(rows) -> str:
+    """One sentence: how many rows were verified in their run (``verified``: see
+    :mod:`gpualgo.maxflow.bench`), and how many were not checked."""
+    ok = sum(r.get("verified") is True for r in rows)
+    unchecked = [r for r in rows if r.get("verified") is None]
+    text = f"{ok} of {len(rows)} rows verified"
+    if len(unchecked) < len(rows) - ok:
+        text += f", {len(rows) - ok - len(unchecked)} FAILED their check"
+    if unchecked:
+        agree = [r for r in unchecked if r.get("value_and_cut_agree") is not None]
+        text += f"; {len(unchecked)} not checked against a reference or certificate"
+        if agree:
+            text += (f" (recorded before the certificate was checked: in {sum(r['value_and_cut_agree'] is True for r in agree)}"
+                     f" of {len(agree)} the flow value equals the first configuration's and its cut's capacity)")
+    return text
+
+
+def _median(rows, key):
+    return summary([r[key] if key != "algorithm_ms" else algorithm_ms(r) for r in rows])["median"]
+
+
+def _ms(v) -> str:
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.1f}"
+
+
+def time_split(size_rows) -> str:
+    """A table of the median preparation, execution (wall), kernel and total times of
+    every variant at the largest ``n`` of the ``report`` preset's size sweep, directed graphs."""
+    if not size_rows:
+        return ""
+    largest = max(int(r["n"]) for r in size_rows)
+    lines = [f"prepare / execution / kernel / total at n = {largest:,} (median ms, directed):"]
+    for variant in sorted({r["variant"] for r in size_rows}):
+        sel = [r for r in size_rows if r["variant"] == variant and int(r["n"]) == largest and r["directed"] is True]
+        if sel:
+            med = [_median(sel, k) for k in ("prepare_ms", "exec_ms", "kernel_ms", "total_ms")]
+            lines.append(f"  {variant:22s}" + "".join(f"{_ms(v):>10s}" for v in med))
+    return "\n".join(lines)
+
+
+def fastest_first(size_rows) -> str:
+    """For each graph kind and size, the variants by median execution time
+    (:func:`algorithm_ms`), fastest first: one line each."""
+    lines = []
+    for directed in (True, False):
+        for n in sorted({int(r["n"]) for r in size_rows if r["directed"] is directed}):
+            sel = [r for r in size_rows if int(r["n"]) == n and r["directed"] is directed]
+            med = {v: _median([r for r in sel if r["variant"] == v], "algorithm_ms") for v in {r["variant"] for r in sel}}
+            ranked = ", ".join(f"{v} {ms:.2f}" for v, ms in sorted(med.items(), key=lambda kv: kv[1]))
+            lines.append(f"  {'directed' if directed else 'undirected':10s} n={n:>7,}: {ranked}")
+    return "\n".join(lines)
+
+
+def time_shares(rows):
+    """Where the GPU versions spend their time: ``(labels, gr, pr)``, one entry per
+    (variant, family, size) of the GPU rows that split their time, with the median
+    milliseconds in global relabels (``gr_ms``) and in push/relabel sweeps (``pr_ms``)."""
+    split = [r for r in rows if r.get("kind") == "gpu" and _num(r.get("gr_ms"))]
+    labels, gr, pr = [], [], []
+    for key in sorted({(r["variant"], r["family"], r["size"]) for r in split}):
+        sel = [r for r in split if (r["variant"], r["family"], r["size"]) == key]
+        labels.append(f"{key[0].replace('gpu_', '')}\n{key[1]} {key[2]}")
+        gr.append(_median(sel, "gr_ms"))
+        pr.append(_median(sel, "pr_ms"))
+    return labels, gr, pr
+
+
+def tuning_table(rows) -> str:
+    """The ``tuning`` preset as a table: for every size and configuration, the runs and the
+    median total, BFS and sweep times, and the options that differ from the first
+    configuration's (the defaults)."""
+    lines = []
+    for size in dict.fromkeys(r["size"] for r in rows):
+        sel = [r for r in rows if r["size"] == size]
+        base = parse_options(sel[0]["config"])
+        lines.append(f"genrmf {size}: median ms   total     BFS   sweeps  options (first line: the defaults)")
+        for cfg in dict.fromkeys(r["config"] for r in sel):
+            rs = [r for r in sel if r["config"] == cfg]
+            med = [_median(rs, k) for k in ("total_ms", "gr_ms", "pr_ms")]
+            diff = ", ".join(f"{k}={v}" for k, v in parse_options(cfg).items() if base.get(k) != v)
+            lines.append(f"  {len(rs)} runs {med[0]:13.1f} {med[1]:7.1f} {med[2]:8.1f}  {diff or '-'}")
+    return "\n".join(lines)
+
+
+def targets_verdict(rows, ours: str = "gpu_vertex_centric", limit_ms: float = 2100.0) -> str:
+    """The ``targets`` preset's verdict, per size: ``ours``' whole ``solve`` call over its
+    runs (best to worst), its kernel time and the share of it in global relabels, every CPU
+    library's solve call against it, and whether the goal holds (faster than the fastest
+    library in every run; under ``limit_ms`` at 128 x 128, in the best run and in every run)."""
+    lines = []
+    for size in dict.fromkeys(r["size"] for r in rows):
+        sel = [r for r in rows if r["size"] == size]
+        mine = [r for r in sel if r["variant"] == ours]
+        if not mine:
+            continue
+        tot = [float(r["total_ms"]) for r in mine]
+        ker = [algorithm_ms(r) for r in mine]
+        gr_share = summary([float(r["gr_ms"]) / algorithm_ms(r) for r in mine if _num(r.get("gr_ms"))])["median"]
+        peer_ms = {r["variant"]: float(r["exec_ms"]) for r in sel if r["kind"] == "peer"}
+        lines.append(f"genrmf {size}: {ours} total {min(tot):.1f}-{max(tot):.1f} ms over {len(tot)} runs "
+                     f"(kernel {min(ker):.1f}-{max(ker):.1f} ms, {100 * gr_share:.0f}% of it in global relabels)")
+        for name, ms in sorted(peer_ms.items(), key=lambda kv: kv[1]):
+            lines.append(f"    {name:22s} {ms:10.1f} ms  ({ms / min(tot):.1f}x our best, {ms / max(tot):.1f}x our worst)")
+        if peer_ms:
+            lines.append(f"    faster than the fastest CPU library in every run: {max(tot) < min(peer_ms.values())}")
+        if size == "128x128":
+            lines.append(f"    under {limit_ms:,.0f} ms: best run {min(tot) < limit_ms}, every run {max(tot) < limit_ms}")
+    return "\n".join(lines)
