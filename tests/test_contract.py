@@ -73,14 +73,17 @@ def test_table_refuses_duplicates_and_misnamed_gpu_versions():
 
 
 def test_every_problem_uses_the_contract():
-    from gpualgo import assignment, coalitions, maxflow, tsp
-    from gpualgo.assignment import solve as asolve
-    tables = [*asolve.ALGORITHMS.values(), maxflow.solve.__globals__["VARIANTS"],
-              tsp.solve.__globals__["VARIANTS"], coalitions.solve.__globals__["VARIANTS"]]
+    import importlib
+    solves = {p: importlib.import_module(f"gpualgo.{p}.solve") for p in ("assignment", "maxflow", "tsp", "coalitions")}
+    tables = [*solves["assignment"].ALGORITHMS.values()] + [solves[p].VARIANTS for p in ("maxflow", "tsp", "coalitions")]
     for t in tables:
         assert isinstance(t, dict) and t and all(isinstance(v, Variant) for v in t.values())
     assert set(TIMES) == {"total_ms", "prepare_ms", "exec_ms", "kernel_ms"}
-    del assignment
+    for p in ("maxflow", "tsp", "coalitions"):
+        results = importlib.import_module(f"gpualgo.{p}.result")
+        assert any(isinstance(c, type) and issubclass(c, Result) and c is not Result for c in vars(results).values())
+        kernels = importlib.import_module(f"gpualgo.{p}.gpu").KERNELS      # importable without a GPU
+        assert set(kernels) == {v for v in solves[p].VARIANTS if v.startswith("gpu")}
 
 
 # -------------------------------------------------------------------------- guards
