@@ -166,7 +166,7 @@ def test_gpu_bytes_estimates():
 def test_refused_when_the_gpu_memory_is_too_small(variant, monkeypatch):
     monkeypatch.setattr(mfgpu, "gpu_bytes", lambda net, v, async_bfs=False: 2**50)
     net = mf.genrmf(3, 3, seed=1)
-    with pytest.raises(ValueError, match=rf"{variant} on n=.* needs about .* GiB of GPU memory and .* GiB can be "
+    with pytest.raises(ValueError, match=rf"{variant} on n=.* needs about 1\.0 PiB of GPU memory and .* GiB can be "
                                          r"had now; .*pass force=True"):
         mf.solve(net, variant)
     # force=True insists: the run then goes ahead on the real (small) arrays
