@@ -518,19 +518,152 @@ extern "C" __global__ void assign_winner_kernel(
 // never grows within a phase (each round, every object that got a bid stays taken),
 // and most rounds of a phase have a handful of bidders.  Once at most TAIL_MAX are
 // left, this block runs all remaining rounds itself, with no kernel launch or host
-// round trip per round.  A round:
-//   (a) warp b tries bidder b's cache;                                  __syncthreads()
-//   (b) if some bidders missed: the 32 warps are split over them (32 / misses warps
-//       each), scan the rows, store per-warp partial results;          __syncthreads()
+// round trip per round.  A round (one device function each, below):
+//   (a) tail_cache_bids: warp b tries bidder b's cache;                 __syncthreads()
+//   (b) tail_scan_bids: if some bidders missed, the 32 warps are split over them
+//       (32 / misses warps each), scan the rows, store per-warp partial results;
+//                                                                       __syncthreads()
 //       each bidder's warps refill its cache while warp 0 merges the partials into
 //       the bids;
-//   (c) warp 0 decides the winners and updates prices, owners and the bidder list;
-//                                                                       __syncthreads()
+//   (c) tail_award: warp 0 decides the winners and updates prices, owners and the
+//       bidder list;                                                    __syncthreads()
 // With more than TAIL_MAX unassigned persons it returns without changing anything.
 // With state_in_shared, the launch provides dynamic shared memory for the prices
 // (n_price of them) and the owners (n_obj): they are copied in once, every round
 // reads and writes them there, and they are copied back at the end.  Otherwise the
 // rounds use global memory.
+
+// The block's shared state during the tail: the bidders of this round and the next, each
+// bidder's target and increment, the bidders whose cache missed, the per-warp partial
+// results of the scans, and the counters reported at the end.
+struct TailState {
+    int bidders[TAIL_MAX], next[TAIL_MAX], tgt[TAIL_MAX], miss[TAIL_MAX];
+    long long inc[TAIL_MAX];
+    int nb, nn, matched, hits, scans;
+    int n_miss[2];  // by round parity: a round resets the next round's counter
+    long long part_best[32], part_second[32], part_thr[32];
+    int part_idx[32];
+};
+
+// Gather the unassigned persons of the list into st.bidders (st.nb of them; more than
+// TAIL_MAX are counted but not stored).  Called by every thread; ends with a barrier.
+__device__ __forceinline__ void tail_gather(TailState& st, const int* __restrict__ list,
+                                            const int* __restrict__ list_len, const int* person_obj)
+{
+    if (threadIdx.x == 0) {
+        st.nb = 0; st.nn = 0; st.n_miss[0] = 0; st.n_miss[1] = 0; st.matched = 0; st.hits = 0; st.scans = 0;
+    }
+    __syncthreads();
+    const int count = *list_len;
+    for (int k = threadIdx.x; k < count; k += blockDim.x) {
+        const int i = list[k];
+        if (person_obj[i] < 0) {
+            const int s = atomicAdd(&st.nb, 1);
+            if (s < TAIL_MAX) st.bidders[s] = i;
+        }
+    }
+    __syncthreads();
+}
+
+// (a) Warp b < b_count takes bidder b's bid from its cache when the cache can still
+// prove it; a bidder whose cache cannot is listed in st.miss for (b).
+__device__ __forceinline__ void tail_cache_bids(TailState& st, const BidCache cache, int scale,
+                                                const long long* P, long long eps, long long cap,
+                                                int b_count, int parity)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (warp < b_count) {
+        long long g1, g2;
+        int x;
+        const bool hit = cached_bid(cache, st.bidders[warp], scale, P, g1, g2, x);
+        if (lane == 0) {
+            if (hit) { st.tgt[warp] = x; st.inc[warp] = bid_increment(g1, g2, eps, cap); }
+            else st.miss[atomicAdd(&st.n_miss[parity], 1)] = warp;
+        }
+    }
+}
+
+// (b) Full scans of the rows of the m_count bidders that missed: `per` warps per bidder
+// (a power of two) each scan a part of its row; the bidder's warps refill its cache,
+// and warp 0 merges each bidder's partial results into its bid.  Called by every thread
+// (it holds a block barrier) when m_count > 0.
+template <class Rows>
+__device__ __forceinline__ void tail_scan_bids(TailState& st, const Rows& rows, const BidCache cache, int scale,
+                                               const long long* P, long long eps, long long cap, int m_count)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int per = 32 / m_count;  // warps per bidder, a power of two
+    while (per & (per - 1)) per &= per - 1;
+    const int k = warp / per, part = warp % per;
+    const int person = k < m_count ? st.bidders[st.miss[k]] : -1;
+    Top2 t;
+    t.clear();
+    if (person >= 0) rows.scan(person, scale, P, part * 32 + lane, per * 32, t);
+    const Top2 mine = t;
+    const long long my_thr = warp_max(t.second);
+    warp_top2(t.best, t.second, t.idx);
+    if (lane == 0) {
+        st.part_best[warp] = t.best; st.part_second[warp] = t.second; st.part_idx[warp] = t.idx;
+        st.part_thr[warp] = my_thr;
+    }
+    __syncthreads();
+    const long long thr = warp_max(lane < per && person >= 0 ? st.part_thr[k * per + lane] : NEG_PROFIT);
+    if (person >= 0) cache_offer(cache, person, mine, thr, part == 0 && lane == 0);
+    if (warp == 0) {  // merge the partials of each bidder's segment of `per` warps
+        long long g1 = st.part_best[lane], g2 = st.part_second[lane];
+        int x = st.part_idx[lane];
+        for (int o = 1; o < per; o <<= 1) {
+            const long long ob = __shfl_xor_sync(GPUALGO_FULL_MASK, g1, o);
+            const long long os = __shfl_xor_sync(GPUALGO_FULL_MASK, g2, o);
+            const int oi = __shfl_xor_sync(GPUALGO_FULL_MASK, x, o);
+            top2_merge(g1, g2, x, ob, os, oi);
+        }
+        if (lane % per == 0 && lane / per < m_count) {
+            const int b = st.miss[lane / per];
+            st.tgt[b] = x;
+            st.inc[b] = bid_increment(g1, g2, eps, cap);
+        }
+    }
+}
+
+// (c) Warp 0 alone (no block barrier inside): lane t decides whether bidder t wins its
+// target (the largest increment, ties to the lowest person), updates prices, owners and
+// assignments, and the next round's bidders (the losers and the persons outbid) replace
+// this round's.
+__device__ __forceinline__ void tail_award(TailState& st, long long* P, int* O, int* person_obj,
+                                          int b_count, int m_count, int parity)
+{
+    const int lane = threadIdx.x & 31;
+    if (lane < b_count) {
+        const int t = lane, i = st.bidders[t], j = st.tgt[t];
+        bool wins = true;
+        for (int v = 0; v < b_count; ++v)
+            if (v != t && st.tgt[v] == j && (st.inc[v] > st.inc[t] || (st.inc[v] == st.inc[t] && st.bidders[v] < i)))
+                wins = false;
+        if (wins) {
+            const int prev = O[j];
+            if (prev < 0) {
+                atomicAdd(&st.matched, 1);
+            } else {
+                person_obj[prev] = -1;
+                st.next[atomicAdd(&st.nn, 1)] = prev;
+            }
+            P[j] += st.inc[t];
+            O[j] = i;
+            person_obj[i] = j;
+        } else {
+            st.next[atomicAdd(&st.nn, 1)] = i;
+        }
+    }
+    __syncwarp();
+    const int cnt = st.nn;
+    if (lane < cnt) st.bidders[lane] = st.next[lane];
+    __syncwarp();
+    if (lane == 0) {
+        st.hits += b_count - m_count; st.scans += m_count; st.nb = cnt; st.nn = 0; st.n_miss[parity ^ 1] = 0;
+    }
+}
+
 template <class Rows>
 __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_price, int n_obj,
                             const int* __restrict__ list, const int* __restrict__ list_len,
@@ -538,25 +671,9 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
                             const BidCache cache, int state_in_shared)
 {
     extern __shared__ __align__(16) long long shared_state[];
-    __shared__ int bidders[TAIL_MAX], next[TAIL_MAX], tgt[TAIL_MAX], miss[TAIL_MAX];
-    __shared__ long long inc[TAIL_MAX];
-    __shared__ int nb, nn, matched, hits, scans;
-    __shared__ int n_miss[2];  // by round parity: a round resets the next round's counter
-    __shared__ long long part_best[32], part_second[32], part_thr[32];
-    __shared__ int part_idx[32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0) { nb = 0; nn = 0; n_miss[0] = 0; n_miss[1] = 0; matched = 0; hits = 0; scans = 0; }
-    __syncthreads();
-    const int count = *list_len;
-    for (int k = threadIdx.x; k < count; k += blockDim.x) {
-        const int i = list[k];
-        if (person_obj[i] < 0) {
-            const int s = atomicAdd(&nb, 1);
-            if (s < TAIL_MAX) bidders[s] = i;
-        }
-    }
-    __syncthreads();
-    if (nb > TAIL_MAX || nb == 0) return;  // block-uniform: the multi-block rounds go on, or done
+    __shared__ TailState st;
+    tail_gather(st, list, list_len, person_obj);
+    if (st.nb > TAIL_MAX || st.nb == 0) return;  // block-uniform: the multi-block rounds go on, or done
     long long* P = price;
     int* O = obj_owner;
     if (state_in_shared) {
@@ -567,84 +684,13 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
         __syncthreads();
     }
     int rounds = 0;
-    while (nb > 0) {
-        const int b_count = nb;
-        // (a) the caches
-        if (warp < b_count) {
-            long long g1, g2;
-            int x;
-            const bool hit = cached_bid(cache, bidders[warp], scale, P, g1, g2, x);
-            if (lane == 0) {
-                if (hit) { tgt[warp] = x; inc[warp] = bid_increment(g1, g2, eps, cap); }
-                else miss[atomicAdd(&n_miss[rounds & 1], 1)] = warp;
-            }
-        }
+    while (st.nb > 0) {
+        const int b_count = st.nb, parity = rounds & 1;
+        tail_cache_bids(st, cache, scale, P, eps, cap, b_count, parity);
         __syncthreads();
-        const int m_count = n_miss[rounds & 1];
-        if (m_count > 0) {  // block-uniform
-            // (b) full scans of the rows of the bidders that missed
-            int per = 32 / m_count;  // warps per bidder, a power of two
-            while (per & (per - 1)) per &= per - 1;
-            const int k = warp / per, part = warp % per;
-            const int person = k < m_count ? bidders[miss[k]] : -1;
-            Top2 t;
-            t.clear();
-            if (person >= 0) rows.scan(person, scale, P, part * 32 + lane, per * 32, t);
-            const Top2 mine = t;
-            const long long my_thr = warp_max(t.second);
-            warp_top2(t.best, t.second, t.idx);
-            if (lane == 0) {
-                part_best[warp] = t.best; part_second[warp] = t.second; part_idx[warp] = t.idx;
-                part_thr[warp] = my_thr;
-            }
-            __syncthreads();
-            const long long thr = warp_max(lane < per && person >= 0 ? part_thr[k * per + lane] : NEG_PROFIT);
-            if (person >= 0) cache_offer(cache, person, mine, thr, part == 0 && lane == 0);
-            if (warp == 0) {  // merge the partials of each bidder's segment of `per` warps
-                long long g1 = part_best[lane], g2 = part_second[lane];
-                int x = part_idx[lane];
-                for (int o = 1; o < per; o <<= 1) {
-                    const long long ob = __shfl_xor_sync(GPUALGO_FULL_MASK, g1, o);
-                    const long long os = __shfl_xor_sync(GPUALGO_FULL_MASK, g2, o);
-                    const int oi = __shfl_xor_sync(GPUALGO_FULL_MASK, x, o);
-                    top2_merge(g1, g2, x, ob, os, oi);
-                }
-                if (lane % per == 0 && lane / per < m_count) {
-                    const int b = miss[lane / per];
-                    tgt[b] = x;
-                    inc[b] = bid_increment(g1, g2, eps, cap);
-                }
-            }
-        }
-        // (c) warp 0 decides the winners and updates: no block barrier inside
-        if (warp == 0) {
-            if (lane < b_count) {
-                const int t = lane, i = bidders[t], j = tgt[t];
-                bool wins = true;
-                for (int v = 0; v < b_count; ++v)
-                    if (v != t && tgt[v] == j && (inc[v] > inc[t] || (inc[v] == inc[t] && bidders[v] < i)))
-                        wins = false;
-                if (wins) {
-                    const int prev = O[j];
-                    if (prev < 0) {
-                        atomicAdd(&matched, 1);
-                    } else {
-                        person_obj[prev] = -1;
-                        next[atomicAdd(&nn, 1)] = prev;
-                    }
-                    P[j] += inc[t];
-                    O[j] = i;
-                    person_obj[i] = j;
-                } else {
-                    next[atomicAdd(&nn, 1)] = i;
-                }
-            }
-            __syncwarp();
-            const int cnt = nn;
-            if (lane < cnt) bidders[lane] = next[lane];
-            __syncwarp();
-            if (lane == 0) { hits += b_count - m_count; scans += m_count; nb = cnt; nn = 0; n_miss[(rounds + 1) & 1] = 0; }
-        }
+        const int m_count = st.n_miss[parity];
+        if (m_count > 0) tail_scan_bids(st, rows, cache, scale, P, eps, cap, m_count);  // block-uniform
+        if ((threadIdx.x >> 5) == 0) tail_award(st, P, O, person_obj, b_count, m_count, parity);
         ++rounds;
         __syncthreads();
     }
@@ -654,9 +700,9 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
     }
     if (threadIdx.x == 0) {
         counters[C_ROUNDS] += rounds;
-        counters[C_MATCHED] += matched;
-        counters[C_CACHE_HITS] += hits;
-        counters[C_TAIL_SCANS] += scans;
+        counters[C_MATCHED] += st.matched;
+        counters[C_CACHE_HITS] += st.hits;
+        counters[C_TAIL_SCANS] += st.scans;
     }
 }
 
