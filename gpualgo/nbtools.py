@@ -61,8 +61,13 @@ def _definition(lines: list[str], name: str) -> tuple[int, int] | None:
     if start is None:
         return None
     first = start
-    while first > 0 and (lines[first - 1].lstrip().startswith(("//", "template", "extern", "__global__", "__device__"))
-                         or lines[first - 1].strip().startswith("/*") or lines[first - 1].strip().startswith("*")):
+    while first > 0:
+        above = lines[first - 1].strip()
+        comment = above.startswith(("//", "/*", "*"))
+        # a qualifier line of this signature, not a whole one-line function above it
+        head = above.startswith(("template", "extern", "__global__", "__device__")) and not any(c in above for c in "{};")
+        if not (comment or head):
+            break
         first -= 1
     depth, seen, end = 0, False, len(lines) - 1
     for j in range(start, len(lines)):

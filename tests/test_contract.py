@@ -186,3 +186,10 @@ def test_kernel_text_with_helpers_shows_the_device_functions_called():
 
 def test_show_kernels_lists_each_version():
     assert "| `gpu_a` | `k1`, `k2` |" in nbtools.show_kernels({"gpu_a": ("k1", "k2")})
+
+
+def test_a_one_line_function_above_is_not_part_of_the_next():
+    text = nbtools.kernel_text("maxflow", "ld_int")
+    assert text.count("__device__") == 1 and "ld_int" in text and "ld_cap" not in text
+    full = nbtools.kernel_text("maxflow", "vertex_centric_kernel", helpers=True)
+    assert full.count("cap_t ld_cap(") == 1      # each helper once
