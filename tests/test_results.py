@@ -42,3 +42,19 @@ def test_source_names_every_run_of_a_merged_sweep(tmp_path):
     meta_path.write_text(json.dumps(meta))
     src = results.read(tmp_path, "x").source()
     assert "in 2 runs" in src and "`run one`" in src and "`run two`" in src
+
+
+def test_every_recorded_file_names_its_code_its_seeds_and_its_rows():
+    import re
+    for meta_path in sorted(results.RESULTS_DIR.glob("*/*.json")):
+        rec = results.read(meta_path.parent, meta_path.stem)
+        where = f"{meta_path.parent.name}/{meta_path.name}"
+        code = rec.meta.get("code") or {}
+        assert re.fullmatch(r"[0-9a-f]{40}", str(code.get("commit"))), f"{where}: no commit"
+        assert isinstance(rec.meta.get("seeds"), list) and rec.meta["seeds"], f"{where}: no seeds"
+        assert rec.meta.get("rows") == len(rec.rows), f"{where}: says {rec.meta.get('rows')} rows, holds {len(rec.rows)}"
+        for part in rec.meta.get("parts") or []:   # a merged file: each run with its own record
+            assert {"command", "params", "date", "progress", "rows"} <= set(part), f"{where}: {sorted(part)}"
+        if rec.meta.get("parts"):
+            assert sum(p["rows"] for p in rec.meta["parts"]) == len(rec.rows), where
+            assert "progress" not in rec.meta and rec.meta["command"].startswith("merged from the runs"), where
