@@ -8,7 +8,8 @@
   programme (when installed) and OR-tools routing (the heuristic people use: its tour length
   and gap to the exact optimum, local search alone and guided local search for ``gls_ms``).
 - ``targets``: the performance goals: orders/s at n = 13..15, n = 16 solved exactly, GPU
-  Held-Karp against numba Held-Karp at n = 22 (:func:`targets_report` says which are met).
+  Held-Karp against numba Held-Karp at n = 22 (:func:`gpualgo.tsp.analysis.targets_report` says
+  which are met).
 - ``cpu``: the CPU versions only (numba brute force, numba Held-Karp, the peers): runs
   anywhere, for the notebook's same-run comparison.
 
@@ -18,30 +19,22 @@ Every preset has tiny sizes for CI and headless notebooks (``quick=True``, its
 ``states``, ``cost_dtype``); ``verified`` is True where the row's length was checked in the
 same run against the other exact algorithm (brute force against Held-Karp and back,
 :func:`gpualgo.tsp.checks.check_result`), None where that reference was not run.
+
+What the notebook prints from these rows is computed in :mod:`gpualgo.tsp.analysis`.
 """
 
 from __future__ import annotations
 
-from .. import bench, gpu
+from .. import bench
 from ..bench import Case, Preset
-from ..timing import timed
 from . import checks, instances
+from .analysis import EXACT_GOAL_S, HK_SPEEDUP_GOAL, RATE_GOAL, _sci, peer_rows
 from .solve import solve
 
-__all__ = ["PRESETS", "report_instance", "peer_rows", "best_rates", "largest_gaps", "targets_report",
-           "RATE_GOAL", "EXACT_GOAL_S", "HK_SPEEDUP_GOAL"]
+__all__ = ["PRESETS", "report_instance"]
 
 GPU_BRUTE = ("gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
 BLOCKS = (32, 64, 128, 256, 512, 1024)
-#: the goals of the ``targets`` preset: orders per second of the fastest brute force at
-#: n = 13..15, seconds to solve n = 16 exactly by brute force, GPU over numba Held-Karp at n = 22
-RATE_GOAL = 2e10
-EXACT_GOAL_S = 120
-HK_SPEEDUP_GOAL = 50
-
-
-def _sci(x: float) -> str:
-    return f"{x:.0e}".replace("e+", "e")       # 2e10
 
 
 def report_instance(n: int, seed: int):
@@ -86,30 +79,6 @@ def _report_cases(p):
 
 
 # ---------------------------------------------------------------------------- scaling
-
-def peer_rows(inst, optimum, gls_ms: int, rep: int = 0, **fields) -> list[dict]:
-    """The CPU peers on ``inst`` (:func:`gpualgo.tsp.checks.peer_tour`), one row each that
-    is installed: python-tsp's exact dynamic programme (``python_tsp_dp``, verified: its
-    length must be ``optimum``) and OR-tools routing, local search alone
-    (``ortools_routing``) and guided local search for ``gls_ms`` ms (``ortools_routing_gls``),
-    with ``gap``, how much longer than the optimum their tour is.
-    """
-    common = dict(algorithm="tsp", n=inst.n, **fields, optimum=optimum)
-    rows = []
-    out, ms = timed(checks.peer_tour, inst, "python_tsp")
-    if out is not None:
-        if out[1] != optimum:
-            raise RuntimeError(f"python-tsp: length {out[1]}, Held-Karp: {optimum}")
-        rows.append(dict(bench.peer_row("python_tsp_dp", out[1], ms, rep=rep, verified=True,
-                                        device=gpu.cpu_label(engine="python-tsp"), **common), gap=0.0))
-    for variant, limit in (("ortools_routing", 0), ("ortools_routing_gls", gls_ms)):
-        out, ms = timed(checks.peer_tour, inst, "ortools_routing", limit)
-        if out is None:
-            break
-        rows.append(dict(bench.peer_row(variant, out[1], ms, rep=rep, device=gpu.cpu_label(engine="OR-tools"),
-                                        **common), gap=(out[1] - optimum) / optimum, time_limit_ms=limit))
-    return rows
-
 
 def _peer_case(n, seed, reps, gls_ms):
     """python-tsp (exact) and OR-tools routing (heuristic: length and gap to the optimum)."""
@@ -186,64 +155,6 @@ def _targets_cases(p):
         gpu_rows[0]["best_speedup"] = ser_row["total_ms"] / min(r["total_ms"] for r in gpu_rows)
         return gpu_rows + [ser_row]
     yield Case("held-karp ratio", hk_ratio)
-
-
-# ------------------------------------------------------------- what the figures read
-
-def best_rates(rows) -> dict:
-    """``{variant: ([n, ...], [orders/s at its best block size, ...])}`` of the ``report``
-    rows, n ascending: the best of every repetition and block size."""
-    best: dict = {}
-    for r in rows:
-        key = (r["variant"], int(r["n"]))
-        best[key] = max(best.get(key, 0.0), float(r["perms_per_s"]))
-    out: dict = {}
-    for (v, n) in sorted(best):
-        ns, rates = out.setdefault(v, ([], []))
-        ns.append(n)
-        rates.append(best[(v, n)])
-    return out
-
-
-def largest_gaps(rows) -> dict:
-    """``{heuristic peer: its largest gap to the optimum}`` over the rows that have a gap."""
-    worst: dict = {}
-    for r in rows:
-        if r.get("gap") not in (None, "") and r["variant"].startswith("ortools"):
-            worst[r["variant"]] = max(worst.get(r["variant"], 0.0), float(r["gap"]))
-    return worst
-
-
-def targets_report(rows) -> str:
-    """The ``targets`` rows as a table, then one verdict per goal (met, missed, or not
-    measured): the lowest brute-force rate against :data:`RATE_GOAL`, the exact run
-    against :data:`EXACT_GOAL_S`, the best GPU Held-Karp speed-up against
-    :data:`HK_SPEEDUP_GOAL`."""
-    lines = []
-    for r in rows:
-        extra = ""
-        if r.get("speedup_vs_serial") not in (None, "", 1.0):
-            extra = f"  speed-up vs numba {float(r['speedup_vs_serial']):.0f}x"
-        sym = r.get("symmetric")
-        work = (f"{float(r['perms_per_s']):10.3g} orders/s" if int(r.get("permutations") or 0)
-                else f"{int(r.get('states') or 0):10,} states")
-        lines.append(f"{r['variant']:24s} n={int(r['n']):2d} {'' if sym in (None, '') else ('halved' if sym else 'all   ')} "
-                     f"{float(r['total_ms']):10.1f} ms  {work}{extra}")
-    rate = [float(r["perms_per_s"]) for r in rows if r.get("symmetric") not in (None, "")]
-    exact = [r for r in rows if r["variant"] == "gpu_shared_incremental" and r.get("symmetric") in (None, "")]
-    speedup = [float(r["best_speedup"]) for r in rows if r.get("best_speedup") not in (None, "")]
-
-    def verdict(goal, measured, met):
-        return f"goal {goal}: " + (("met" if met else "missed") + f" ({measured})" if measured else "not measured")
-
-    lines.append(verdict(f"at least {_sci(RATE_GOAL)} orders/s", rate and f"lowest {min(rate):.3g}",
-                         rate and min(rate) >= RATE_GOAL))
-    lines.append(verdict(f"n={exact[0]['n'] if exact else '16'} exact in under {EXACT_GOAL_S} s",
-                         exact and f"{float(exact[0]['total_ms']) / 1e3:.1f} s",
-                         exact and float(exact[0]["total_ms"]) < EXACT_GOAL_S * 1e3))
-    lines.append(verdict(f"GPU Held-Karp at least {HK_SPEEDUP_GOAL}x numba", speedup and f"best {speedup[0]:.0f}x",
-                         speedup and speedup[0] >= HK_SPEEDUP_GOAL))
-    return "\n".join(lines)
 
 
 #: the tiny sizes of ``scaling`` and ``cpu``: brute force n = 5..7, Held-Karp n = 5..9

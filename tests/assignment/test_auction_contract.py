@@ -9,6 +9,7 @@ import pytest
 
 from gpualgo import bench, gpu, result, results, variants
 from gpualgo import assignment as A
+from gpualgo.assignment.auction import analysis as auction_analysis
 from gpualgo.assignment.auction import bench as auction_bench
 from gpualgo.assignment.auction import gpu as auction_gpu
 
@@ -159,13 +160,13 @@ def test_verdict_and_tables():
             dict(variant="gpu_x", n=10, density=1.0, range="0-n", rep=1, total_ms=4.0, rounds=5, verified=False,
                  speedup_vs_scipy=5.0),
             dict(variant="scipy", n=10, density=1.0, range="0-n", rep=0, total_ms=6.0, verified=None)]
-    text = auction_bench.verdict(rows)
+    text = auction_analysis.verdict(rows)
     assert text.startswith("1 of 3 answers verified in their run (scipy)") and "1 FAILED" in text
     assert "scipy's, the reference" in text
-    assert auction_bench.speedups(rows, "gpu_x") == {(10, "0-n"): (4.0, 2, False)}
-    assert auction_bench.exact_lines(rows, "gpu_x") == ["n=    10      0-n:      2.0 ms,   3.0x scipy, "
-                                                        "75% of the tail bids from caches"]
-    table = auction_bench.mean_table(rows[:2], "total_ms", "Time")
+    assert auction_analysis.speedups(rows, "gpu_x") == {(10, "0-n"): (4.0, 2, False)}
+    assert auction_analysis.exact_lines(rows, "gpu_x") == ["n=    10      0-n:      2.0 ms,   3.0x scipy, "
+                                                           "75% of the tail bids from caches"]
+    table = auction_analysis.mean_table(rows[:2], "total_ms", "Time")
     assert "| 10 | 3.0 (1.4) |" in table
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from gpualgo import bench, gpu, guards, peers, result, results, tsp
 from gpualgo.tsp import checks, serial
-from gpualgo.tsp import bench as tsp_bench
+from gpualgo.tsp import analysis as tsp_analysis
 from gpualgo.tsp import gpu as tsp_gpu
 
 solve_mod = importlib.import_module("gpualgo.tsp.solve")
@@ -195,10 +195,10 @@ def test_peers_take_plain_matrices_and_are_checked_on_the_tsp_side(monkeypatch):
 def test_what_the_figures_read():
     rows = [dict(variant="gpu_unrank", n=10, perms_per_s=1.0), dict(variant="gpu_unrank", n=10, perms_per_s=3.0),
             dict(variant="gpu_unrank", n=9, perms_per_s=2.0), dict(variant="gpu_x", n=9, perms_per_s=5.0)]
-    assert tsp_bench.best_rates(rows) == {"gpu_unrank": ([9, 10], [2.0, 3.0]), "gpu_x": ([9], [5.0])}
+    assert tsp_analysis.best_rates(rows) == {"gpu_unrank": ([9, 10], [2.0, 3.0]), "gpu_x": ([9], [5.0])}
     gaps = [dict(variant="ortools_routing", gap=0.01), dict(variant="ortools_routing", gap=0.03),
             dict(variant="ortools_routing_gls", gap=0.0), dict(variant="held_karp", gap=None)]
-    assert tsp_bench.largest_gaps(gaps) == {"ortools_routing": 0.03, "ortools_routing_gls": 0.0}
+    assert tsp_analysis.largest_gaps(gaps) == {"ortools_routing": 0.03, "ortools_routing_gls": 0.0}
 
 
 def test_targets_report_gives_a_verdict_per_goal():
@@ -207,10 +207,10 @@ def test_targets_report_gives_a_verdict_per_goal():
         rows = bench.run_preset("tsp", "targets", progress=False, quick=True)
     else:
         rows = results.read("tsp", "targets").rows
-    text = tsp_bench.targets_report(rows)
+    text = tsp_analysis.targets_report(rows)
     assert text.count("goal ") == 3 and "not measured" not in text
     assert re.search(r"goal at least 2e10 orders/s: (met|missed) \(lowest ", text)
-    assert tsp_bench.targets_report([]).count("not measured") == 3
+    assert tsp_analysis.targets_report([]).count("not measured") == 3
     slow = [dict(variant="gpu_shared_incremental", n=13, symmetric=True, total_ms=1.0, perms_per_s=1e9)]
-    assert "orders/s: missed (lowest 1e+09)" in tsp_bench.targets_report(slow)
-    assert "goal n=16 exact in under 120 s: not measured" in tsp_bench.targets_report(slow)
+    assert "orders/s: missed (lowest 1e+09)" in tsp_analysis.targets_report(slow)
+    assert "goal n=16 exact in under 120 s: not measured" in tsp_analysis.targets_report(slow)

@@ -1,5 +1,6 @@
 """The auction algorithm (Bertsekas): the serial versions (``serial``), the GPU versions
-(``gpu``), the benchmark presets (``bench``); :data:`VARIANTS` in the order they are taught."""
+(``gpu``), the benchmark presets (``bench``) and what their rows say (``analysis``);
+:data:`VARIANTS` in the order they are taught."""
 from ... import variants
 from ...variants import Variant
 

@@ -1,0 +1,120 @@
+"""What notebook 04 reads off the TSP benchmark rows (:mod:`gpualgo.tsp.bench`): the CPU
+peers' rows for a same-run comparison, the best brute-force rate per size, the heuristic
+peers' largest gaps to the optimum and the performance goals' verdicts. Rows are those of a
+preset, measured now or read back from ``data/results/tsp`` (plain dicts with the columns of
+:func:`gpualgo.bench.row` and the TSP counters ``permutations``, ``perms_per_s``, ``states``).
+
+>>> rows = [dict(variant="gpu_unrank", n=10, perms_per_s=1e9), dict(variant="gpu_unrank", n=10, perms_per_s=3e9),
+...         dict(variant="gpu_unrank", n=11, perms_per_s=4e9)]
+>>> best_rates(rows)
+{'gpu_unrank': ([10, 11], [3000000000.0, 4000000000.0])}
+>>> largest_gaps([dict(variant="ortools_routing", gap=0.02), dict(variant="ortools_routing", gap=0.05)])
+{'ortools_routing': 0.05}
+>>> print(targets_report([dict(variant="gpu_shared_incremental", n=13, symmetric=True, total_ms=300.0,
+...                            perms_per_s=2.5e10, permutations=1)]))
+gpu_shared_incremental   n=13 halved      300.0 ms     2.5e+10 orders/s
+goal at least 2e10 orders/s: met (lowest 2.5e+10)
+goal n=16 exact in under 120 s: not measured
+goal GPU Held-Karp at least 50x numba: not measured
+"""
+
+from __future__ import annotations
+
+from .. import gpu
+from ..timing import timed
+from . import checks
+
+__all__ = ["peer_rows", "best_rates", "largest_gaps", "targets_report", "RATE_GOAL", "EXACT_GOAL_S",
+           "HK_SPEEDUP_GOAL"]
+
+#: the goals of the ``targets`` preset: orders per second of the fastest brute force at
+#: n = 13..15, seconds to solve n = 16 exactly by brute force, GPU over numba Held-Karp at n = 22
+RATE_GOAL = 2e10
+EXACT_GOAL_S = 120
+HK_SPEEDUP_GOAL = 50
+
+
+def _sci(x: float) -> str:
+    return f"{x:.0e}".replace("e+", "e")       # 2e10
+
+
+def peer_rows(inst, optimum, gls_ms: int, rep: int = 0, **fields) -> list[dict]:
+    """The CPU peers on ``inst`` (:func:`gpualgo.tsp.checks.peer_tour`), one row each that
+    is installed: python-tsp's exact dynamic programme (``python_tsp_dp``, verified: its
+    length must be ``optimum``) and OR-tools routing, local search alone
+    (``ortools_routing``) and guided local search for ``gls_ms`` ms (``ortools_routing_gls``),
+    with ``gap``, how much longer than the optimum their tour is.
+    """
+    from .. import bench   # the harness, needed only to measure: reading rows does without it
+
+    common = dict(algorithm="tsp", n=inst.n, **fields, optimum=optimum)
+    rows = []
+    out, ms = timed(checks.peer_tour, inst, "python_tsp")
+    if out is not None:
+        if out[1] != optimum:
+            raise RuntimeError(f"python-tsp: length {out[1]}, Held-Karp: {optimum}")
+        rows.append(dict(bench.peer_row("python_tsp_dp", out[1], ms, rep=rep, verified=True,
+                                        device=gpu.cpu_label(engine="python-tsp"), **common), gap=0.0))
+    for variant, limit in (("ortools_routing", 0), ("ortools_routing_gls", gls_ms)):
+        out, ms = timed(checks.peer_tour, inst, "ortools_routing", limit)
+        if out is None:
+            break
+        rows.append(dict(bench.peer_row(variant, out[1], ms, rep=rep, device=gpu.cpu_label(engine="OR-tools"),
+                                        **common), gap=(out[1] - optimum) / optimum, time_limit_ms=limit))
+    return rows
+
+
+def best_rates(rows) -> dict:
+    """``{variant: ([n, ...], [orders/s at its best block size, ...])}`` of the ``report``
+    rows, n ascending: the best of every repetition and block size."""
+    best: dict = {}
+    for r in rows:
+        key = (r["variant"], int(r["n"]))
+        best[key] = max(best.get(key, 0.0), float(r["perms_per_s"]))
+    out: dict = {}
+    for (v, n) in sorted(best):
+        ns, rates = out.setdefault(v, ([], []))
+        ns.append(n)
+        rates.append(best[(v, n)])
+    return out
+
+
+def largest_gaps(rows) -> dict:
+    """``{heuristic peer: its largest gap to the optimum}`` over the rows that have a gap."""
+    worst: dict = {}
+    for r in rows:
+        if r.get("gap") not in (None, "") and r["variant"].startswith("ortools"):
+            worst[r["variant"]] = max(worst.get(r["variant"], 0.0), float(r["gap"]))
+    return worst
+
+
+def targets_report(rows) -> str:
+    """The ``targets`` rows as a table, then one verdict per goal (met, missed, or not
+    measured): the lowest brute-force rate against :data:`RATE_GOAL`, the exact run
+    against :data:`EXACT_GOAL_S`, the best GPU Held-Karp speed-up against
+    :data:`HK_SPEEDUP_GOAL`."""
+    lines = []
+    for r in rows:
+        extra = ""
+        if r.get("speedup_vs_serial") not in (None, "", 1.0):
+            extra = f"  speed-up vs numba {float(r['speedup_vs_serial']):.0f}x"
+        sym = r.get("symmetric")
+        work = (f"{float(r['perms_per_s']):10.3g} orders/s" if int(r.get("permutations") or 0)
+                else f"{int(r.get('states') or 0):10,} states")
+        lines.append(f"{r['variant']:24s} n={int(r['n']):2d} {'' if sym in (None, '') else ('halved' if sym else 'all   ')} "
+                     f"{float(r['total_ms']):10.1f} ms  {work}{extra}")
+    rate = [float(r["perms_per_s"]) for r in rows if r.get("symmetric") not in (None, "")]
+    exact = [r for r in rows if r["variant"] == "gpu_shared_incremental" and r.get("symmetric") in (None, "")]
+    speedup = [float(r["best_speedup"]) for r in rows if r.get("best_speedup") not in (None, "")]
+
+    def verdict(goal, measured, met):
+        return f"goal {goal}: " + (("met" if met else "missed") + f" ({measured})" if measured else "not measured")
+
+    lines.append(verdict(f"at least {_sci(RATE_GOAL)} orders/s", rate and f"lowest {min(rate):.3g}",
+                         rate and min(rate) >= RATE_GOAL))
+    lines.append(verdict(f"n={exact[0]['n'] if exact else '16'} exact in under {EXACT_GOAL_S} s",
+                         exact and f"{float(exact[0]['total_ms']) / 1e3:.1f} s",
+                         exact and float(exact[0]["total_ms"]) < EXACT_GOAL_S * 1e3))
+    lines.append(verdict(f"GPU Held-Karp at least {HK_SPEEDUP_GOAL}x numba", speedup and f"best {speedup[0]:.0f}x",
+                         speedup and speedup[0] >= HK_SPEEDUP_GOAL))
+    return "\n".join(lines)
