@@ -20,11 +20,8 @@ goal GPU Held-Karp at least 50x numba: not measured
 
 from __future__ import annotations
 
-from .. import gpu
-from ..timing import timed
-from . import checks
 
-__all__ = ["peer_rows", "best_rates", "largest_gaps", "targets_report", "RATE_GOAL", "EXACT_GOAL_S",
+__all__ = ["best_rates", "largest_gaps", "targets_report", "RATE_GOAL", "EXACT_GOAL_S",
            "HK_SPEEDUP_GOAL"]
 
 #: the goals of the ``targets`` preset: orders per second of the fastest brute force at
@@ -36,32 +33,6 @@ HK_SPEEDUP_GOAL = 50
 
 def _sci(x: float) -> str:
     return f"{x:.0e}".replace("e+", "e")       # 2e10
-
-
-def peer_rows(inst, optimum, gls_ms: int, rep: int = 0, **fields) -> list[dict]:
-    """The CPU peers on ``inst`` (:func:`gpualgo.tsp.checks.peer_tour`), one row each that
-    is installed: python-tsp's exact dynamic programme (``python_tsp_dp``, verified: its
-    length must be ``optimum``) and OR-tools routing, local search alone
-    (``ortools_routing``) and guided local search for ``gls_ms`` ms (``ortools_routing_gls``),
-    with ``gap``, how much longer than the optimum their tour is.
-    """
-    from .. import bench   # the harness, needed only to measure: reading rows does without it
-
-    common = dict(algorithm="tsp", n=inst.n, **fields, optimum=optimum)
-    rows = []
-    out, ms = timed(checks.peer_tour, inst, "python_tsp")
-    if out is not None:
-        if out[1] != optimum:
-            raise RuntimeError(f"python-tsp: length {out[1]}, Held-Karp: {optimum}")
-        rows.append(dict(bench.peer_row("python_tsp_dp", out[1], ms, rep=rep, verified=True,
-                                        device=gpu.cpu_label(engine="python-tsp"), **common), gap=0.0))
-    for variant, limit in (("ortools_routing", 0), ("ortools_routing_gls", gls_ms)):
-        out, ms = timed(checks.peer_tour, inst, "ortools_routing", limit)
-        if out is None:
-            break
-        rows.append(dict(bench.peer_row(variant, out[1], ms, rep=rep, device=gpu.cpu_label(engine="OR-tools"),
-                                        **common), gap=(out[1] - optimum) / optimum, time_limit_ms=limit))
-    return rows
 
 
 def best_rates(rows) -> dict:

@@ -25,16 +25,42 @@ What the notebook prints from these rows is computed in :mod:`gpualgo.tsp.analys
 
 from __future__ import annotations
 
-from .. import bench
+from .. import bench, gpu
+from ..timing import timed
 from ..bench import Case, Preset
 from . import checks, instances
-from .analysis import EXACT_GOAL_S, HK_SPEEDUP_GOAL, RATE_GOAL, _sci, peer_rows
+from .analysis import EXACT_GOAL_S, HK_SPEEDUP_GOAL, RATE_GOAL, _sci
 from .solve import solve
 
-__all__ = ["PRESETS", "report_instance"]
+__all__ = ["PRESETS", "report_instance", "peer_rows"]
 
 GPU_BRUTE = ("gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
 BLOCKS = (32, 64, 128, 256, 512, 1024)
+
+
+
+def peer_rows(inst, optimum, gls_ms: int, rep: int = 0, **fields) -> list[dict]:
+    """The CPU peers on ``inst`` (:func:`gpualgo.tsp.checks.peer_tour`), one row each that
+    is installed: python-tsp's exact dynamic programme (``python_tsp_dp``, verified: its
+    length must be ``optimum``) and OR-tools routing, local search alone
+    (``ortools_routing``) and guided local search for ``gls_ms`` ms (``ortools_routing_gls``),
+    with ``gap``, how much longer than the optimum their tour is.
+    """
+    common = dict(algorithm="tsp", n=inst.n, **fields, optimum=optimum)
+    rows = []
+    out, ms = timed(checks.peer_tour, inst, "python_tsp")
+    if out is not None:
+        if out[1] != optimum:
+            raise RuntimeError(f"python-tsp: length {out[1]}, Held-Karp: {optimum}")
+        rows.append(dict(bench.peer_row("python_tsp_dp", out[1], ms, rep=rep, verified=True,
+                                        device=gpu.cpu_label(engine="python-tsp"), **common), gap=0.0))
+    for variant, limit in (("ortools_routing", 0), ("ortools_routing_gls", gls_ms)):
+        out, ms = timed(checks.peer_tour, inst, "ortools_routing", limit)
+        if out is None:
+            break
+        rows.append(dict(bench.peer_row(variant, out[1], ms, rep=rep, device=gpu.cpu_label(engine="OR-tools"),
+                                        **common), gap=(out[1] - optimum) / optimum, time_limit_ms=limit))
+    return rows
 
 
 def report_instance(n: int, seed: int):
