@@ -36,8 +36,8 @@ from typing import Callable, Iterable
 
 from . import gpu, results
 
-__all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "row", "peer_row", "warm_up", "suite", "presets",
-           "run_preset", "live_or_recorded", "main"]
+__all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "row", "peer_row", "warm_up", "repeat", "REPEAT_BELOW_S",
+           "suite", "presets", "run_preset", "live_or_recorded", "main"]
 
 #: algorithm name -> module defining PRESETS
 SUITES = {
@@ -113,6 +113,27 @@ def _ms(v):
 def _plain(v):
     """numpy scalars as Python numbers (CSV and JSON write them plainly)."""
     return v.item() if hasattr(v, "item") else v
+
+
+#: a baseline (a serial version, a CPU peer) that takes less than this is run at least
+#: :data:`REPEAT_MIN` times, so that no ratio rests on one run of it
+REPEAT_BELOW_S = 60.0
+REPEAT_MIN = 3
+
+
+def repeat(fn, *args, reps: int = REPEAT_MIN, below_s: float = REPEAT_BELOW_S, **kwargs) -> list:
+    """Call ``fn(*args, **kwargs)`` and time it; while each call takes less than ``below_s``
+    seconds, call it again until ``reps`` calls are done. Returns ``[(result, ms), ...]``:
+    one run only when the first took ``below_s`` or more (the figures then say "1 run").
+
+    >>> len(repeat(sum, [1, 2])), repeat(sum, [1, 2])[0][0]
+    (3, 3)
+    """
+    from .timing import timed
+    runs = [timed(fn, *args, **kwargs)]
+    while len(runs) < reps and runs[0][1] < below_s * 1e3:
+        runs.append(timed(fn, *args, **kwargs))
+    return runs
 
 
 def warm_up(solve, tiny, variants, **options) -> None:

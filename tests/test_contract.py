@@ -193,3 +193,10 @@ def test_a_one_line_function_above_is_not_part_of_the_next():
     assert text.count("__device__") == 1 and "ld_int" in text and "ld_cap" not in text
     full = nbtools.kernel_text("maxflow", "vertex_centric_kernel", helpers=True)
     assert full.count("cap_t ld_cap(") == 1      # each helper once
+
+
+def test_repeat_runs_a_quick_baseline_three_times_and_a_slow_one_once():
+    calls = []
+    assert len(bench.repeat(calls.append, 1)) == 3 and calls == [1, 1, 1]
+    assert len(bench.repeat(calls.append, 2, below_s=0.0)) == 1      # "slow": one run only
+    assert [r for r, _ in bench.repeat(lambda: 7, reps=5)] == [7] * 5

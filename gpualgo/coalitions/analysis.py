@@ -161,6 +161,8 @@ def target_lines(rows) -> list[str]:
         notes = [r.get("goal") or ""]
         if _present(r.get("speedup_vs_serial")):
             notes.append(f"speed-up {num(r['speedup_vs_serial'])}x")
+        if _present(r.get("speedup_vs_serial_odp")):   # pruned against pruned, in the same run
+            notes.append(f"{num(r['speedup_vs_serial_odp'])}x the serial pruned DP")
         if _present(r.get("met")):
             notes.append("met" if r["met"] else "NOT met")
         if _present(r.get("fraction_of_copy")):

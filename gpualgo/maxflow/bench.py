@@ -152,17 +152,24 @@ def verify(rows: list[dict]) -> list[dict]:
 def measure(family: str, params: dict, net, variants, reps: int, seed, peer_reps: int | None = None,
             **extra) -> list[dict]:
     """Run each of ``variants`` (ours or :data:`PEERS`) in turn on ``net``, ``reps`` times
-    (the CPU peers ``peer_reps`` times, default ``reps``), and :func:`verify` the rows."""
+    (the CPU peers ``peer_reps`` times, default ``reps``, and at least
+    :data:`gpualgo.bench.REPEAT_MIN` times when a run takes less than
+    :data:`gpualgo.bench.REPEAT_BELOW_S`), and :func:`verify` the rows."""
     rows = []
     for variant in variants:
         peer = variant in PEERS
         if not peer:
             warm(variant, net)
-        for rep in range(peer_reps if peer and peer_reps is not None else reps):
-            fields = dict(algorithm="maxflow", family=family,
-                          kind="peer" if peer else ("gpu" if variant.startswith("gpu_") else "serial"),
-                          n=net.n, arcs=net.n_input_arcs, seed=seed, **params, **extra)
+        wanted = peer_reps if peer and peer_reps is not None else reps
+        fields = dict(algorithm="maxflow", family=family,
+                      kind="peer" if peer else ("gpu" if variant.startswith("gpu_") else "serial"),
+                      n=net.n, arcs=net.n_input_arcs, seed=seed, **params, **extra)
+        first, rep = None, 0
+        while rep < wanted or (peer and first is not None and rep < bench.REPEAT_MIN
+                                and first < bench.REPEAT_BELOW_S * 1e3):
             rows.append(run_peer(variant, net, rep, **fields) if peer else run_ours(variant, net, rep, **fields))
+            first = rows[-1]["total_ms"] if first is None else first
+            rep += 1
     return verify(rows)
 
 
