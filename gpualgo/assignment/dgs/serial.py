@@ -70,7 +70,8 @@ def prepare(B, force: bool = False, transpose: bool = True):
 
     Raises ValueError for a non-numeric or non-2-D matrix, ``m > n``, NaN or ``+inf``,
     missing edges (``-inf``: DGS needs a complete matrix), integer dtypes with ``|b| >= 2**50``
-    (too large for exact float64 sums), and, before anything is allocated, a matrix whose
+    (too large for exact float64 sums) and floats so large that sums of ``4n`` of them
+    overflow (both by :func:`~gpualgo.assignment.problem.check_range`, the auction's rule), and, before anything is allocated, a matrix whose
     float64 copies (``A``, and ``AT`` with ``transpose``) would not fit in the host's memory
     (:func:`gpualgo.guards.memory`; ``force=True`` insists).
     """
@@ -96,8 +97,10 @@ def prepare(B, force: bool = False, transpose: bool = True):
                              f"(-inf), the first at agent {i}, job {j}: give those pairs a finite (very low) "
                              "benefit, or use the auction, which handles missing edges")
     big = float(np.abs(A).max())
-    if M.dtype.kind in "iu" and big >= 2.0**50:
-        raise ValueError(f"integer benefits must satisfy |b| < 2**50 for exact float64 sums, got {big:g}")
+    if M.dtype.kind in "iu":
+        problem.check_range(big, 2.0**50, "for exact float64 sums (integer benefits)")
+    else:  # a gain adds four benefits and the objective m: both must stay finite
+        problem.check_range(big, np.finfo(np.float64).max / (4 * n), f"so that sums of up to {4 * n} stay finite")
     # whole-numbered floats below 2**50 add up exactly, like integers; larger floats get a tolerance
     integer = M.dtype.kind in "iu" or (big < 2.0**50 and bool(np.array_equal(A, np.rint(A))))
     tol = 0.0 if integer else 64 * np.finfo(np.float64).eps * big
