@@ -17,7 +17,7 @@ import numpy as np
 
 from . import checks
 
-__all__ = ["IntProblem", "prepare", "as_matrix", "check_range", "MISSING", "KEY_BITS"]
+__all__ = ["IntProblem", "prepare", "as_matrix", "check_range", "check_float_range", "MISSING", "KEY_BITS"]
 
 #: a missing edge in ``raw`` (int32)
 MISSING = np.iinfo(np.int32).min
@@ -100,6 +100,13 @@ def check_range(big: float, limit: float, why: str, where: str = "") -> None:
         raise ValueError(f"benefits must satisfy |b| < {bound} {why}, got |b| = {big:.6g}{where}")
 
 
+def check_float_range(big: float, n: int) -> None:
+    """The rule for float benefits, the same in both algorithms: a gain or a bid adds up to
+    four benefits and the objective m of them, so ``|b|`` must stay below the largest
+    float64 over ``4n`` (:func:`check_range`)."""
+    check_range(big, float(np.finfo(np.float64).max) / (4 * n), f"so that sums of up to {4 * n} stay finite")
+
+
 def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
             value_range: tuple[int, int] | None = None) -> IntProblem:
     """Validate ``B`` and build its :class:`IntProblem`.
@@ -147,6 +154,7 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
             raise ValueError(f"B contains +inf (first at person {i}, object {j}); missing edges are -inf")
         missing = np.isneginf(A)
         finite = np.where(missing, 0.0, A)
+        check_float_range(float(np.abs(finite).max()), n)
         integer = bool(np.array_equal(finite, np.rint(finite)))
     else:
         missing = None

@@ -273,9 +273,12 @@ def _read_npy(path, force):
         # the data, and a float64 copy when they are not float
         guards.memory(count * (dt.itemsize + 8), f"reading {path} ({count} values)", force, where="host")
         try:
-            return np.fromfile(fh, dtype=dt, count=count)
+            data = np.fromfile(fh, dtype=dt, count=count)
         except Exception as exc:
             raise ValueError(f"{path}: {type(exc).__name__}: {exc}") from None
+    if data.size != count:   # the file changed under us
+        raise ValueError(f"{path}: truncated while reading ({data.size} of {count} values)")
+    return data.astype(dt.newbyteorder("="), copy=False)   # a big-endian file, in this machine's order
 
 
 def _read_text_values(path, force):

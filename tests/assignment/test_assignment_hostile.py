@@ -225,11 +225,26 @@ def test_dgs_serial(B, init, seed):
        st.one_of(NUMBERS, st.sampled_from([1.5, "3", None, True])))
 def test_auction_options(max_rounds, eps_start, eps_factor):
     B = A.report_instance(4, seed=3)
-    _answer_or_refusal(lambda: A.solve(B, variant="serial", scaling=True, max_rounds=max_rounds,
-                                       eps_start=eps_start, eps_factor=eps_factor), _valid(B))
+    try:
+        _answer_or_refusal(lambda: A.solve(B, variant="serial", scaling=True, max_rounds=max_rounds,
+                                           eps_start=eps_start, eps_factor=eps_factor), _valid(B))
+    except RuntimeError as exc:   # the documented end of a run that reached a small max_rounds
+        assert str(exc).startswith("no convergence within max_rounds=") and max_rounds < 100
 
 
 def test_check_range_is_the_one_rule():
     with pytest.raises(ValueError, match=r"\|b\| < 2\*\*30"):
         problem.check_range(2.0**63, 2**30, "for exact arithmetic")
     problem.check_range(2.0**29, 2**30, "for exact arithmetic")
+
+
+def test_dgs_trace_capacity_refused_before_allocating():
+    B = A.report_instance(4, seed=1)
+    assert "trace_capacity" in _quick(A.solve, B, algorithm="dgs", variant="serial", trace_capacity=10**12)
+
+
+def test_auction_refuses_float_benefits_whose_sum_overflows():
+    # found by test_auction_serial: the objective was inf
+    B = np.zeros((4, 4))
+    B[2, 2], B[3, 3] = 1e308, 7.9e307
+    assert "stay finite" in _quick(A.solve, B, variant="serial", eps=1e300)

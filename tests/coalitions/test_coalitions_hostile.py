@@ -179,3 +179,10 @@ def test_estimates(n, variant, rule):
     _answer_or_refusal(lambda: co.estimate_seconds(n, variant, rule), lambda s: s >= 0)
     _answer_or_refusal(lambda: co.total_splits(n, rule or "dp"), lambda s: s >= 0)
     assert time.perf_counter() - t0 < 1
+
+
+def test_big_endian_npy_reads_back(tmp_path):
+    path = tmp_path / "be.npy"
+    v = co.random_values(4, seed=2)
+    np.save(path, v.astype(">f8"))
+    assert np.array_equal(co.read_values(path), v)
