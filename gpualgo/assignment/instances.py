@@ -23,13 +23,16 @@ Blank lines and text after ``#`` are ignored.
 """
 from __future__ import annotations
 
+import math
 import pathlib
 
 import numpy as np
 
+from .. import guards
+
 __all__ = [
     "MISSING_INT32", "report_instance", "uniform_instance", "geom_instance",
-    "write_instance", "read_instance", "read_batch_config", "generate_batch",
+    "write_instance", "read_instance", "read_batch_config", "generate_batch", "instance_bytes",
 ]
 
 #: how a missing edge is stored in the binary file
@@ -40,18 +43,56 @@ _HEADER = np.dtype("<i4")
 
 
 def _rng(seed):
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    if isinstance(seed, np.random.Generator):
+        return seed
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"seed must be a non-negative integer or a numpy Generator, got {seed!r} ({exc})") from None
+
+
+def _integer(value, name: str) -> int:
+    """``value`` as an int (ints, numpy ints, whole finite floats); ValueError naming it otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float, np.floating)) or (
+            isinstance(value, (float, np.floating)) and not (math.isfinite(value) and value == int(value))):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    return int(value)
 
 
 def _check_shape(m, n):
-    if int(m) != m or int(n) != n or m < 1 or n < 1:
+    m, n = _integer(m, "m"), _integer(n, "n")
+    if m < 1 or n < 1:
         raise ValueError(f"m and n must be positive integers, got m={m!r}, n={n!r}")
     if m > n:
         raise ValueError(f"m={m} persons > n={n} objects: no assignment of every person exists")
+    return m, n
+
+
+def instance_bytes(kind: str, m: int, n: int, density: float = 1.0) -> int:
+    """Peak host memory in bytes of a generator's arrays for an ``m x n`` instance.
+
+    ``report``: the permutation (int64, ``n``), the int32 benefits, and below density 1 the
+    presence mask (bool), its negation and the float64 result; ``uniform``: the int32
+    benefits; ``geom``: the points (float64), the ``(m, n, 2)`` coordinate differences and
+    their squares (float64), then the distances.
+    """
+    mn = m * n
+    if kind == "report":
+        return 8 * n + 4 * mn + (0 if density >= 1 else (1 + 1 + 8) * mn)
+    if kind == "uniform":
+        return 4 * mn
+    if kind == "geom":
+        return 16 * (m + n) + 32 * mn
+    raise ValueError(f"unknown generator {kind!r}")
+
+
+def _guard(kind, m, n, density, force, where=""):
+    guards.memory(instance_bytes(kind, m, n, density), f"{where}the {kind} generator on a {m} x {n} instance",
+                  force, where="host", hint="use a smaller instance")
 
 
 def report_instance(m: int, n: int | None = None, density: float = 1.0, seed=0,
-                    limit: int = DEFAULT_LIMIT) -> np.ndarray:
+                    limit: int = DEFAULT_LIMIT, force: bool = False) -> np.ndarray:
     """The report's generator: a random permutation first, then fill to a density.
 
     Person ``i`` first gets an edge to object ``perm[i]`` of a random permutation, so a
@@ -62,18 +103,21 @@ def report_instance(m: int, n: int | None = None, density: float = 1.0, seed=0,
     ``density`` in (0, 1], ``seed`` (int or ``numpy.random.Generator``), ``limit >= 1``.
 
     Returns an ``int32`` array when ``density == 1``, else ``float64`` with ``-inf``
-    for the missing edges.  Raises ValueError for bad parameters.
+    for the missing edges.  Raises ValueError for bad parameters, and, before anything is
+    drawn, for an instance whose arrays (:func:`instance_bytes`) would not fit in the host's
+    memory (:func:`gpualgo.guards.memory`; ``force=True`` insists).
     """
-    n = m if n is None else n
-    _check_shape(m, n)
-    if not (0 < density <= 1):
+    m, n = _check_shape(m, m if n is None else n)
+    if not isinstance(density, (int, float, np.integer, np.floating)) or not (0 < density <= 1):
         raise ValueError(f"density must be in (0, 1], got {density!r}")
-    if int(limit) != limit or limit < 1:
+    limit = _integer(limit, "limit")
+    if limit < 1:
         raise ValueError(f"limit must be a positive integer, got {limit!r}")
-    rng = _rng(seed)
-    perm = rng.permutation(n)[:m]
     if limit > np.iinfo(np.int32).max - 1:
         raise ValueError(f"limit must be below 2**31 - 1, got {limit}")
+    _guard("report", m, n, density, force)
+    rng = _rng(seed)
+    perm = rng.permutation(n)[:m]
     values = rng.integers(1, int(limit) + 1, size=(m, n), dtype=np.int32)
     if density >= 1:
         return values
@@ -84,27 +128,42 @@ def report_instance(m: int, n: int | None = None, density: float = 1.0, seed=0,
     return out
 
 
-def uniform_instance(m: int, n: int | None = None, low: int = 1, high: int = 10000, seed=0) -> np.ndarray:
-    """Dense integer benefits drawn uniformly in ``[low, high]`` (both included), int32."""
-    n = m if n is None else n
-    _check_shape(m, n)
+def uniform_instance(m: int, n: int | None = None, low: int = 1, high: int = 10000, seed=0,
+                     force: bool = False) -> np.ndarray:
+    """Dense integer benefits drawn uniformly in ``[low, high]`` (both included), int32.
+    ValueError for bad parameters or, before drawing, an instance too large for the host's
+    memory (``force=True`` insists)."""
+    m, n = _check_shape(m, m if n is None else n)
+    low, high = _integer(low, "low"), _integer(high, "high")
     if high < low:
         raise ValueError(f"empty range [{low}, {high}]")
     if low < -(2**31) + 1 or high > 2**31 - 1:
         raise ValueError(f"[{low}, {high}] does not fit int32")
-    return _rng(seed).integers(int(low), int(high) + 1, size=(m, n), dtype=np.int32)
+    _guard("uniform", m, n, 1.0, force)
+    return _rng(seed).integers(low, high + 1, size=(m, n), dtype=np.int32)
 
 
-def geom_instance(m: int, n: int | None = None, side: float = 1000.0, scale: float = 1.0, seed=0) -> np.ndarray:
+def geom_instance(m: int, n: int | None = None, side: float = 1000.0, scale: float = 1.0, seed=0,
+                  force: bool = False) -> np.ndarray:
     """GEOM instances: persons and objects are random points in ``[0, side]^2``.
 
     The benefit of person ``i`` for object ``j`` is their Euclidean distance times
     ``scale``, rounded to the nearest integer (int64), as in the DGS literature.
+    ValueError for a non-positive or non-finite ``side`` or ``scale``, for a ``side * scale``
+    whose distances (up to ``side * scale * sqrt 2``) would not fit int64, and, before
+    drawing, for an instance too large for the host's memory (``force=True`` insists).
     """
-    n = m if n is None else n
-    _check_shape(m, n)
-    if side <= 0 or scale <= 0:
-        raise ValueError(f"side and scale must be positive, got side={side!r}, scale={scale!r}")
+    m, n = _check_shape(m, m if n is None else n)
+    try:
+        ok = bool(0 < side < math.inf and 0 < scale < math.inf)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"side and scale must be positive finite numbers, got side={side!r}, scale={scale!r}")
+    if not float(side) * float(scale) * math.sqrt(2) < 2.0**62:
+        raise ValueError(f"side={side!r} times scale={scale!r} gives distances up to "
+                         f"{float(side) * float(scale) * math.sqrt(2):.3g}, beyond 2**62 (int64 ends at 2**63)")
+    _guard("geom", m, n, 1.0, force)
     rng = _rng(seed)
     p = rng.uniform(0.0, side, size=(m, 2))
     q = rng.uniform(0.0, side, size=(n, 2))
@@ -144,41 +203,64 @@ def write_instance(path, B) -> pathlib.Path:
     return path
 
 
-def read_instance(path) -> np.ndarray:
+def read_instance(path, force: bool = False) -> np.ndarray:
     """Read a binary instance; returns ``int32`` (no missing edge) or ``float64`` with ``-inf``.
 
     Raises ValueError naming the file for a truncated or corrupt file (too short for
-    the header, non-positive sizes, or a size other than ``8 + 4*m*n`` bytes).
+    the header, non-positive sizes, or a size other than ``8 + 4*m*n`` bytes), all found
+    from the header and the file's size before the benefits are read, and for an instance
+    whose arrays would not fit in the host's memory (``force=True`` insists).
     """
     path = pathlib.Path(path)
-    raw = path.read_bytes()
-    if len(raw) < 8:
-        raise ValueError(f"{path}: {len(raw)} bytes, too short for the 8-byte header (m, n)")
-    m, n = (int(v) for v in np.frombuffer(raw[:8], dtype=_HEADER))
-    if m < 1 or n < 1:
-        raise ValueError(f"{path}: corrupt header, m={m}, n={n}")
-    expected = 8 + 4 * m * n
-    if len(raw) != expected:
-        raise ValueError(f"{path}: header says m={m}, n={n}, so {expected} bytes, but the file has {len(raw)}"
-                         + (" (truncated)" if len(raw) < expected else " (trailing data)"))
-    data = np.frombuffer(raw[8:], dtype=_HEADER).reshape(m, n)
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+        if len(head) < 8:
+            raise ValueError(f"{path}: {len(head)} bytes, too short for the 8-byte header (m, n)")
+        m, n = (int(v) for v in np.frombuffer(head, dtype=_HEADER))
+        if m < 1 or n < 1:
+            raise ValueError(f"{path}: corrupt header, m={m}, n={n}")
+        expected = 8 + 4 * m * n
+        if size != expected:
+            raise ValueError(f"{path}: header says m={m}, n={n}, so {expected} bytes, but the file has {size}"
+                             + (" (truncated)" if size < expected else " (trailing data)"))
+        # the benefits (int32) and the mask of missing edges; float64 more if some are missing
+        guards.memory(5 * m * n, f"reading {path} ({m} x {n})", force, where="host")
+        data = np.fromfile(fh, dtype=_HEADER, count=m * n)
+    if data.size != m * n:  # the file changed under us
+        raise ValueError(f"{path}: truncated while reading ({4 * data.size} of {4 * m * n} bytes)")
+    data = data.reshape(m, n)
     missing = data == MISSING_INT32
     if missing.any():
+        guards.memory(8 * m * n, f"the float64 form of {path} ({m} x {n}, with missing edges)", force,
+                      where="host")
         out = data.astype(np.float64)
         out[missing] = -np.inf
         return out
-    return data.astype(np.int32)
+    return data.astype(np.int32, copy=False)
 
 
-def read_batch_config(path):
+def _read_text(path) -> str:
+    """The text of ``path``; ValueError naming the file and the line of bytes that are not UTF-8."""
+    raw = pathlib.Path(path).read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ValueError(f"{path}:{line}: not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start})") from None
+
+
+def read_batch_config(path, force: bool = False):
     """Parse a batch config file: returns ``(seed, limit, [(m, n, density), ...])``.
 
-    Raises ValueError with the file name and line number of the first bad line.
+    Raises ValueError with the file name and line number of the first bad line, including
+    an instance whose generation would not fit in the host's memory (``force=True``
+    insists), and for bytes that are not UTF-8 text.
     """
     path = pathlib.Path(path)
     seed = limit = None
     specs = []
-    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+    for lineno, line in enumerate(_read_text(path).splitlines(), 1):
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
@@ -191,6 +273,8 @@ def read_batch_config(path):
                 limit = int(parts[1]) if len(parts) == 2 else DEFAULT_LIMIT
                 if seed < 0 or limit < 1:
                     raise ValueError("SEED must be >= 0 and LIMIT >= 1")
+                if limit > np.iinfo(np.int32).max - 1:
+                    raise ValueError(f"LIMIT must be below 2**31 - 1, got {limit}")
                 continue
             if len(parts) != 3:
                 raise ValueError("expected 'm n density'")
@@ -198,27 +282,30 @@ def read_batch_config(path):
             _check_shape(m, n)
             if not (0 < d <= 1):
                 raise ValueError(f"density {d} not in (0, 1]")
+            _guard("report", m, n, d, force)
             specs.append((m, n, d))
         except ValueError as exc:
-            raise ValueError(f"{path}:{lineno}: {exc} (line: {line.strip()!r})") from None
+            raise ValueError(f"{path}:{lineno}: {exc} (line: {line.strip()[:80]!r})") from None
     if seed is None:
         raise ValueError(f"{path}: empty config, expected a first line 'SEED [LIMIT]'")
     return seed, limit, specs
 
 
-def generate_batch(config, out_dir) -> list[pathlib.Path]:
+def generate_batch(config, out_dir, force: bool = False) -> list[pathlib.Path]:
     """Generate every instance of a batch config file into ``out_dir``.
 
     One ``numpy`` generator seeded with SEED draws the instances in file order, so a
     config file always gives the same instances.  Files are named
-    ``inst_<k>_<m>x<n>_d<density>.bin``.  Returns the paths written.
+    ``inst_<k>_<m>x<n>_d<density>.bin``.  Returns the paths written.  Every line is checked
+    (:func:`read_batch_config`, memory included: ``force=True`` insists) before anything is
+    generated.
     """
-    seed, limit, specs = read_batch_config(config)
+    seed, limit, specs = read_batch_config(config, force)
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     paths = []
     for k, (m, n, d) in enumerate(specs):
-        B = report_instance(m, n, d, seed=rng, limit=limit)
+        B = report_instance(m, n, d, seed=rng, limit=limit, force=force)
         paths.append(write_instance(out / f"inst_{k:03d}_{m}x{n}_d{d:g}.bin", B))
     return paths

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import checks
 
-__all__ = ["IntProblem", "prepare", "as_matrix", "MISSING", "KEY_BITS"]
+__all__ = ["IntProblem", "prepare", "as_matrix", "check_range", "check_float_range", "MISSING", "KEY_BITS"]
 
 #: a missing edge in ``raw`` (int32)
 MISSING = np.iinfo(np.int32).min
@@ -49,8 +49,11 @@ def as_matrix(B) -> np.ndarray:
     the first check of every assignment solver, auction and DGS alike."""
     try:
         A = np.asarray(B)
-    except Exception as exc:  # ragged lists
-        raise ValueError(f"B is not a matrix: {exc}") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # ragged lists, odd objects
+        raise ValueError(f"B is not a matrix: {_why_not_a_matrix(B, exc)}") from None
+    if A.dtype == object and A.size and all(isinstance(x, int) for x in A.flat):
+        big = max(A.flat, key=abs)
+        raise ValueError(f"B holds integers beyond 64 bits (such as {big}); no solver can take them exactly")
     if A.dtype == object or A.dtype.kind not in "iuf" or A.dtype == np.float16:
         raise ValueError(f"B must be a numeric (integer or float) matrix, got dtype {A.dtype}")
     if A.ndim != 2:
@@ -62,6 +65,46 @@ def as_matrix(B) -> np.ndarray:
         raise ValueError(f"B has m={m} persons > n={n} objects: no assignment of every person exists "
                          "(transpose it, or add objects)")
     return A
+
+
+def _why_not_a_matrix(B, exc) -> str:
+    """Say why numpy could not make an array of ``B``: rows of different lengths, mostly."""
+    try:
+        lengths = sorted({len(row) for row in B})
+    except TypeError:
+        lengths = None
+    if lengths is not None and len(lengths) > 1:
+        return f"rows of different lengths ({', '.join(map(str, lengths[:5]))}{', ...' if len(lengths) > 5 else ''})"
+    if "inhomogeneous" in str(exc):
+        return "rows of different lengths or nesting depths"
+    return str(exc)
+
+
+def check_range(big: float, limit: float, why: str, where: str = "") -> None:
+    """The representability rule of both algorithms: every finite benefit must satisfy
+    ``|b| < limit`` (``big`` is the largest ``|b|``; ``limit`` is the bound of the algorithm's
+    arithmetic, ``why`` says which). ValueError stating the value and the bound otherwise.
+
+    The auction calls it with ``2**30`` on integer benefits (int32 raw values times the
+    scale in int64 prices); DGS with ``2**50`` on integer dtypes (exact float64 sums) and,
+    on float matrices, with the bound under which a gain (a sum of four benefits) and the
+    objective (a sum of m) stay finite.
+
+    >>> check_range(2.0**63, 2**30, "for exact arithmetic")
+    Traceback (most recent call last):
+    ...
+    ValueError: benefits must satisfy |b| < 2**30 for exact arithmetic, got |b| = 9.22337e+18
+    """
+    if not big < limit:
+        bound = f"2**{int(limit).bit_length() - 1}" if limit == 2 ** (int(limit).bit_length() - 1) else f"{limit:.6g}"
+        raise ValueError(f"benefits must satisfy |b| < {bound} {why}, got |b| = {big:.6g}{where}")
+
+
+def check_float_range(big: float, n: int) -> None:
+    """The rule for float benefits, the same in both algorithms: a gain or a bid adds up to
+    four benefits and the objective m of them, so ``|b|`` must stay below the largest
+    float64 over ``4n`` (:func:`check_range`)."""
+    check_range(big, float(np.finfo(np.float64).max) / (4 * n), f"so that sums of up to {4 * n} stay finite")
 
 
 def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
@@ -95,6 +138,8 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
     if eps is not None:
         try:
             eps = float(eps)
+        except OverflowError:  # an int beyond float range
+            raise ValueError(f"eps must be a positive finite number or None, got one with {len(str(eps))} digits") from None
         except (TypeError, ValueError):
             raise ValueError(f"eps must be a positive number or None, got {eps!r}") from None
         if not (np.isfinite(eps) and eps > 0):
@@ -109,6 +154,7 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
             raise ValueError(f"B contains +inf (first at person {i}, object {j}); missing edges are -inf")
         missing = np.isneginf(A)
         finite = np.where(missing, 0.0, A)
+        check_float_range(float(np.abs(finite).max()), n)
         integer = bool(np.array_equal(finite, np.rint(finite)))
     else:
         missing = None
@@ -120,17 +166,23 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
     persons = n if square else m
     if eps is not None and square:
         eps = eps * m / n  # n persons within n*eps' <= m*eps
+        if not eps > 0:     # a subnormal eps that m/n took to zero
+            raise ValueError(f"eps is too small: eps*m/n underflows to 0 for m={m}, n={n}")
     if integer:
         if value_range is not None and missing is None:
             lo, hi = (int(v) for v in value_range)
         else:
             lo = int(finite.min()) if missing is None else int(finite[~missing].min())
             hi = int(finite.max()) if missing is None else int(finite[~missing].max())
-        if max(abs(lo), abs(hi)) >= _RAW_LIMIT:
-            raise ValueError(f"benefits must satisfy |b| < 2**30 for exact arithmetic, got range [{lo}, {hi}]")
+        check_range(max(abs(lo), abs(hi)), _RAW_LIMIT, "for exact arithmetic", f" (range [{lo}, {hi}])")
         scale, eps_int = persons + 1, 1
         if eps is not None:
-            eps_int = int(np.floor(eps * (persons + 1) + 1e-9))
+            if 1.0 / eps > _RAW_LIMIT:  # a grid finer than 64-bit prices hold
+                raise ValueError(f"eps={eps!r} is too small: the auction's grid of eps/(m+1) would not fit "
+                                 "64-bit prices; use eps >= 2**-30")
+            # above the benefit range every eps gives the same guarantee as eps = range + 1, and
+            # an eps beyond 2**40 units would overflow the bid increments
+            eps_int = int(np.floor(min(eps, float(hi - lo + 1)) * (persons + 1) + 1e-9))
             if eps_int < 1:  # eps below 1/(m+1): a finer grid
                 scale = int(np.ceil(1.0 / eps - 1e-12))
                 eps_int = 1
@@ -145,7 +197,7 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
         grid = eps / (2 * (persons + 1))
         raw_f = np.rint(finite / grid)
         vals = raw_f[~missing]
-        if vals.size and np.abs(vals).max() >= _RAW_LIMIT:
+        if vals.size and not np.abs(vals).max() < _RAW_LIMIT:
             raise ValueError(f"B / (eps/(2(m+1))) exceeds 2**30: eps={eps} is too small for these benefits")
         raw_vals = raw_f.astype(np.int64)
         scale, eps_int, unit = 1, persons + 1, grid

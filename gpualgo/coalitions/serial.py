@@ -178,8 +178,12 @@ def rebuild(v: np.ndarray, f: np.ndarray, n: int) -> list[int]:
 
 
 def level_splits(n: int, rule: str = "dp") -> dict:
-    """Splits the rule evaluates at each coalition size, ``{size: count}`` (exact counts)."""
-    r = RULES.index(rule)
+    """Splits the rule evaluates at each coalition size, ``{size: count}`` (exact counts).
+    ValueError for an unknown rule or n outside ``1..MAX_AGENTS`` (no table of more agents
+    can be held, so no count beyond is ever needed)."""
+    from .values import _check_n
+    n = _check_n(n)
+    r = RULES.index(check_rule(rule))
     out = {}
     for s in range(2, n + 1):
         lo, hi = split_range(n, s, r)

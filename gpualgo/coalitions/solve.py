@@ -34,14 +34,16 @@ _DEFAULT_RULE = {"serial_odp": "odp", "gpu_odp": "odp"}
 
 
 def total_splits(n: int, rule: str = "dp") -> int:
-    """Splits a rule evaluates on n agents (DP: about 3**n / 2)."""
+    """Splits a rule evaluates on n agents (DP: about 3**n / 2); ValueError for n outside
+    ``1..MAX_AGENTS`` or an unknown rule, at once."""
     return int(sum(serial.level_splits(n, rule).values()))
 
 
 def estimate_seconds(n: int, variant: str, rule: str | None = None) -> float:
-    """Rough run time of ``variant`` on n agents, from :data:`RATES` (seconds)."""
+    """Rough run time of ``variant`` on n agents, from :data:`RATES` (seconds); ValueError
+    for an unknown variant or rule, or n outside ``1..MAX_AGENTS``, at once."""
     variants.check(variant, VARIANTS)
-    rule = rule or _DEFAULT_RULE.get(variant, "dp")
+    rule = serial.check_rule(rule or _DEFAULT_RULE.get(variant, "dp"))
     work = total_splits(n, rule) if variant != "serial_odp" else total_splits(n, "idp")
     return work / RATES[variant]
 

@@ -9,6 +9,7 @@ each is seeded, so an instance is reproducible from ``(distribution, n, seed)``.
 """
 from __future__ import annotations
 
+import array
 import math
 import os
 import pathlib
@@ -169,7 +170,11 @@ def validate_values(values, copy: bool = False) -> tuple[np.ndarray, int]:
     NaN or infinite entries, values so large that a partition's total (at most n of them)
     could overflow the dtype. Negative values are allowed (a coalition may cost).
     """
-    v = np.asarray(values)
+    try:
+        v = np.asarray(values)
+    except (ValueError, TypeError, OverflowError) as exc:  # ragged lists, odd objects
+        why = "rows of different lengths" if "inhomogeneous" in str(exc) else str(exc)
+        raise ValueError(f"values is not a 1-D array of numbers: {why}") from None
     if v.ndim != 1:
         raise ValueError(f"values must be a 1-D array indexed by bitmask, got shape {v.shape}")
     if v.dtype.kind in "iub":
@@ -217,30 +222,23 @@ def write_values(path, values) -> pathlib.Path:
     return path
 
 
-def read_values(path, dtype=None) -> np.ndarray:
+def read_values(path, dtype=None, force: bool = False) -> np.ndarray:
     """Read a value function written by :func:`write_values` (``.npy`` or text).
 
     Text: one value per line in bitmask order; blank lines and ``#`` comments are skipped.
     ``dtype`` (float32 or float64; default: the file's, float64 for text). Raises
-    ValueError naming the file and the line of a value that does not parse, or the file and
-    whatever :func:`validate_values` finds wrong (such as a count of values that is not a
-    power of two).
+    ValueError naming the file and the line of a value that does not parse (or of bytes
+    that are not UTF-8), or the file and whatever :func:`validate_values` finds wrong (such
+    as a count of values that is not a power of two). A ``.npy`` file's header is checked
+    (1-D, a numeric dtype, at most ``2**MAX_AGENTS`` values, a size that matches the file's,
+    the host's memory: ``force=True`` insists) before its data are read; numpy's own errors
+    on a corrupt file become ValueErrors naming it.
     """
     path = pathlib.Path(path)
     if path.suffix == ".npy":
-        v = np.load(path, allow_pickle=False)
+        v = _read_npy(path, force)
     else:
-        vals = []
-        with open(path) as fh:
-            for lineno, line in enumerate(fh, 1):
-                text = line.split("#", 1)[0].strip()
-                if not text:
-                    continue
-                try:
-                    vals.append(float(text))
-                except ValueError:
-                    raise ValueError(f"{path}:{lineno}: not a number: {text!r}") from None
-        v = np.array(vals, dtype=np.float64)
+        v = _read_text_values(path, force)
     if dtype is not None:
         v = v.astype(_check_dtype(dtype))
     try:
@@ -249,9 +247,67 @@ def read_values(path, dtype=None) -> np.ndarray:
         raise ValueError(f"{path}: {e}") from None
 
 
+def _read_npy(path, force):
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        try:
+            version = np.lib.format.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dt = np.lib.format.read_array_header_1_0(fh)
+            elif version == (2, 0):
+                shape, fortran, dt = np.lib.format.read_array_header_2_0(fh)
+            else:
+                raise ValueError(f"format version {version} (write_values writes 1.0)")
+        except Exception as exc:   # numpy says ValueError, EOFError, SyntaxError... for garbage
+            raise ValueError(f"{path}: not a .npy file numpy can read ({type(exc).__name__}: {exc})") from None
+        if dt.hasobject or dt.kind not in "iubf":
+            raise ValueError(f"{path}: values must be numbers, the file holds dtype {dt}")
+        if len(shape) != 1:
+            raise ValueError(f"{path}: values must be a 1-D array indexed by bitmask, the file holds shape {shape}")
+        count = shape[0]
+        if count > 1 << MAX_AGENTS:
+            raise ValueError(f"{path}: {count} values, more than 2**{MAX_AGENTS} (n above {MAX_AGENTS} agents)")
+        if size - fh.tell() != count * dt.itemsize:
+            raise ValueError(f"{path}: the header says {count} values of {dt} ({count * dt.itemsize} bytes), "
+                             f"the file holds {size - fh.tell()} bytes of data")
+        # the data, and a float64 copy when they are not float
+        guards.memory(count * (dt.itemsize + 8), f"reading {path} ({count} values)", force, where="host")
+        try:
+            data = np.fromfile(fh, dtype=dt, count=count)
+        except Exception as exc:
+            raise ValueError(f"{path}: {type(exc).__name__}: {exc}") from None
+    if data.size != count:   # the file changed under us
+        raise ValueError(f"{path}: truncated while reading ({data.size} of {count} values)")
+    return data.astype(dt.newbyteorder("="), copy=False)   # a big-endian file, in this machine's order
+
+
+def _read_text_values(path, force):
+    # at most one value per two bytes ("0\n"), 8 bytes each once parsed
+    size = path.stat().st_size
+    guards.memory(8 * min(size // 2 + 1, (1 << MAX_AGENTS) + 1), f"reading the values of {path} ({size} bytes)",
+                  force, where="host")
+    vals = array.array("d")
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{path}:{lineno}: not UTF-8 text (byte {raw[exc.start]:#04x})") from None
+            text = line.split("#", 1)[0].strip()
+            if not text:
+                continue
+            try:
+                vals.append(float(text))
+            except ValueError:
+                raise ValueError(f"{path}:{lineno}: not a number: {text[:80]!r}") from None
+            if len(vals) > 1 << MAX_AGENTS:
+                raise ValueError(f"{path}:{lineno}: more than 2**{MAX_AGENTS} values (n above {MAX_AGENTS} agents)")
+    return np.frombuffer(vals, dtype=np.float64) if vals else np.zeros(0)
+
+
 # ------------------------------------------------------------------------------ auctions
 
-def from_bids(n_items: int, bids, dtype=np.float64) -> np.ndarray:
+def from_bids(n_items: int, bids, dtype=np.float64, force: bool = False) -> np.ndarray:
     """The value function of a combinatorial auction (winner determination as CSG).
 
     Args:
@@ -263,9 +319,19 @@ def from_bids(n_items: int, bids, dtype=np.float64) -> np.ndarray:
         ``v`` with ``v[bundle]`` = the highest bid on exactly that bundle, 0 where nobody bid
         (an unsold item or bundle earns nothing), so the best partition is the revenue-
         maximising allocation.
+
+    Raises:
+        ValueError: a bad ``n_items`` or ``dtype``, a table of ``2**n`` values beyond the
+            host's memory (``force=True`` insists), or a bad bid (named by its index): not a
+            pair, a bundle that is empty or names unknown items, a price that is not a
+            finite number >= 0 or so large that a partition of n bundles could pass the
+            dtype's largest value (the rule of :func:`validate_values`).
     """
     n = _check_n(n_items)
-    v = np.zeros(1 << n, dtype=_check_dtype(dtype))
+    dt = _check_dtype(dtype)
+    guards.memory(table_bytes(n, dt, tables=1), f"the values of n={n} items as {dt.name}", force, where="host")
+    top = float(np.finfo(dt).max) / n
+    v = np.zeros(1 << n, dtype=dt)
     full = (1 << n) - 1
     for k, bid in enumerate(bids):
         try:
@@ -291,9 +357,15 @@ def from_bids(n_items: int, bids, dtype=np.float64) -> np.ndarray:
             raise ValueError(f"bid {k}: bundle {mask:#b} is empty or names items beyond {n}")
         try:
             price = float(price)
+        except OverflowError:
+            raise ValueError(f"bid {k}: the price must be finite and >= 0, got a number of {len(str(price))} "
+                             "digits") from None
         except (TypeError, ValueError):
             raise ValueError(f"bid {k}: the price must be a number, got {price!r}") from None
         if not math.isfinite(price) or price < 0:
             raise ValueError(f"bid {k}: the price must be finite and >= 0, got {price}")
+        if price > top:
+            raise ValueError(f"bid {k}: price {price:g} is above {top:.3g}: a partition adds up to n={n} "
+                             f"prices, which could pass the largest {dt.name}")
         v[mask] = max(v[mask], price)
     return v

@@ -11,7 +11,7 @@ _FAST = {"scaling", "eps_start", "eps_factor", "warps_per_block", "blocks_per_sm
 #: every version, in the order they are taught
 VARIANTS = variants.table(
     Variant("serial", "gpualgo.assignment.auction.serial:solve_serial",
-            {"max_rounds", "record_rounds", "scaling", "eps_start", "eps_factor"}),
+            {"max_rounds", "record_rounds", "scaling", "eps_start", "eps_factor", "force"}),
     *(Variant(v, f"gpualgo.assignment.auction.gpu:{v}", _REPORT, gpu=True)
       for v in ("gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph")),
     Variant("gpu_eps_scaling", "gpualgo.assignment.auction.gpu:gpu_eps_scaling", _FAST, gpu=True),

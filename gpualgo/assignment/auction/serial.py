@@ -16,7 +16,7 @@ import time
 import numpy as np
 from numba import njit
 
-from ... import gpu
+from ... import gpu, guards
 from .. import problem
 from ..result import make_result
 
@@ -122,14 +122,43 @@ def eps_schedule(span: int, eps_final: int, eps_start=None, factor: int = 8) -> 
     The default start is ``span / 8`` (an eighth of the benefit range), never below
     the final epsilon and never above the range (a bid needs ``eps <= cap``).
     """
-    if factor < 2:
-        raise ValueError(f"eps_factor must be >= 2, got {factor}")
-    start = max(span // 8, eps_final) if eps_start is None else int(eps_start)
+    factor = _count(factor, "eps_factor", 2)
+    start = max(span // 8, eps_final) if eps_start is None else _count(eps_start, "eps_start", 1)
     start = max(min(start, max(span, eps_final)), eps_final)
     out = [start]
     while out[-1] > eps_final:
         out.append(max(eps_final, out[-1] // factor))
     return out
+
+
+#: the largest round limit (a round count is an int64 in the compiled loop)
+MAX_ROUNDS = 2**62
+
+
+def _count(value, name: str, low: int, high: int | None = None) -> int:
+    """``value`` as an int in ``low..high``; ValueError naming ``name`` and the value otherwise
+    (bools, floats with a fraction, NaN and infinities included)."""
+    if isinstance(value, (bool, np.bool_)):
+        ok = False
+    elif isinstance(value, (int, np.integer)):
+        ok = True
+    else:
+        ok = isinstance(value, (float, np.floating)) and np.isfinite(value) and value == int(value)
+    if not ok or not low <= int(value) <= (int(value) if high is None else high):
+        shown = repr(value) if len(repr(value)) < 40 else f"an integer of {len(str(value))} digits"
+        top = "2**62" if high == MAX_ROUNDS else str(high)
+        bounds = f"{low} or more" if high is None else f"in {low}..{top}"
+        raise ValueError(f"{name} must be an integer {bounds}, got {shown}")
+    return int(value)
+
+
+def check_limits(max_rounds, record_rounds) -> tuple[int, int]:
+    """``(max_rounds, record_rounds)`` checked before any run: ``max_rounds`` in
+    ``1..MAX_ROUNDS``, ``record_rounds`` (rounds whose bidder counts are kept, 8 bytes each)
+    ``>= 0`` and within the host's memory (:func:`gpualgo.guards.memory`)."""
+    max_rounds = _count(max_rounds, "max_rounds", 1, MAX_ROUNDS)
+    record_rounds = _count(record_rounds, "record_rounds", 0)
+    return max_rounds, record_rounds
 
 
 def auction(prob, max_rounds: int = 10**9, record_rounds: int = 100_000):
@@ -142,7 +171,7 @@ def auction(prob, max_rounds: int = 10**9, record_rounds: int = 100_000):
     price = np.zeros(n, np.int64)
     person_obj = np.full(m, -1, np.int64)
     obj_owner = np.full(n, -1, np.int64)
-    active = np.zeros(record_rounds, np.int64)
+    active = np.zeros(min(record_rounds, max_rounds), np.int64)
     rounds = auction_rounds(prob.raw, np.int64(prob.scale), np.int64(prob.eps), np.int64(prob.cap),
                             price, person_obj, obj_owner, np.int64(max_rounds), active)
     if rounds < 0:
@@ -166,7 +195,7 @@ def auction_eps_scaling(prob, eps_start=None, eps_factor: int = 8, max_rounds: i
     price = np.zeros(n, np.int64)
     person_obj = np.full(m, -1, np.int64)
     obj_owner = np.full(n, -1, np.int64)
-    active = np.zeros(record_rounds, np.int64)
+    active = np.zeros(min(record_rounds, max_rounds), np.int64)
     per_phase, total, filled = [], 0, []
     for eps in sched:
         person_obj[:] = -1
@@ -182,13 +211,24 @@ def auction_eps_scaling(prob, eps_start=None, eps_factor: int = 8, max_rounds: i
 
 
 def solve_serial(B, eps=None, max_rounds: int = 10**9, record_rounds: int = 100_000, scaling: bool = False,
-                 eps_start=None, eps_factor: int = 8):
+                 eps_start=None, eps_factor: int = 8, force: bool = False):
     """The report's serial Algorithm 1 (numba); ``scaling=True`` runs its eps-scaling twin.
 
     Stats: ``prepare_ms`` (validation and the integer form), ``exec_ms`` (the rounds),
     ``rounds``, ``active_bidders`` per round (the first ``record_rounds``), and with
-    scaling ``rounds_per_phase``, ``eps_schedule`` and ``phases``."""
+    scaling ``rounds_per_phase``, ``eps_schedule`` and ``phases``.
+
+    Raises ValueError, before any round, for a bad matrix or eps (:func:`~..problem.prepare`),
+    ``max_rounds`` outside ``1..2**62``, a negative ``record_rounds`` (or one whose record
+    would not fit in the host's memory, unless ``force``), ``eps_start < 1`` (scaled units)
+    or ``eps_factor < 2``; RuntimeError when ``max_rounds`` is reached."""
     t0 = time.perf_counter()
+    max_rounds, record_rounds = check_limits(max_rounds, record_rounds)
+    guards.memory(8 * min(record_rounds, max_rounds), f"recording the bidders of {record_rounds} rounds", force,
+                  where="host", hint="use a smaller record_rounds")
+    if eps_start is not None:
+        _count(eps_start, "eps_start", 1)
+    _count(eps_factor, "eps_factor", 2)
     prob = problem.prepare(B, eps, square=scaling)
     t1 = time.perf_counter()
     if scaling:

@@ -58,7 +58,7 @@ def parse_time_limit(time_limit) -> float:
         return np.inf
     try:
         t = float(time_limit)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"time_limit must be None or a number of seconds >= 0, got {time_limit!r}") from None
     if not t >= 0:  # also refuses NaN
         raise ValueError(f"time_limit must be None or a number of seconds >= 0, got {time_limit!r}")

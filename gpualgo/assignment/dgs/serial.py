@@ -48,7 +48,7 @@ from ... import gpu, guards
 from .. import problem
 from ..result import AssignmentResult
 from .clock import host_us, new_clock, now_us, parse_time_limit
-from .trace import make_dgs_result, new_trace, record_trace, trace_arrays
+from .trace import check_trace_capacity, make_dgs_result, new_trace, record_trace, trace_arrays
 
 __all__ = ["prepare", "initial_assignment", "start_state", "ade_row", "jde_row", "full_de", "reevaluate",
            "CpuEvaluation", "pick_and_apply", "switch_phase", "switch_steps", "dgs", "walk", "pair_row",
@@ -70,7 +70,8 @@ def prepare(B, force: bool = False, transpose: bool = True):
 
     Raises ValueError for a non-numeric or non-2-D matrix, ``m > n``, NaN or ``+inf``,
     missing edges (``-inf``: DGS needs a complete matrix), integer dtypes with ``|b| >= 2**50``
-    (too large for exact float64 sums), and, before anything is allocated, a matrix whose
+    (too large for exact float64 sums) and floats so large that sums of ``4n`` of them
+    overflow (both by :func:`~gpualgo.assignment.problem.check_range`, the auction's rule), and, before anything is allocated, a matrix whose
     float64 copies (``A``, and ``AT`` with ``transpose``) would not fit in the host's memory
     (:func:`gpualgo.guards.memory`; ``force=True`` insists).
     """
@@ -96,8 +97,10 @@ def prepare(B, force: bool = False, transpose: bool = True):
                              f"(-inf), the first at agent {i}, job {j}: give those pairs a finite (very low) "
                              "benefit, or use the auction, which handles missing edges")
     big = float(np.abs(A).max())
-    if M.dtype.kind in "iu" and big >= 2.0**50:
-        raise ValueError(f"integer benefits must satisfy |b| < 2**50 for exact float64 sums, got {big:g}")
+    if M.dtype.kind in "iu":
+        problem.check_range(big, 2.0**50, "for exact float64 sums (integer benefits)")
+    else:  # a gain adds four benefits and the objective m: both must stay finite
+        problem.check_float_range(big, n)
     # whole-numbered floats below 2**50 add up exactly, like integers; larger floats get a tolerance
     integer = M.dtype.kind in "iu" or (big < 2.0**50 and bool(np.array_equal(A, np.rint(A))))
     tol = 0.0 if integer else 64 * np.finfo(np.float64).eps * big
@@ -496,9 +499,15 @@ def solve_serial(B, eps=None, init="random", seed=0, time_limit=None, trace_capa
 
     Raises ValueError for a bad matrix (see :func:`prepare`, which also refuses a matrix too
     large for the host's memory unless ``force``), a bad ``init`` or ``seed``, a negative or
-    NaN ``time_limit`` and a ``trace_capacity`` below 1."""
+    NaN ``time_limit`` and a ``trace_capacity`` below 1 (or one whose trace would not fit in
+    the host's memory, unless ``force``)."""
     t0 = time.perf_counter()
     limit_us = parse_time_limit(time_limit)
+    # the trace's three float64 arrays, before they are allocated (the default's 96 KiB are
+    # never refused: the matrix's own guard, in prepare, speaks for the run)
+    if check_trace_capacity(trace_capacity) > 4096:
+        guards.memory(24 * trace_capacity, f"a trace of {trace_capacity} points", force,
+                      where="host", hint="use a smaller trace_capacity")
     trace, meta = new_trace(trace_capacity)
     A, AT, tol = prepare(B, force)
     tau = initial_assignment(A, init, seed)

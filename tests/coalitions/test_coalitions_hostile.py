@@ -1,0 +1,188 @@
+"""Hostile input to coalition structure generation: readers, bids, estimates and the CPU
+solves answer with a valid result or a clear ValueError/TypeError, quickly."""
+import math
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from gpualgo import coalitions as co
+
+EXPECTED = (ValueError, TypeError, FileNotFoundError)
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _quick(f, *args, **kw):
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError) as err:
+        f(*args, **kw)
+    assert time.perf_counter() - t0 < 1.0
+    assert str(err.value)
+    return str(err.value)
+
+
+# ------------------------------------------------------------------- the known bad inputs
+
+def test_estimates_answer_at_once_for_absurd_n():
+    assert "1..31" in _quick(co.estimate_seconds, 10**9, "serial")
+    assert "1..31" in _quick(co.total_splits, 10**6)
+    assert "rule" in _quick(co.estimate_seconds, 10, "serial", "fast")
+    assert co.total_splits(31) == (3**31 + 1) // 2 - 2**31     # DP's closed form, at the top n
+
+
+def test_from_bids_refuses_prices_beyond_floats():
+    assert "bid 0" in _quick(co.from_bids, 3, [(1, 10**400)])
+    assert "bid 1" in _quick(co.from_bids, 4, [(1, 1.0), (2, 1e38)], dtype=np.float32)   # 4 * 1e38 > float32
+    assert co.from_bids(3, [(1, 1e37)], dtype=np.float32)[1] == np.float32(1e37)
+
+
+def test_from_bids_refuses_a_table_beyond_memory(monkeypatch):
+    from gpualgo import guards
+    monkeypatch.setattr(guards, "host_bytes", lambda: 2**20)
+    assert "force=True" in _quick(co.from_bids, 20, [])
+    assert co.from_bids(20, [], force=True).shape == (2**20,)
+
+
+def test_ragged_values_say_so():
+    assert "rows of different lengths" in _quick(co.validate_values, [[0, 1], [2]])
+    assert "rows of different lengths" in _quick(co.solve, [[0, 1], [2]], variant="serial")
+
+
+def test_non_utf8_values_file_names_the_file_and_line(tmp_path):
+    path = tmp_path / "v.txt"
+    path.write_bytes(b"0\n1\n\xff\n")
+    assert f"{path}:3: not UTF-8" in _quick(co.read_values, path)
+
+
+def test_npy_files_checked_before_loading(tmp_path):
+    garbage = tmp_path / "g.npy"
+    garbage.write_bytes(b"garbage" * 10)
+    assert str(garbage) in _quick(co.read_values, garbage)
+    huge = tmp_path / "h.npy"
+    with open(huge, "wb") as fh:
+        np.lib.format.write_array_header_1_0(fh, {"descr": "<f8", "fortran_order": False, "shape": (10**12,)})
+        fh.write(b"\0" * 64)
+    assert str(huge) in _quick(co.read_values, huge)
+    fits = tmp_path / "f.npy"
+    with open(fits, "wb") as fh:
+        np.lib.format.write_array_header_1_0(fh, {"descr": "<f8", "fortran_order": False, "shape": (2**20,)})
+        fh.write(b"\0" * 64)
+    assert "bytes of data" in _quick(co.read_values, fits)
+    pickled = tmp_path / "p.npy"
+    np.save(pickled, np.array([0, "a"], dtype=object), allow_pickle=True)
+    assert "dtype object" in _quick(co.read_values, pickled)
+
+
+# -------------------------------------------------------------------- property tests
+
+def _answer_or_refusal(f, check=None):
+    try:
+        out = f()
+    except EXPECTED as exc:
+        assert str(exc)
+        return None
+    if check is not None:
+        check(out)
+    return out
+
+
+NUMBER_TEXT = st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                        st.integers(-2**1100, 2**1100).map(str),
+                        st.sampled_from(["nan", "inf", "-inf", "1e400", "-0", "0x10", "1_0", "", "# x"]))
+
+
+@FAST
+@given(st.lists(st.one_of(NUMBER_TEXT, st.text(max_size=10)), max_size=17), st.binary(max_size=10))
+def test_read_values_text(tmp_path_factory, lines, tail):
+    path = tmp_path_factory.mktemp("v") / "v.txt"
+    path.write_bytes("\n".join(lines).encode("utf-8", "surrogatepass") + tail)
+    _answer_or_refusal(lambda: co.read_values(path), lambda v: co.validate_values(v))
+
+
+@FAST
+@given(st.integers(1, 5), st.integers(0, 200), st.binary(max_size=16), st.sampled_from([np.float32, np.float64, np.int8]))
+def test_read_values_npy_mutated(tmp_path_factory, n, cut, junk, dtype):
+    path = tmp_path_factory.mktemp("v") / "v.npy"
+    v = co.random_values(n, seed=n)
+    np.save(path, v.astype(dtype))
+    raw = path.read_bytes()
+    k = len(raw) - cut if cut < len(raw) else 0
+    path.write_bytes(raw[:k] + junk + raw[k + len(junk):])
+    _answer_or_refusal(lambda: co.read_values(path), lambda w: co.validate_values(w))
+
+
+PRICES = st.one_of(st.integers(-10, 10**400), st.floats(allow_nan=True, allow_infinity=True),
+                   st.sampled_from(["1", None, 1e38, 3.4e38, True]))
+BUNDLES = st.one_of(st.integers(-3, 2**70), st.lists(st.integers(-2, 40), max_size=4),
+                    st.sampled_from([1.0, "ab", None, True, (), [True]]))
+
+
+@FAST
+@given(st.one_of(st.integers(-3, 40), st.sampled_from([2.0, "3", None, True])),
+       st.lists(st.tuples(BUNDLES, PRICES), max_size=5), st.sampled_from([np.float64, np.float32]))
+def test_from_bids(n, bids, dtype):
+    def check(v):
+        co.validate_values(v)
+    t0 = time.perf_counter()
+    if isinstance(n, int) and n > 20:    # tables this large may be drawn here: only ask for the refusals
+        return
+    _answer_or_refusal(lambda: co.from_bids(n, bids, dtype=dtype), check)
+    assert time.perf_counter() - t0 < 2
+
+
+VALUES = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-2**70, 2**70),
+                   st.sampled_from([0.0, 1e308, -1e308, 3e38]))
+
+
+@st.composite
+def value_functions(draw):
+    kind = draw(st.sampled_from(["array", "ragged", "odd", "dtype"]))
+    if kind == "ragged":
+        return [draw(st.lists(VALUES, max_size=3)) for _ in range(draw(st.integers(0, 3)))]
+    if kind == "odd":
+        return draw(st.lists(VALUES, max_size=9))
+    if kind == "dtype":
+        return draw(st.sampled_from([np.array(["a", "b"]), np.ones(4, bool), np.ones(4, np.float16),
+                                     np.ones(4, complex), np.array([0, None]), np.zeros((2, 2)), np.zeros(())]))
+    n = draw(st.integers(1, 5))
+    vals = [0.0] + draw(st.lists(VALUES, min_size=2**n - 1, max_size=2**n - 1))
+    dtype = draw(st.sampled_from([np.float64, np.float32, np.int64, object]))
+    with np.errstate(all="ignore"):
+        try:
+            return np.array(vals, dtype=np.float64).astype(dtype)
+        except (OverflowError, ValueError):
+            return np.array(vals, dtype=object)
+
+
+@FAST
+@given(value_functions(), st.sampled_from([("serial", {}), ("serial", {"rule": "idp"}), ("serial", {"rule": "odp"}),
+                                           ("serial_odp", {}), ("serial", {"rule": "x"}),
+                                           ("serial_odp", {"rule": "dp"})]))
+def test_cpu_solves(values, version):
+    variant, opts = version
+
+    def check(r):
+        v, n = co.validate_values(values)
+        assert co.check_partition(r.partition, n) == r.partition
+        assert math.isfinite(r.value)
+        best = co.brute_force(v)[0]
+        assert abs(r.value - best) <= co.tolerance(v.dtype) * n * max(1.0, float(np.abs(v).max()))
+    _answer_or_refusal(lambda: co.solve(values, variant=variant, **opts), check)
+
+
+@FAST
+@given(st.one_of(st.integers(-5, 10**12), st.sampled_from([2.5, "3", None, True, float("nan")])),
+       st.sampled_from(["serial", "serial_odp", "gpu_odp", "nope"]), st.sampled_from([None, "dp", "odp", "x"]))
+def test_estimates(n, variant, rule):
+    t0 = time.perf_counter()
+    _answer_or_refusal(lambda: co.estimate_seconds(n, variant, rule), lambda s: s >= 0)
+    _answer_or_refusal(lambda: co.total_splits(n, rule or "dp"), lambda s: s >= 0)
+    assert time.perf_counter() - t0 < 1
+
+
+def test_big_endian_npy_reads_back(tmp_path):
+    path = tmp_path / "be.npy"
+    v = co.random_values(4, seed=2)
+    np.save(path, v.astype(">f8"))
+    assert np.array_equal(co.read_values(path), v)
