@@ -8,6 +8,7 @@ one is infeasible. The diagonal is ignored and stored as 0.
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from dataclasses import dataclass, field
 
@@ -32,7 +33,7 @@ def guard_matrix(n: int, bytes_per_cell: float, what: str, force: bool = False, 
     """Refuse (ValueError with the estimate, unless ``force``), before anything is allocated,
     ``what`` on n cities when its ``bytes_per_cell`` * n^2 bytes (its (n, n) arrays at their
     peak, counted where it is called) plus ``extra`` would not fit in host memory."""
-    guards.memory(bytes_per_cell * n * n + extra, f"{what} (n={n} cities, {n}x{n} matrices)", force,
+    guards.memory(bytes_per_cell * n * n + extra, f"{what} on n={n} cities ({n}x{n} matrices)", force,
                   where="host")
 
 
@@ -275,11 +276,9 @@ def random_asymmetric(n: int, seed=None, low: int = 1, high: int = 1000,
 
 
 def _is_real(x) -> bool:
-    """True for a real number that is not NaN (bools excluded)."""
-    try:
-        return not isinstance(x, (bool, np.bool_)) and not math.isnan(float(x))
-    except (TypeError, ValueError):
-        return False
+    """True for a real number that is not NaN (bools and strings excluded)."""
+    return (isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+            and not math.isnan(float(x)))
 
 
 def _weight_range(low, high) -> tuple[int, int]:

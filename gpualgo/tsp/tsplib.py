@@ -304,7 +304,7 @@ def _read_section(word, lines, i, head, head_line, fail, lineno, missing=None, f
     fmt = head.get("EDGE_WEIGHT_FORMAT", "FULL_MATRIX" if explicit else None)
     count = _count(fmt, n) if explicit and fmt in FORMATS else 0
     try:
-        guards.memory(_bytes(explicit, n, dim, count), f"DIMENSION {n}: the {n}x{n} distance matrices",
+        guards.memory(_bytes(explicit, n, dim, count), f"DIMENSION {n}: building the {n}x{n} distance matrix",
                       force, where="host", hint="read a smaller instance")
     except ValueError as exc:
         fail(head_line["DIMENSION"], str(exc))
