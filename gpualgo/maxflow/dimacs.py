@@ -64,7 +64,9 @@ def _guard(n: int, arcs: int, line_no: int, force: bool) -> None:
 
 
 def _read(path) -> str:
-    """The text of ``path``; ValueError naming the file when it is not UTF-8."""
+    """The text of ``path``; ValueError naming the file when it is a directory or not UTF-8."""
+    if pathlib.Path(path).is_dir():
+        raise ValueError(f"{path}: is a directory, not a network file")
     data = pathlib.Path(path).read_bytes()
     try:
         return data.decode("utf-8")

@@ -143,12 +143,14 @@ def guard_network(n: int, arcs: int, what: str, force: bool = False, extra: int 
     """Refuse, before anything is allocated, to build a network of ``n`` vertices and about
     ``arcs`` input arcs: ValueError when n is beyond int32 vertex ids, or (with the
     estimate, unless ``force``) when :func:`network_bytes` plus the caller's own ``extra``
-    bytes would not fit in the host memory available now."""
+    bytes would not fit in the host memory available now (nothing below
+    :data:`gpualgo.guards.ALWAYS_FITS` is refused)."""
     if n > INT32_MAX:
         raise ValueError(f"{what}: n={n} vertices, but vertex ids are stored as int32, at most "
                          f"{INT32_MAX} vertices")
-    guards.memory(network_bytes(n, arcs) + int(extra), f"{what} (n={n} vertices, {arcs} arcs)", force,
-                  where="host")
+    need = network_bytes(n, arcs) + int(extra)
+    if need > guards.ALWAYS_FITS:
+        guards.memory(need, f"{what} (n={n} vertices, {arcs} arcs)", force, where="host")
 
 
 def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | None = None,

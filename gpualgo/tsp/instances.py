@@ -32,8 +32,11 @@ VALIDATE_BYTES_PER_CELL = 29
 def guard_matrix(n: int, bytes_per_cell: float, what: str, force: bool = False, extra: int = 0) -> None:
     """Refuse (ValueError with the estimate, unless ``force``), before anything is allocated,
     ``what`` on n cities when its ``bytes_per_cell`` * n^2 bytes (its (n, n) arrays at their
-    peak, counted where it is called) plus ``extra`` would not fit in host memory."""
-    guards.memory(bytes_per_cell * n * n + extra, f"{what} on n={n} cities ({n}x{n} matrices)", force,
+    peak, counted where it is called) plus ``extra`` would not fit in host memory (nothing
+    below :data:`gpualgo.guards.ALWAYS_FITS` is refused)."""
+    need = bytes_per_cell * n * n + extra
+    if need > guards.ALWAYS_FITS:
+        guards.memory(need, f"{what} on n={n} cities ({n}x{n} matrices)", force,
                   where="host")
 
 
@@ -129,7 +132,8 @@ def validate_matrix(d) -> np.ndarray:
             i, j = _first(np.isneginf(a) & off)
             raise ValueError(f"distance matrix has -inf at ({i}, {j})")
         miss = np.isposinf(a) & off
-        finite = np.where(miss | ~off, 0.0, a)
+        # in float64: a narrower float (float16) would overflow comparing with MAX_DISTANCE
+        finite = np.where(miss | ~off, 0.0, a).astype(np.float64, copy=False)
         frac = (finite != np.rint(finite)) & off
         if frac.any():
             i, j = _first(frac)

@@ -23,6 +23,7 @@ every distance) and read back by passing the same value to :func:`read_tsplib`.
 
 from __future__ import annotations
 
+import array
 import math
 import operator
 import os
@@ -176,6 +177,8 @@ def read_tsplib(path, missing: int | None = None, force: bool = False) -> TSPIns
                              f"got {missing!r}") from None
     path = os.fspath(path)
     where = os.path.basename(path)
+    if os.path.isdir(path):
+        raise TSPLIBError(f"{where}: is a directory, not a TSPLIB file")
     with open(path, "rb") as fh:
         raw = fh.read()
     try:
@@ -303,9 +306,11 @@ def _read_section(word, lines, i, head, head_line, fail, lineno, missing=None, f
         dim = 3
     fmt = head.get("EDGE_WEIGHT_FORMAT", "FULL_MATRIX" if explicit else None)
     count = _count(fmt, n) if explicit and fmt in FORMATS else 0
+    need = _bytes(explicit, n, dim, count)
     try:
-        guards.memory(_bytes(explicit, n, dim, count), f"DIMENSION {n}: building the {n}x{n} distance matrix",
-                      force, where="host", hint="read a smaller instance")
+        if need > guards.ALWAYS_FITS:
+            guards.memory(need, f"DIMENSION {n}: building the {n}x{n} distance matrix",
+                          force, where="host", hint="read a smaller instance")
     except ValueError as exc:
         fail(head_line["DIMENSION"], str(exc))
     if word == "EDGE_WEIGHT_SECTION":
@@ -378,8 +383,10 @@ def _weight(tok, lineno, fail, missing) -> int | None:
 def _read_weights(lines, i, count, fail, section, missing):
     """``count`` weights from line index ``i`` on: (int64 values, NO_EDGE for the ``missing``
     stand-in; int64 line of each, negative for a stand-in; the index of the line after them)."""
-    values = np.zeros(count, dtype=np.int64)
-    where = np.zeros(count, dtype=np.int64)
+    # grown as values come (8 bytes each), so that a short file with a large DIMENSION
+    # fails at its end without having allocated the whole section
+    values = array.array("q")
+    where = array.array("q")
     k = 0
     while k < count:
         if i >= len(lines):
@@ -393,9 +400,10 @@ def _read_weights(lines, i, count, fail, section, missing):
             fail(lineno, f"{section} has more than the {count} values expected")
         for tok in toks:
             v = _weight(tok, lineno, fail, missing)
-            values[k], where[k] = (NO_EDGE, -lineno) if v is None else (v, lineno)
+            values.append(NO_EDGE if v is None else v)
+            where.append(-lineno if v is None else lineno)
             k += 1
-    return values, where, i
+    return np.frombuffer(values, dtype=np.int64), np.frombuffer(where, dtype=np.int64), i
 
 
 def _read_coords(lines, i, n, dim, fail, section):

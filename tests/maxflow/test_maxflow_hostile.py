@@ -93,6 +93,7 @@ def test_text_format_node_count_refused(host16, tmp_path):
 def test_force_insists(monkeypatch):
     # a host that can give nothing: refused, unless forced
     monkeypatch.setattr(guards, "host_bytes", lambda: 0)
+    monkeypatch.setattr(guards, "ALWAYS_FITS", 0)
     with pytest.raises(ValueError, match="force=True"):
         mf.genrmf(2, 2)
     assert mf.genrmf(2, 2, seed=1, force=True).n == 8
@@ -313,3 +314,9 @@ def test_serial_on_random_networks_and_freqs(n, data, freq):
         assert "freq" in str(exc)
         return
     mf.certify(r)
+
+
+@pytest.mark.parametrize("reader", [mf.read_dimacs, mf.read_text, mf.read])
+def test_directory_is_not_a_file(tmp_path, reader):
+    with pytest.raises(ValueError, match="is a directory"):
+        reader(tmp_path)

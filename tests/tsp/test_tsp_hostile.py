@@ -76,6 +76,7 @@ def test_generator_sizes_refused_before_allocating(host16, call, match):
 
 def test_generators_insist_with_force(monkeypatch):
     monkeypatch.setattr(guards, "host_bytes", lambda: 0)
+    monkeypatch.setattr(guards, "ALWAYS_FITS", 0)
     for gen in (tsp.random_euclidean, tsp.random_asymmetric, tsp.random_graph):
         with pytest.raises(ValueError, match="force=True"):
             gen(4, seed=1)
@@ -119,6 +120,7 @@ def test_tsplib_20000_coordinates_refused_unless_forced(host16, tmp_path):
 
 def test_tsplib_force_insists(monkeypatch, tmp_path):
     monkeypatch.setattr(guards, "host_bytes", lambda: 0)
+    monkeypatch.setattr(guards, "ALWAYS_FITS", 0)
     p = tmp_path / "x.tsp"
     p.write_text(_explicit(3, [0, 1, 2, 1, 0, 3, 2, 3, 0]))
     with pytest.raises(tsp.TSPLIBError, match="force=True"):
@@ -393,3 +395,23 @@ def test_cpu_solves_on_hostile_matrices(small_host, matrix, variant, options):
     if r.feasible:
         tsp.check_tour(r.tour, inst.n)
         assert tsp.tour_length(inst, r.tour) == want
+
+
+def test_short_file_with_large_dimension_fails_at_its_end_without_allocating(host16, tmp_path):
+    p = tmp_path / "short.tsp"
+    p.write_text(_explicit(10000, [0, 1, 2]))   # 10^8 values announced, 3 given
+    refused(lambda: tsp.read_tsplib(p), r"short\.tsp, line 8: EDGE_WEIGHT_SECTION has 3 values, "
+            r"100000000 expected", error=tsp.TSPLIBError)
+
+
+def test_directory_is_not_a_file(tmp_path):
+    with pytest.raises(tsp.TSPLIBError, match="is a directory"):
+        tsp.read_tsplib(tmp_path)
+
+
+def test_float16_matrix_without_overflow_warning():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = tsp.solve(np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0]], dtype=np.float16), variant="held_karp")
+    assert r.length == 6
