@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import guards
 
-__all__ = ["FlowNetwork", "from_edges", "from_networkx", "network_bytes", "MAX_CAPACITY", "INT32_MAX"]
+__all__ = ["FlowNetwork", "check_network", "from_edges", "from_networkx", "network_bytes", "MAX_CAPACITY", "INT32_MAX"]
 
 INT32_MAX = 2**31 - 1
 #: capacities are int64; no capacity and no total (sum of the capacities leaving the
@@ -92,6 +92,45 @@ class FlowNetwork:
     def __repr__(self) -> str:
         return (f"FlowNetwork(n={self.n}, arcs={self.n_input_arcs}, stored={self.m}, "
                 f"source={self.source}, sink={self.sink})")
+
+
+def check_network(net: FlowNetwork) -> None:
+    """Check that ``net``'s arrays are a network :func:`from_edges` could have built, in
+    O(n + m), so that a hand-made :class:`FlowNetwork` cannot send a solver out of its
+    arrays. ValueError naming the first inconsistency."""
+    if not isinstance(net, FlowNetwork):
+        raise ValueError(f"expected a FlowNetwork (see maxflow.from_edges), got {type(net).__name__}")
+    try:
+        n, s, t = (operator.index(x) for x in (net.n, net.source, net.sink))
+    except TypeError:
+        raise ValueError(f"FlowNetwork: n, source and sink must be integers, got {net.n!r}, {net.source!r}, "
+                         f"{net.sink!r}") from None
+    if not (2 <= n <= INT32_MAX and 0 <= s < n and 0 <= t < n and s != t):
+        raise ValueError(f"FlowNetwork: need 2 <= n <= {INT32_MAX} and distinct terminals in 0..n-1, got "
+                         f"n={n}, source={s}, sink={t}")
+    arrays = dict(offsets=net.offsets, heads=net.heads, capacity=net.capacity, rev=net.rev)
+    for name, a in arrays.items():
+        if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "iu":
+            raise ValueError(f"FlowNetwork: {name} must be a 1-D integer array, got "
+                             f"{getattr(a, 'dtype', type(a).__name__)} {getattr(a, 'shape', '')}")
+    m = net.heads.size
+    off = net.offsets
+    if off.size != n + 1 or off[0] != 0 or off[-1] != m or np.any(np.diff(off.astype(np.int64)) < 0):
+        raise ValueError(f"FlowNetwork: offsets must be {n + 1} non-decreasing values from 0 to m={m}")
+    if net.capacity.size != m or net.rev.size != m:
+        raise ValueError(f"FlowNetwork: heads, capacity and rev differ in length ({m}, {net.capacity.size}, "
+                         f"{net.rev.size})")
+    if m and (net.heads.min() < 0 or net.heads.max() >= n):
+        raise ValueError(f"FlowNetwork: heads out of range 0..{n - 1}")
+    if m and (net.rev.min() < 0 or net.rev.max() >= m):
+        raise ValueError(f"FlowNetwork: rev out of range 0..{m - 1}")
+    rev = net.rev.astype(np.int64)
+    if np.any(rev[rev] != np.arange(m)) or np.any(net.heads[rev] != net.tails):
+        raise ValueError("FlowNetwork: rev must pair every arc u -> v with an arc v -> u")
+    if m and (net.capacity.min() < 0 or net.capacity.max() > MAX_CAPACITY):
+        raise ValueError(f"FlowNetwork: capacities must be in 0..{MAX_CAPACITY}")
+    if sum(net.capacity[off[s]:off[s + 1]].tolist()) > MAX_CAPACITY:
+        raise ValueError(f"FlowNetwork: the capacities leaving the source add up to more than {MAX_CAPACITY}")
 
 
 def _index(x, what: str) -> int:

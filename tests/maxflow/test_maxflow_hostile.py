@@ -320,3 +320,49 @@ def test_serial_on_random_networks_and_freqs(n, data, freq):
 def test_directory_is_not_a_file(tmp_path, reader):
     with pytest.raises(ValueError, match="is a directory"):
         reader(tmp_path)
+
+
+def _hand_made(n, offsets, heads, capacity, rev, source=0, sink=None):
+    return mf.FlowNetwork(n=n, source=source, sink=n - 1 if sink is None else sink,
+                          offsets=np.asarray(offsets), heads=np.asarray(heads),
+                          capacity=np.asarray(capacity), rev=np.asarray(rev))
+
+
+@pytest.mark.parametrize("net, match", [
+    (_hand_made(2, [0, 1, 2], [1, 5], [3, 0], [1, 0]), "heads out of range"),
+    (_hand_made(2, [0, 1, 2], [1, 0], [3, 0], [0, 1]), "rev must pair"),
+    (_hand_made(2, [0, 2, 1], [1, 0], [3, 0], [1, 0]), "offsets"),
+    (_hand_made(2, [0, 1, 2], [1, 0], [-3, 0], [1, 0]), "capacities"),
+    (_hand_made(2, [0, 1, 2], [1, 0], [3, 0], [1, 7]), "rev out of range"),
+    (_hand_made(2, [0, 1, 2], [1.0, 0.0], [3, 0], [1, 0]), "heads must be a 1-D integer array"),
+    (_hand_made(3, [0, 1, 2], [1, 0], [3, 0], [1, 0]), "offsets"),
+])
+def test_hand_made_network_with_wrong_arrays_is_refused(net, match):
+    # before: the numba solver read past its arrays (garbage, or a crash)
+    with pytest.raises(ValueError, match="FlowNetwork: " + match):
+        mf.solve(net, variant="serial")
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(-1, 6))
+def test_serial_on_hand_made_networks(data, n):
+    m = data.draw(st.integers(0, 8))
+    small = st.integers(-2, 9)
+    offsets = data.draw(st.lists(small, min_size=max(n + 1, 0), max_size=max(n + 1, 0)))
+    heads = data.draw(st.lists(small, min_size=m, max_size=m))
+    rev = data.draw(st.lists(small, min_size=m, max_size=m))
+    cap = data.draw(st.lists(st.one_of(small, st.integers(0, 2**63 - 1)), min_size=m, max_size=m))
+    # sometimes a consistent one, from a real network's arrays with a capacity changed
+    if n >= 2 and data.draw(st.booleans()):
+        real = mf.random_gnp(n, 0.5, seed=data.draw(st.integers(0, 99)))
+        offsets, heads, rev = real.offsets, real.heads, real.rev
+        cap = real.capacity.copy()
+        if cap.size:
+            cap[data.draw(st.integers(0, cap.size - 1))] = data.draw(st.integers(0, 50))
+    try:
+        net = _hand_made(n, offsets, heads, cap, rev, sink=data.draw(st.integers(-1, max(n, 0))))
+        r = mf.solve(net, variant="serial")
+    except BaseException as exc:         # noqa: BLE001
+        _documented(exc)
+        return
+    mf.certify(r)
