@@ -24,10 +24,13 @@ import os
 
 from .timing import human_seconds
 
-__all__ = ["MEMORY_FRACTION", "host_bytes", "memory", "time", "gib"]
+__all__ = ["MEMORY_FRACTION", "ALWAYS_FITS", "host_bytes", "memory", "time", "gib"]
 
 #: a run may use at most this fraction of the memory the device can give now
 MEMORY_FRACTION = 0.9
+#: bytes any host that runs gpualgo can hold: the size guards of the generators and the file
+#: readers refuse nothing smaller (their estimates are about sizes, not about the last KiB)
+ALWAYS_FITS = 64 * 2**20
 
 
 def gib(nbytes: float) -> str:

@@ -14,7 +14,10 @@ given)::
     n 4
     e 0 1 3
 
-Every malformed line raises a ``ValueError`` naming its line number.
+Every malformed line raises a ``ValueError`` naming its line number; the readers of files
+(:func:`read_dimacs`, :func:`read_text`, :func:`read`) add the file's name, also for a
+file that is not UTF-8 text. A problem line whose network would not fit in host memory is
+refused there, before anything is built (``force=True`` insists).
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import re
 
 import numpy as np
 
-from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, from_edges
+from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, from_edges, guard_network
 
 __all__ = ["read_dimacs", "write_dimacs", "parse_dimacs", "read_text", "write_text", "parse_text", "read"]
 
@@ -52,8 +55,39 @@ def _capacity(c: int, line_no: int) -> int:
     return c
 
 
-def parse_dimacs(text: str) -> FlowNetwork:
-    """Parse DIMACS max-flow text (see the module docstring)."""
+def _guard(n: int, arcs: int, line_no: int, force: bool) -> None:
+    """The host-memory refusal of a network announced on line ``line_no``, naming the line."""
+    try:
+        guard_network(n, arcs, "the network", force)
+    except ValueError as exc:
+        raise ValueError(f"line {line_no}: {exc}") from None
+
+
+def _read(path) -> str:
+    """The text of ``path``; ValueError naming the file when it is a directory or not UTF-8."""
+    if pathlib.Path(path).is_dir():
+        raise ValueError(f"{path}: is a directory, not a network file")
+    data = pathlib.Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(f"{path}: line {line}: not UTF-8 text (byte {data[exc.start]:#04x} at "
+                         f"offset {exc.start})") from None
+
+
+def _in_file(path, parse, *args, **kwargs) -> FlowNetwork:
+    """``parse(text of path, ...)``, its ValueErrors prefixed with the file's name."""
+    text = _read(path)
+    try:
+        return parse(text, *args, **kwargs)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def parse_dimacs(text: str, force: bool = False) -> FlowNetwork:
+    """Parse DIMACS max-flow text (see the module docstring). ``force``: build the network even
+    when the problem line announces one that would not fit in host memory."""
     n = m = None
     source = sink = None
     us, vs, cs = [], [], []
@@ -71,6 +105,8 @@ def parse_dimacs(text: str) -> FlowNetwork:
             _nodes(n, no, "NODES")
             if m < 0:
                 raise ValueError(f"line {no}: need ARCS >= 0, got {m}")
+            _guard(n, m, no, force)
+            p_line = no
         elif kind == "n":
             if n is None:
                 raise ValueError(f"line {no}: node line before the problem line 'p max ...'")
@@ -108,14 +144,14 @@ def parse_dimacs(text: str) -> FlowNetwork:
     if source is None or sink is None:
         raise ValueError(f"missing {'source' if source is None else 'sink'} line 'n ID {'s' if source is None else 't'}'")
     if len(us) != m:
-        raise ValueError(f"the problem line announces {m} arcs but the file has {len(us)}")
+        raise ValueError(f"line {p_line}: the problem line announces {m} arcs but the file has {len(us)}")
     return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64),
-                      np.array(cs, dtype=np.int64), source, sink)
+                      np.array(cs, dtype=np.int64), source, sink, force=True)
 
 
-def read_dimacs(path) -> FlowNetwork:
-    """Read a DIMACS ``.max`` file."""
-    return parse_dimacs(pathlib.Path(path).read_text())
+def read_dimacs(path, force: bool = False) -> FlowNetwork:
+    """Read a DIMACS ``.max`` file; errors name the file (and the line)."""
+    return _in_file(path, parse_dimacs, force=force)
 
 
 def write_dimacs(net: FlowNetwork, path, comment: str | None = None) -> None:
@@ -127,8 +163,9 @@ def write_dimacs(net: FlowNetwork, path, comment: str | None = None) -> None:
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
 
 
-def parse_text(text: str, source: int = 0, sink: int | None = None) -> FlowNetwork:
-    """Parse the report's text format (``n N`` then ``e u v c`` lines, 0-based)."""
+def parse_text(text: str, source: int = 0, sink: int | None = None, force: bool = False) -> FlowNetwork:
+    """Parse the report's text format (``n N`` then ``e u v c`` lines, 0-based). ``force``:
+    build the network even when it would not fit in host memory."""
     n = None
     us, vs, cs = [], [], []
     for no, raw in enumerate(text.splitlines(), 1):
@@ -142,6 +179,7 @@ def parse_text(text: str, source: int = 0, sink: int | None = None) -> FlowNetwo
                 raise ValueError(f"line {no}: expected 'n NODES', got {raw.strip()!r}")
             (n,) = _ints(parts[1:], no, "NODES")
             _nodes(n, no, "NODES")
+            _guard(n, 0, no, force)
         elif parts[0] == "e":
             if n is None:
                 raise ValueError(f"line {no}: edge line before 'n NODES'")
@@ -159,12 +197,12 @@ def parse_text(text: str, source: int = 0, sink: int | None = None) -> FlowNetwo
     if n is None:
         raise ValueError("no 'n NODES' line (empty file?)")
     return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64),
-                      np.array(cs, dtype=np.int64), source, sink)
+                      np.array(cs, dtype=np.int64), source, sink, force=force)
 
 
-def read_text(path, source: int = 0, sink: int | None = None) -> FlowNetwork:
-    """Read the report's ``.txt`` format."""
-    return parse_text(pathlib.Path(path).read_text(), source, sink)
+def read_text(path, source: int = 0, sink: int | None = None, force: bool = False) -> FlowNetwork:
+    """Read the report's ``.txt`` format; errors name the file (and the line)."""
+    return _in_file(path, parse_text, source, sink, force=force)
 
 
 def write_text(net: FlowNetwork, path) -> None:
@@ -181,6 +219,6 @@ def write_text(net: FlowNetwork, path) -> None:
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
 
 
-def read(path) -> FlowNetwork:
+def read(path, force: bool = False) -> FlowNetwork:
     """Read by extension, as the report's program does: ``.max`` DIMACS, else text."""
-    return read_dimacs(path) if str(path).lower().endswith(".max") else read_text(path)
+    return read_dimacs(path, force) if str(path).lower().endswith(".max") else read_text(path, force=force)

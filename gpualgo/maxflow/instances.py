@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, _index, from_edges
+from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, _index, from_edges, guard_network
 
 __all__ = ["random_gnp", "report_density", "genrmf", "washington_rlg", "vision_grid"]
 
@@ -37,7 +37,7 @@ def report_density(n: int) -> float:
 
 
 def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
-               directed: bool = True, connected: bool = True) -> FlowNetwork:
+               directed: bool = True, connected: bool = True, force: bool = False) -> FlowNetwork:
     """The report's Erdos-Renyi G(n, p) with integer capacities in [low, high].
 
     Each of the n(n-1) ordered pairs (directed) or n(n-1)/2 pairs (undirected) is an arc
@@ -48,7 +48,8 @@ def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
 
     Raises:
         ValueError: n < 2, p outside [0, 1], a capacity range outside 0..MAX_CAPACITY,
-            or more than :data:`MAX_RANDOM_ARCS` expected arcs (with the estimate).
+            more than :data:`MAX_RANDOM_ARCS` expected arcs (with the estimate), or arrays
+            that would not fit in host memory (with the estimate; ``force=True`` insists).
     """
     n, low, high = _ints(n=(n, 2), low=(low, 0), high=(high, 0))
     if not 0.0 <= p <= 1.0:
@@ -58,6 +59,16 @@ def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
     if arcs > MAX_RANDOM_ARCS:
         raise ValueError(f"G({n}, {p}) would have about {arcs:.3g} arcs (about {arcs * 150 / 2**30:.0f} GiB "
                          f"to build); at most {MAX_RANDOM_ARCS} are generated")
+    pairs = n * (n - 1) // (1 if directed else 2)
+    if n <= 3000:
+        extra = 9 * n * n                     # the (n, n) uniforms and the mask
+    elif 2 * p * pairs > pairs:
+        extra = 41 * pairs                    # every pair (mask, ids, keys) and the set difference
+    else:
+        extra = int(72 * p * pairs)           # sampled pairs, their keys and the sort
+    arcs = int(arcs)
+    guard_network(n, arcs * (1 if directed else 2), f"G({n}, {p})", force,
+                  extra=extra + 48 * arcs + 24 * n)
     rng = np.random.default_rng(seed)
     if n <= 3000:
         mask = rng.random((n, n)) < p
@@ -86,7 +97,7 @@ def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
         if directed:  # the path both ways, so that every vertex reaches and is reached
             pc2 = rng.integers(low, high + 1, size=pu.size)
             u, v, c = np.r_[u, pv], np.r_[v, pu], np.r_[c, pc2]
-    return from_edges(n, u, v, c, 0, n - 1, directed=directed)
+    return from_edges(n, u, v, c, 0, n - 1, directed=directed, force=True)
 
 
 def _sorted_unique(x: np.ndarray) -> np.ndarray:
@@ -112,22 +123,27 @@ def _distinct_pairs(rng, n: int, m: int, directed: bool) -> np.ndarray:
     return rng.permutation(keys)[:m]
 
 
-def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None) -> FlowNetwork:
+def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None, force: bool = False) -> FlowNetwork:
     """The DIMACS genrmf family (Goldfarb and Grigoriadis): b frames of a x a grids.
 
     Inside a frame every vertex is joined to its grid neighbours in both directions with
     capacity ``c2 * a * a``; each vertex of frame k has one arc to a vertex of frame k + 1
     (a random permutation per frame) with capacity uniform in [c1, c2]. The source is the
     first vertex of the first frame, the sink the last vertex of the last frame.
-    n = a*a*b vertices, about 4 a (a - 1) b + a*a (b - 1) arcs.
+    n = a*a*b vertices, 4 a (a - 1) b + a*a (b - 1) arcs. ValueError for sizes whose arrays
+    would not fit in host memory (with the estimate; ``force=True`` insists).
     """
     a, b, c1, c2 = _ints(a=(a, 1), b=(b, 2), c1=(c1, 0), c2=(c2, 0))
     _cap_range(c1, c2, "c1 <= c2")
     if c2 * a * a > MAX_CAPACITY:
         raise ValueError(f"the frame arcs' capacity c2 * a * a = {c2 * a * a} exceeds {MAX_CAPACITY}")
-    rng = np.random.default_rng(seed)
     f = a * a
     n = f * b
+    arcs = 4 * a * (a - 1) * b + f * (b - 1)
+    # the generator's own arrays: per arc (tail, head, capacity) and their concatenation;
+    # per inter-frame arc the uniforms and their argsort
+    guard_network(n, arcs, f"genrmf(a={a}, b={b})", force, extra=48 * arcs + 16 * f * (b - 1))
+    rng = np.random.default_rng(seed)
     big = c2 * f
     idx = np.arange(f).reshape(a, a)
     right = np.c_[idx[:, :-1].ravel(), idx[:, 1:].ravel()]
@@ -142,25 +158,30 @@ def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None) -> FlowNetwor
     iu = (np.arange(f)[None, :] + base[:-1]).ravel()
     iv = (perms + base[1:]).ravel()
     ic = rng.integers(c1, c2 + 1, size=iu.size)
-    return from_edges(n, np.r_[gu, iu], np.r_[gv, iv], np.r_[gc, ic], 0, n - 1)
+    return from_edges(n, np.r_[gu, iu], np.r_[gv, iv], np.r_[gc, ic], 0, n - 1, force=True)
 
 
 def washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 10000,
-                   seed=None) -> FlowNetwork:
+                   seed=None, force: bool = False) -> FlowNetwork:
     """Washington random level graph (RLG), as the DIMACS 'washington' generator makes it.
 
     ``levels`` levels of ``rows`` vertices; every vertex has ``degree`` arcs to random
     vertices of the next level, capacities uniform in [1, maxcap]. The source has an arc
     to every vertex of the first level and every vertex of the last level one to the
     sink, of capacity ``maxcap * degree`` (so the level arcs decide the cut).
-    n = rows * levels + 2; source n-2, sink n-1.
+    n = rows * levels + 2; source n-2, sink n-1. ValueError for sizes whose arrays would not
+    fit in host memory (with the estimate; ``force=True`` insists).
     """
     rows, levels, degree, maxcap = _ints(rows=(rows, 1), levels=(levels, 1), degree=(degree, 1),
                                          maxcap=(maxcap, 1))
     if maxcap * degree > MAX_CAPACITY:
         raise ValueError(f"the terminal arcs' capacity maxcap * degree = {maxcap * degree} exceeds {MAX_CAPACITY}")
-    rng = np.random.default_rng(seed)
     n = rows * levels + 2
+    arcs = (levels - 1) * rows * degree + 2 * rows
+    # the generator's own (tail, head, capacity) per arc, and their concatenation
+    guard_network(n, arcs, f"washington_rlg(rows={rows}, levels={levels}, degree={degree})", force,
+                  extra=48 * arcs)
+    rng = np.random.default_rng(seed)
     s, t = n - 2, n - 1
     lv = np.arange(levels - 1, dtype=np.int64)[:, None, None] * rows
     u = (np.arange(rows)[None, :, None] + lv + np.zeros((1, 1, degree), dtype=np.int64)).ravel()
@@ -172,17 +193,18 @@ def washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 10000,
     u = np.r_[u, np.full(rows, s), last]
     v = np.r_[v, first, np.full(rows, t)]
     c = np.r_[c, np.full(2 * rows, big)]
-    return from_edges(n, u, v, c, s, t)
+    return from_edges(n, u, v, c, s, t, force=True)
 
 
 def vision_grid(height: int, width: int, maxcap: int = 100, terminal_fraction: float = 0.3,
-                seed=None) -> FlowNetwork:
+                seed=None, force: bool = False) -> FlowNetwork:
     """A 2-D image-segmentation graph: 4-connected pixels plus source and sink terminals.
 
     Neighbouring pixels are joined both ways with one capacity in [1, maxcap] (the
     smoothness term); a pixel gets a source arc with probability ``terminal_fraction``,
     else a sink arc with the same probability, capacities in [1, 2 * maxcap]
-    (the data term). n = height * width + 2; source n-2, sink n-1.
+    (the data term). n = height * width + 2; source n-2, sink n-1. ValueError for sizes whose
+    arrays would not fit in host memory (with the estimate; ``force=True`` insists).
     """
     height, width, maxcap = _ints(height=(height, 1), width=(width, 1), maxcap=(maxcap, 1))
     if not 0.0 <= terminal_fraction <= 0.5:
@@ -190,9 +212,12 @@ def vision_grid(height: int, width: int, maxcap: int = 100, terminal_fraction: f
                          f"or neither), got {terminal_fraction}")
     if 2 * maxcap > MAX_CAPACITY:
         raise ValueError(f"the terminal arcs' capacity 2 * maxcap = {2 * maxcap} exceeds {MAX_CAPACITY}")
-    rng = np.random.default_rng(seed)
     npx = height * width
     n = npx + 2
+    arcs = 2 * (height * (width - 1) + (height - 1) * width) + npx   # at most one terminal arc a pixel
+    # the generator's own arrays: ids and uniforms per pixel, (tail, head, capacity) per arc
+    guard_network(n, arcs, f"vision_grid({height} x {width})", force, extra=48 * arcs + 24 * npx)
+    rng = np.random.default_rng(seed)
     s, t = n - 2, n - 1
     idx = np.arange(npx).reshape(height, width)
     pu = np.r_[idx[:, :-1].ravel(), idx[:-1, :].ravel()]
@@ -204,4 +229,4 @@ def vision_grid(height: int, width: int, maxcap: int = 100, terminal_fraction: f
     u = np.r_[pu, pv, np.full(src.size, s), snk]
     v = np.r_[pv, pu, src, np.full(snk.size, t)]
     c = np.r_[pc, pc, rng.integers(1, 2 * maxcap + 1, size=src.size + snk.size)]
-    return from_edges(n, u, v, c, s, t)
+    return from_edges(n, u, v, c, s, t, force=True)

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["FlowNetwork", "from_edges", "from_networkx", "MAX_CAPACITY", "INT32_MAX"]
+from .. import guards
+
+__all__ = ["FlowNetwork", "check_network", "from_edges", "from_networkx", "network_bytes", "MAX_CAPACITY", "INT32_MAX"]
 
 INT32_MAX = 2**31 - 1
 #: capacities are int64; no capacity and no total (sum of the capacities leaving the
@@ -92,6 +94,45 @@ class FlowNetwork:
                 f"source={self.source}, sink={self.sink})")
 
 
+def check_network(net: FlowNetwork) -> None:
+    """Check that ``net``'s arrays are a network :func:`from_edges` could have built, in
+    O(n + m), so that a hand-made :class:`FlowNetwork` cannot send a solver out of its
+    arrays. ValueError naming the first inconsistency."""
+    if not isinstance(net, FlowNetwork):
+        raise ValueError(f"expected a FlowNetwork (see maxflow.from_edges), got {type(net).__name__}")
+    try:
+        n, s, t = (operator.index(x) for x in (net.n, net.source, net.sink))
+    except TypeError:
+        raise ValueError(f"FlowNetwork: n, source and sink must be integers, got {net.n!r}, {net.source!r}, "
+                         f"{net.sink!r}") from None
+    if not (2 <= n <= INT32_MAX and 0 <= s < n and 0 <= t < n and s != t):
+        raise ValueError(f"FlowNetwork: need 2 <= n <= {INT32_MAX} and distinct terminals in 0..n-1, got "
+                         f"n={n}, source={s}, sink={t}")
+    arrays = dict(offsets=net.offsets, heads=net.heads, capacity=net.capacity, rev=net.rev)
+    for name, a in arrays.items():
+        if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in "iu":
+            raise ValueError(f"FlowNetwork: {name} must be a 1-D integer array, got "
+                             f"{getattr(a, 'dtype', type(a).__name__)} {getattr(a, 'shape', '')}")
+    m = net.heads.size
+    off = net.offsets
+    if off.size != n + 1 or off[0] != 0 or off[-1] != m or np.any(np.diff(off.astype(np.int64)) < 0):
+        raise ValueError(f"FlowNetwork: offsets must be {n + 1} non-decreasing values from 0 to m={m}")
+    if net.capacity.size != m or net.rev.size != m:
+        raise ValueError(f"FlowNetwork: heads, capacity and rev differ in length ({m}, {net.capacity.size}, "
+                         f"{net.rev.size})")
+    if m and (net.heads.min() < 0 or net.heads.max() >= n):
+        raise ValueError(f"FlowNetwork: heads out of range 0..{n - 1}")
+    if m and (net.rev.min() < 0 or net.rev.max() >= m):
+        raise ValueError(f"FlowNetwork: rev out of range 0..{m - 1}")
+    rev = net.rev.astype(np.int64)
+    if np.any(rev[rev] != np.arange(m)) or np.any(net.heads[rev] != net.tails):
+        raise ValueError("FlowNetwork: rev must pair every arc u -> v with an arc v -> u")
+    if m and (net.capacity.min() < 0 or net.capacity.max() > MAX_CAPACITY):
+        raise ValueError(f"FlowNetwork: capacities must be in 0..{MAX_CAPACITY}")
+    if sum(net.capacity[off[s]:off[s + 1]].tolist()) > MAX_CAPACITY:
+        raise ValueError(f"FlowNetwork: the capacities leaving the source add up to more than {MAX_CAPACITY}")
+
+
 def _index(x, what: str) -> int:
     """``x`` as a Python int; ValueError for anything that is not an integer (2.5, "3")."""
     try:
@@ -101,7 +142,10 @@ def _index(x, what: str) -> int:
 
 
 def _as_int_array(x, what: str) -> np.ndarray:
-    a = np.asarray(x)
+    try:
+        a = np.asarray(x)
+    except (ValueError, TypeError) as exc:      # ragged nested lists, odd objects
+        raise ValueError(f"{what} must be a flat sequence of integers ({exc})") from None
     if a.size == 0:
         return np.zeros(0, dtype=np.int64)
     if a.dtype.kind == "f":
@@ -119,8 +163,37 @@ def _as_int_array(x, what: str) -> np.ndarray:
     return a.astype(np.int64).ravel()
 
 
+#: bytes per input arc that :func:`from_edges` holds at its peak: the arc and its reverse
+#: as (tail, head, capacity, key) int64 (64), the sort and inverse of np.unique (32), and per
+#: stored arc (two per input arc at most) the merged capacity in float64 and int64, the
+#: tails, heads, reverse keys and ``rev`` (about 44 each, 88)
+BYTES_PER_ARC = 184
+#: bytes per vertex: ``offsets`` and the per-vertex count it is summed from (int64 each)
+BYTES_PER_VERTEX = 16
+
+
+def network_bytes(n: int, arcs: int) -> int:
+    """Bytes :func:`from_edges` allocates at its peak for ``n`` vertices and ``arcs`` input
+    arcs (after an undirected edge became two), counted from the arrays it builds."""
+    return BYTES_PER_VERTEX * (int(n) + 1) + BYTES_PER_ARC * int(arcs)
+
+
+def guard_network(n: int, arcs: int, what: str, force: bool = False, extra: int = 0) -> None:
+    """Refuse, before anything is allocated, to build a network of ``n`` vertices and about
+    ``arcs`` input arcs: ValueError when n is beyond int32 vertex ids, or (with the
+    estimate, unless ``force``) when :func:`network_bytes` plus the caller's own ``extra``
+    bytes would not fit in the host memory available now (nothing below
+    :data:`gpualgo.guards.ALWAYS_FITS` is refused)."""
+    if n > INT32_MAX:
+        raise ValueError(f"{what}: n={n} vertices, but vertex ids are stored as int32, at most "
+                         f"{INT32_MAX} vertices")
+    need = network_bytes(n, arcs) + int(extra)
+    if need > guards.ALWAYS_FITS:
+        guards.memory(need, f"{what} (n={n} vertices, {arcs} arcs)", force, where="host")
+
+
 def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | None = None,
-               directed: bool = True) -> FlowNetwork:
+               directed: bool = True, force: bool = False) -> FlowNetwork:
     """Build a :class:`FlowNetwork` from arc arrays.
 
     Args:
@@ -129,11 +202,14 @@ def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | No
         capacities: non-negative integers, one per arc.
         source, sink: terminal ids (sink defaults to n - 1).
         directed: False makes every edge two arcs of the same capacity.
+        force: build even when the arrays (:func:`network_bytes`) would not fit in the host
+            memory available now.
 
     Raises:
         ValueError: n < 2, s == t, ids out of range, negative or non-integer capacities,
             a capacity or the source's total capacity above :data:`MAX_CAPACITY`,
-            arrays of different lengths.
+            arrays of different lengths, a network too large for host memory (with the
+            estimate; ``force=True`` insists).
     """
     n = _index(n, "n")
     if n < 2:
@@ -152,6 +228,7 @@ def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | No
     c = _as_int_array(capacities, "capacities")
     if not (u.size == v.size == c.size):
         raise ValueError(f"tails, heads and capacities differ in length ({u.size}, {v.size}, {c.size})")
+    guard_network(n, u.size * (1 if directed else 2), "building the flow network", force)
     for name, a in (("tail", u), ("head", v)):
         bad = np.flatnonzero((a < 0) | (a >= n))
         if bad.size:

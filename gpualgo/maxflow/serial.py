@@ -9,6 +9,8 @@ towards the source, so the result is a flow (not only a preflow).
 """
 from __future__ import annotations
 
+import math
+import numbers
 import time
 
 import numpy as np
@@ -172,7 +174,11 @@ def push_relabel(n, s, t, offsets, heads, rev, capacity, freq):
 
 def solve_serial(net: FlowNetwork, freq: float = 1.0) -> MaxFlowResult:
     """The ``serial`` version: :func:`push_relabel` on ``net``'s arrays; ``freq`` scales the
-    work between global relabels (see :func:`gpualgo.maxflow.solve`)."""
+    work between global relabels (see :func:`gpualgo.maxflow.solve`): a positive, finite
+    number, else ValueError."""
+    if isinstance(freq, bool) or not isinstance(freq, numbers.Real) or not (math.isfinite(freq) and freq > 0):
+        raise ValueError(f"freq (work between global relabels, in units of n + m) must be a positive "
+                         f"finite number, got {freq!r}")
     t0 = time.perf_counter()
     args = (net.n, net.source, net.sink, net.offsets, net.heads.astype(np.int64), net.rev.astype(np.int64),
             net.capacity)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import variants
 from ..variants import Variant
-from .network import FlowNetwork
+from .network import FlowNetwork, check_network
 from .result import MaxFlowResult
 
 __all__ = ["solve", "VARIANTS"]
@@ -45,12 +45,12 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     A sink that cannot be reached is not an error: the flow is 0 and the cut valid.
 
     Raises:
-        ValueError: unknown variant or option, not a FlowNetwork, a network too large for
+        ValueError: unknown variant or option, not a FlowNetwork (or one whose arrays are
+            inconsistent: :func:`~gpualgo.maxflow.network.check_network`), a network too large for
             the GPU memory that can be had now (with the estimate; ``force=True`` insists),
             a bad option value.
         GPUUnavailableError: a GPU variant without CuPy or a GPU.
     """
     variants.check(variant, VARIANTS, options)
-    if not isinstance(network, FlowNetwork):
-        raise ValueError(f"expected a FlowNetwork (see maxflow.from_edges), got {type(network).__name__}")
+    check_network(network)      # also a hand-made FlowNetwork: arrays a solver can trust
     return variants.call(VARIANTS, variant, network, **options)

@@ -7,9 +7,14 @@ one is infeasible. The diagonal is ignored and stored as 0.
 
 from __future__ import annotations
 
+import math
+import numbers
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .. import guards
 
 #: Sentinel stored in :attr:`TSPInstance.dist` for a missing edge.
 NO_EDGE = -1
@@ -17,6 +22,22 @@ NO_EDGE = -1
 #: Largest accepted distance. Tour lengths of up to 64 cities, and the solvers' internal
 #: "missing edge" weight (larger than any feasible tour), must fit in int64.
 MAX_DISTANCE = 2**40
+
+#: bytes per matrix cell that :func:`validate_matrix` holds at its peak besides its input:
+#: the int64 copy (8), the off-diagonal mask and up to four boolean masks of the checks (5),
+#: for float input also the off-diagonal values and the cleaned floats (16)
+VALIDATE_BYTES_PER_CELL = 29
+
+
+def guard_matrix(n: int, bytes_per_cell: float, what: str, force: bool = False, extra: int = 0) -> None:
+    """Refuse (ValueError with the estimate, unless ``force``), before anything is allocated,
+    ``what`` on n cities when its ``bytes_per_cell`` * n^2 bytes (its (n, n) arrays at their
+    peak, counted where it is called) plus ``extra`` would not fit in host memory (nothing
+    below :data:`gpualgo.guards.ALWAYS_FITS` is refused)."""
+    need = bytes_per_cell * n * n + extra
+    if need > guards.ALWAYS_FITS:
+        guards.memory(need, f"{what} on n={n} cities ({n}x{n} matrices)", force,
+                  where="host")
 
 
 @dataclass
@@ -88,9 +109,14 @@ def validate_matrix(d) -> np.ndarray:
         ValueError: not 2-D or not square, empty, NaN, -inf, negative values other than
             NO_EDGE, non-integral values, or values above :data:`MAX_DISTANCE`.
     """
-    a = np.asarray(d)
+    try:
+        a = np.asarray(d)
+    except (ValueError, TypeError) as exc:     # ragged nested lists, odd objects
+        raise ValueError(f"distance matrix must be a square (n, n) table of numbers ({exc})") from None
     if a.dtype == object or a.dtype.kind not in "biuf":
-        raise ValueError(f"distance matrix must be numeric, got dtype {a.dtype}")
+        hint = (" (rows of different lengths, or integers beyond int64?)" if a.dtype == object
+                else "")
+        raise ValueError(f"distance matrix must be numeric, got dtype {a.dtype}{hint}")
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"distance matrix must be square (n, n), got shape {a.shape}")
     n = a.shape[0]
@@ -106,7 +132,8 @@ def validate_matrix(d) -> np.ndarray:
             i, j = _first(np.isneginf(a) & off)
             raise ValueError(f"distance matrix has -inf at ({i}, {j})")
         miss = np.isposinf(a) & off
-        finite = np.where(miss | ~off, 0.0, a)
+        # in float64: a narrower float (float16) would overflow comparing with MAX_DISTANCE
+        finite = np.where(miss | ~off, 0.0, a).astype(np.float64, copy=False)
         frac = (finite != np.rint(finite)) & off
         if frac.any():
             i, j = _first(frac)
@@ -158,20 +185,33 @@ def _nint(x):
     return np.floor(np.asarray(x, dtype=np.float64) + 0.5).astype(np.int64)
 
 
-def random_euclidean(n: int, seed=None, scale: float = 1000.0) -> TSPInstance:
+#: peak bytes per cell of the generators: random_euclidean's coordinate differences and
+#: their squares (16 + 16), the sum, root and rounding (24), then the validation;
+#: random_asymmetric's weights (8); random_graph's weights, uniforms, mask, the mirrored
+#: copies and the result (8 + 8 + 1 + 16 + 1 + 8)
+EUCLID_BYTES_PER_CELL = 56
+ASYM_BYTES_PER_CELL = 8 + VALIDATE_BYTES_PER_CELL
+GRAPH_BYTES_PER_CELL = 42
+
+
+def random_euclidean(n: int, seed=None, scale: float = 1000.0, force: bool = False) -> TSPInstance:
     """Cities uniform in the square [0, scale)^2, distances rounded as TSPLIB EUC_2D.
 
     Args:
         n: number of cities (>= 1).
         seed: seed for ``numpy.random.default_rng``.
-        scale: side of the square; larger scales give finer integer distances.
+        scale: side of the square; larger scales give finer integer distances (finite,
+            at most MAX_DISTANCE / 2 so that every distance fits).
+        force: generate even when the matrices would not fit in host memory.
 
     Returns:
         a symmetric :class:`TSPInstance` with ``coords`` and ``edge_weight_type="EUC_2D"``.
     """
     n = _check_n(n)
-    if not scale > 0:
-        raise ValueError(f"scale must be positive, got {scale!r}")
+    if not _is_real(scale) or not 0 < scale <= MAX_DISTANCE / 2:
+        raise ValueError(f"scale must be a positive number <= {MAX_DISTANCE // 2} (MAX_DISTANCE / 2), "
+                         f"got {scale!r}")
+    guard_matrix(n, EUCLID_BYTES_PER_CELL, "random_euclidean", force)
     rng = np.random.default_rng(seed)
     # coordinates with 2 decimals, so that a TSPLIB file written from them is exact
     xy = np.round(rng.uniform(0.0, scale, size=(n, 2)), 2)
@@ -183,7 +223,7 @@ def random_euclidean(n: int, seed=None, scale: float = 1000.0) -> TSPInstance:
 
 
 def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: int = 100,
-                 symmetric: bool = True, plant_tour: bool = False) -> TSPInstance:
+                 symmetric: bool = True, plant_tour: bool = False, force: bool = False) -> TSPInstance:
     """Random graph with integer weights and missing edges, as in the source report.
 
     Each edge exists with probability ``density`` (for a symmetric graph both directions
@@ -193,16 +233,17 @@ def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: in
         n: number of cities.
         density: probability that an edge exists, in [0, 1].
         seed: seed for ``numpy.random.default_rng``.
-        low, high: weight range (inclusive, non-negative).
+        low, high: weight range (inclusive integers, 0 <= low <= high <= MAX_DISTANCE).
         symmetric: undirected graph (True) or independent directions (False).
         plant_tour: first add the edges of a random Hamiltonian cycle, so a feasible tour
             always exists.
+        force: generate even when the matrices would not fit in host memory.
     """
     n = _check_n(n)
-    if not 0.0 <= density <= 1.0:
+    if not _is_real(density) or not 0.0 <= density <= 1.0:
         raise ValueError(f"density must be in [0, 1], got {density!r}")
-    if not 0 <= low <= high:
-        raise ValueError(f"need 0 <= low <= high, got low={low!r}, high={high!r}")
+    low, high = _weight_range(low, high)
+    guard_matrix(n, GRAPH_BYTES_PER_CELL, "random_graph", force)
     rng = np.random.default_rng(seed)
     w = rng.integers(low, high + 1, size=(n, n), dtype=np.int64)
     present = rng.random((n, n)) < density
@@ -224,15 +265,36 @@ def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: in
                                  plant_tour=plant_tour))
 
 
-def random_asymmetric(n: int, seed=None, low: int = 1, high: int = 1000) -> TSPInstance:
-    """Complete directed graph with independent integer weights uniform in [low, high]."""
+def random_asymmetric(n: int, seed=None, low: int = 1, high: int = 1000,
+                      force: bool = False) -> TSPInstance:
+    """Complete directed graph with independent integer weights uniform in [low, high]
+    (integers, 0 <= low <= high <= MAX_DISTANCE); ``force``: generate even when the matrix
+    would not fit in host memory."""
     n = _check_n(n)
-    if not 0 <= low <= high:
-        raise ValueError(f"need 0 <= low <= high, got low={low!r}, high={high!r}")
+    low, high = _weight_range(low, high)
+    guard_matrix(n, ASYM_BYTES_PER_CELL, "random_asymmetric", force)
     rng = np.random.default_rng(seed)
     d = rng.integers(low, high + 1, size=(n, n), dtype=np.int64)
     return TSPInstance(dist=d, name=f"asym{n}_s{seed}",
                        meta=dict(generator="random_asymmetric", seed=seed, low=low, high=high))
+
+
+def _is_real(x) -> bool:
+    """True for a real number that is not NaN (bools and strings excluded)."""
+    return (isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+            and not math.isnan(float(x)))
+
+
+def _weight_range(low, high) -> tuple[int, int]:
+    """``(low, high)`` as Python ints with 0 <= low <= high <= MAX_DISTANCE, else ValueError."""
+    try:
+        low, high = operator.index(low), operator.index(high)
+    except TypeError:
+        raise ValueError(f"low and high must be integers, got low={low!r}, high={high!r}") from None
+    if not 0 <= low <= high <= MAX_DISTANCE:
+        raise ValueError(f"need 0 <= low <= high <= {MAX_DISTANCE} (MAX_DISTANCE), got low={low!r}, "
+                         f"high={high!r}")
+    return low, high
 
 
 def _check_n(n) -> int:

@@ -14,19 +14,31 @@ Supported (as defined in Reinelt's TSPLIB 95 description):
   ``PI = 3.141592`` and ``RRR = 6378.388``.
 - DISPLAY_DATA_SECTION (coordinates for drawing), EOF.
 
-Errors name the file and the line. TSPLIB has no missing edges: an instance with missing
-edges is written with a stand-in weight (``missing=``) and read back by passing the same
-value to :func:`read_tsplib`.
+Errors name the file and the line (also for bytes that are not UTF-8). A DIMENSION whose
+matrices would not fit in host memory is refused with the estimate before any section is
+read (``read_tsplib(..., force=True)`` insists). TSPLIB has no missing edges: an instance
+with missing edges is written with a stand-in weight (``missing=``, an integer larger than
+every distance) and read back by passing the same value to :func:`read_tsplib`.
 """
 
 from __future__ import annotations
 
+import array
 import math
+import operator
 import os
+import re
 
 import numpy as np
 
-from .instances import NO_EDGE, TSPInstance
+from .. import guards
+from .instances import MAX_DISTANCE, NO_EDGE, VALIDATE_BYTES_PER_CELL, TSPInstance
+
+#: coordinates are at most this in absolute value, so that every distance (MAN_3D: three
+#: differences of up to twice it) stays within MAX_DISTANCE
+MAX_COORD = MAX_DISTANCE / 8
+#: the largest ``missing`` stand-in weight :func:`write_tsplib` writes (int64)
+MAX_MISSING = 2**63 - 1
 
 FORMATS = ("FULL_MATRIX", "UPPER_ROW", "LOWER_ROW", "UPPER_DIAG_ROW", "LOWER_DIAG_ROW",
            "UPPER_COL", "LOWER_COL", "UPPER_DIAG_COL", "LOWER_DIAG_COL")
@@ -95,55 +107,92 @@ def _planar_distances(c: np.ndarray, kind: str) -> np.ndarray:
     return _nint(np.abs(diff).max(axis=2))      # MAX_2D, MAX_3D
 
 
-def _positions(fmt: str, n: int):
-    """(row, col) of each value of an EDGE_WEIGHT_SECTION in file order."""
+def _count(fmt: str, n: int) -> int:
+    """Number of values of an EDGE_WEIGHT_SECTION in format ``fmt`` on n cities."""
     if fmt == "FULL_MATRIX":
-        return [(i, j) for i in range(n) for j in range(n)]
-    if fmt == "UPPER_ROW":
-        return [(i, j) for i in range(n) for j in range(i + 1, n)]
-    if fmt == "LOWER_ROW":
-        return [(i, j) for i in range(n) for j in range(i)]
-    if fmt == "UPPER_DIAG_ROW":
-        return [(i, j) for i in range(n) for j in range(i, n)]
-    if fmt == "LOWER_DIAG_ROW":
-        return [(i, j) for i in range(n) for j in range(i + 1)]
-    if fmt == "UPPER_COL":       # column by column, the entries above the diagonal
-        return [(i, j) for j in range(n) for i in range(j)]
-    if fmt == "LOWER_COL":
-        return [(i, j) for j in range(n) for i in range(j + 1, n)]
-    if fmt == "UPPER_DIAG_COL":
-        return [(i, j) for j in range(n) for i in range(j + 1)]
-    if fmt == "LOWER_DIAG_COL":
-        return [(i, j) for j in range(n) for i in range(j, n)]
-    raise ValueError(f"unsupported EDGE_WEIGHT_FORMAT {fmt!r}; supported: {FORMATS}")
+        return n * n
+    if fmt not in FORMATS:
+        raise ValueError(f"unsupported EDGE_WEIGHT_FORMAT {fmt!r}; supported: {FORMATS}")
+    return n * (n + 1) // 2 if "DIAG" in fmt else n * (n - 1) // 2
+
+
+def _positions(fmt: str, n: int):
+    """(rows, cols): int64 arrays of the (row, col) of each value of an EDGE_WEIGHT_SECTION
+    in file order."""
+    if fmt == "FULL_MATRIX":
+        k = np.arange(n * n, dtype=np.int64)
+        return k // n, k % n
+    _count(fmt, n)                               # an unknown format: ValueError
+    diag = 0 if "DIAG" in fmt else 1
+    if fmt.endswith("ROW"):                      # row by row
+        if fmt.startswith("UPPER"):
+            return tuple(x.astype(np.int64) for x in np.triu_indices(n, diag))
+        return tuple(x.astype(np.int64) for x in np.tril_indices(n, -diag))
+    # column by column: the column is the slow index, so swap a row-major walk of the
+    # other triangle (UPPER_COL: i < j ordered by j, then i)
+    if fmt.startswith("UPPER"):
+        a, b = np.tril_indices(n, -diag)
+    else:
+        a, b = np.triu_indices(n, diag)
+    return b.astype(np.int64), a.astype(np.int64)
+
+
+#: peak bytes per cell of the (n, n) matrices the reader builds: coordinates: their
+#: differences and squares (8 per dimension each), the sum, root and rounding (24), then
+#: the validation; explicit weights: the matrix (8) and the validation; per value read
+#: also its (row, col), value and line (32)
+def _bytes(explicit: bool, n: int, dim: int, count: int) -> int:
+    if explicit:
+        return (8 + VALIDATE_BYTES_PER_CELL) * n * n + 32 * count
+    return max(16 * dim + 24, 8 + VALIDATE_BYTES_PER_CELL) * n * n
 
 
 # -------------------------------------------------------------------------- reader
 
-def read_tsplib(path, missing: int | None = None) -> TSPInstance:
+def read_tsplib(path, missing: int | None = None, force: bool = False) -> TSPInstance:
     """Read a TSPLIB ``.tsp`` / ``.atsp`` file.
 
     Args:
         path: the file.
-        missing: if given, explicit weights equal to this value become missing edges
-            (the convention of :func:`write_tsplib` for instances with missing edges).
+        missing: if given (an integer), explicit weights equal to this value become missing
+            edges (the convention of :func:`write_tsplib` for instances with missing edges).
+        force: read even when the distance matrices of DIMENSION would not fit in the host
+            memory available now (refused with the estimate otherwise).
 
     Returns:
         a :class:`TSPInstance` (``coords`` from NODE_COORD_SECTION or DISPLAY_DATA_SECTION
         when present; for 3-D coordinates the first two).
 
     Raises:
-        TSPLIBError (a ValueError): malformed or unsupported content, with the line number.
+        TSPLIBError (a ValueError): malformed or unsupported content, bytes that are not
+            UTF-8, weights beyond MAX_DISTANCE, a DIMENSION too large for host memory: with
+            the file and the line.
+        ValueError: ``missing`` not an integer.
     """
+    if missing is not None:
+        try:
+            missing = operator.index(missing)
+        except TypeError:
+            raise ValueError(f"missing must be an integer (the stand-in weight of the file), "
+                             f"got {missing!r}") from None
     path = os.fspath(path)
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        lines = fh.read().splitlines()
     where = os.path.basename(path)
+    if os.path.isdir(path):
+        raise TSPLIBError(f"{where}: is a directory, not a TSPLIB file")
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise TSPLIBError(f"{where}, line {line}: not UTF-8 text "
+                          f"(byte {raw[exc.start]:#04x} at offset {exc.start})") from None
+    lines = text.splitlines()
 
     def fail(lineno, msg):
         raise TSPLIBError(f"{where}, line {lineno}: {msg}")
 
-    head, head_line, data = _scan(lines, fail)
+    head, head_line, data = _scan(lines, fail, missing, force)
     last = len(lines)
     kind, n, ewt = _problem(head, head_line, fail, last)
     coords, display = data.get("NODE_COORD_SECTION"), data.get("DISPLAY_DATA_SECTION")
@@ -171,7 +220,7 @@ def read_tsplib(path, missing: int | None = None) -> TSPInstance:
 
 # ------------------------------------------------------------------ the file's header
 
-def _scan(lines, fail):
+def _scan(lines, fail, missing=None, force=False):
     """Read the file up to EOF: the header keywords (``head``, and ``head_line``: the line of
     each) and the data sections, each read as it comes (``{section: data}``)."""
     head: dict = {}
@@ -188,7 +237,7 @@ def _scan(lines, fail):
         if word == "EOF":
             break
         if word in _SECTIONS:
-            data[word], i = _read_section(word, lines, i, head, head_line, fail, lineno)
+            data[word], i = _read_section(word, lines, i, head, head_line, fail, lineno, missing, force)
         else:
             _keyword(raw, head, head_line, fail, lineno)
     return head, head_line, data
@@ -243,27 +292,35 @@ def _dimension(head, head_line, fail, lineno) -> int:
 
 # ---------------------------------------------------------------- the data sections
 
-def _read_section(word, lines, i, head, head_line, fail, lineno):
+def _read_section(word, lines, i, head, head_line, fail, lineno, missing=None, force=False):
     """Read the section ``word`` that starts after line ``lineno``: (its data, the index of
-    the line after it). EDGE_WEIGHT_SECTION gives (format, positions, values); the
-    coordinate sections an (n, 2 or 3) array."""
+    the line after it). EDGE_WEIGHT_SECTION gives (format, positions, values, lines); the
+    coordinate sections an (n, 2 or 3) array. Before anything is allocated, refuses a
+    DIMENSION whose matrices would not fit in host memory (unless ``force``)."""
     if word not in ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION"):
         fail(lineno, f"{word} is not supported (only TSP/ATSP distance data is)")
     n = _dimension(head, head_line, fail, lineno)
+    explicit = head.get("EDGE_WEIGHT_TYPE") == "EXPLICIT"
+    dim = 3 if head.get("EDGE_WEIGHT_TYPE", "").endswith("_3D") else 2
+    if head.get("NODE_COORD_TYPE", "").upper() == "THREED_COORDS":
+        dim = 3
+    fmt = head.get("EDGE_WEIGHT_FORMAT", "FULL_MATRIX" if explicit else None)
+    count = _count(fmt, n) if explicit and fmt in FORMATS else 0
+    need = _bytes(explicit, n, dim, count)
+    try:
+        if need > guards.ALWAYS_FITS:
+            guards.memory(need, f"DIMENSION {n}: building the {n}x{n} distance matrix",
+                          force, where="host", hint="read a smaller instance")
+    except ValueError as exc:
+        fail(head_line["DIMENSION"], str(exc))
     if word == "EDGE_WEIGHT_SECTION":
-        fmt = head.get("EDGE_WEIGHT_FORMAT", "FULL_MATRIX" if
-                       head.get("EDGE_WEIGHT_TYPE") == "EXPLICIT" else None)
-        if head.get("EDGE_WEIGHT_TYPE") != "EXPLICIT":
+        if not explicit:
             fail(lineno, "EDGE_WEIGHT_SECTION needs EDGE_WEIGHT_TYPE : EXPLICIT")
         if fmt not in FORMATS:
             fail(head_line.get("EDGE_WEIGHT_FORMAT", lineno),
                  f"unsupported EDGE_WEIGHT_FORMAT {fmt!r}; supported: {', '.join(FORMATS)}")
-        pos = _positions(fmt, n)
-        values, i = _read_numbers(lines, i, len(pos), fail, lineno, word)
-        return (fmt, pos, values), i
-    dim = 3 if head.get("EDGE_WEIGHT_TYPE", "").endswith("_3D") else 2
-    if head.get("NODE_COORD_TYPE", "").upper() == "THREED_COORDS":
-        dim = 3
+        values, value_lines, i = _read_weights(lines, i, count, fail, word, missing)
+        return (fmt, _positions(fmt, n), values, value_lines), i
     return _read_coords(lines, i, n, dim, fail, word)
 
 
@@ -272,20 +329,21 @@ def _explicit_distances(weights, n, kind, head_line, missing, fail, last) -> np.
     triangular formats mirrored, ``missing`` values as NO_EDGE, negative values refused."""
     if weights is None:
         fail(last, "EDGE_WEIGHT_TYPE EXPLICIT but no EDGE_WEIGHT_SECTION")
-    fmt, pos, values = weights
-    d = np.zeros((n, n), dtype=np.int64)
-    for (r, c), (v, ln) in zip(pos, values):
-        d[r, c] = v
-        if fmt != "FULL_MATRIX":
-            d[c, r] = v
+    fmt, (rows, cols), values, value_lines = weights
     if kind == "ATSP" and fmt != "FULL_MATRIX":
         fail(head_line["EDGE_WEIGHT_FORMAT"],
              f"ATSP needs FULL_MATRIX, not the symmetric format {fmt}")
-    if missing is not None:
-        d[d == missing] = NO_EDGE
-    for (r, c), (v, ln) in zip(pos, values):
-        if v < 0 and not (missing is not None and v == missing) and r != c:
-            fail(ln, f"negative distance {v} between cities {r + 1} and {c + 1}")
+    # the missing stand-ins were read as NO_EDGE (their line negated); any other negative
+    # value off the diagonal is wrong
+    bad = np.flatnonzero((values < 0) & (value_lines > 0) & (rows != cols))
+    if bad.size:
+        k = bad[0]
+        fail(int(value_lines[k]), f"negative distance {int(values[k])} between cities {rows[k] + 1} "
+                                  f"and {cols[k] + 1}")
+    d = np.zeros((n, n), dtype=np.int64)
+    d[rows, cols] = values
+    if fmt != "FULL_MATRIX":
+        d[cols, rows] = values
     return d
 
 
@@ -299,24 +357,53 @@ def _number(tok, lineno, fail):
     return v
 
 
-def _read_numbers(lines, i, count, fail, start_line, section):
-    out = []
-    while len(out) < count:
+_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def _weight(tok, lineno, fail, missing) -> int | None:
+    """One explicit weight: an integer (written as one, or as an integral number) within
+    +-MAX_DISTANCE, or None for the ``missing`` stand-in."""
+    if _INT.fullmatch(tok) and len(tok) <= 40:
+        v = int(tok)
+    else:
+        if len(tok) > 40 and _INT.fullmatch(tok):
+            fail(lineno, f"weight {tok[:20]}... ({len(tok)} digits) exceeds {MAX_DISTANCE} (MAX_DISTANCE)")
+        x = _number(tok, lineno, fail)
+        if x != int(x):
+            fail(lineno, f"explicit weights must be integers, got {tok!r}")
+        v = int(x)
+    if missing is not None and v == missing:
+        return None
+    if abs(v) > MAX_DISTANCE:
+        fail(lineno, f"weight {tok} exceeds {MAX_DISTANCE} (MAX_DISTANCE) in absolute value"
+             + ("" if missing is None else f" and is not the missing={missing} stand-in"))
+    return v
+
+
+def _read_weights(lines, i, count, fail, section, missing):
+    """``count`` weights from line index ``i`` on: (int64 values, NO_EDGE for the ``missing``
+    stand-in; int64 line of each, negative for a stand-in; the index of the line after them)."""
+    # grown as values come (8 bytes each), so that a short file with a large DIMENSION
+    # fails at its end without having allocated the whole section
+    values = array.array("q")
+    where = array.array("q")
+    k = 0
+    while k < count:
         if i >= len(lines):
-            fail(len(lines), f"{section} ends after {len(out)} of {count} values")
+            fail(len(lines), f"{section} ends after {k} of {count} values")
         lineno = i + 1
         toks = lines[i].split()
         i += 1
         if toks and toks[0].upper() == "EOF" or toks and toks[0].upper() in _SECTIONS:
-            fail(lineno, f"{section} has {len(out)} values, {count} expected")
-        for tok in toks:
-            v = _number(tok, lineno, fail)
-            if v != int(v):
-                fail(lineno, f"explicit weights must be integers, got {tok!r}")
-            out.append((int(v), lineno))
-        if len(out) > count:
+            fail(lineno, f"{section} has {k} values, {count} expected")
+        if k + len(toks) > count:
             fail(lineno, f"{section} has more than the {count} values expected")
-    return out, i
+        for tok in toks:
+            v = _weight(tok, lineno, fail, missing)
+            values.append(NO_EDGE if v is None else v)
+            where.append(-lineno if v is None else lineno)
+            k += 1
+    return np.frombuffer(values, dtype=np.int64), np.frombuffer(where, dtype=np.int64), i
 
 
 def _read_coords(lines, i, n, dim, fail, section):
@@ -340,7 +427,11 @@ def _read_coords(lines, i, n, dim, fail, section):
         node = int(node)
         if not np.isnan(xy[node - 1, 0]):
             fail(lineno, f"node {node} appears twice")
-        xy[node - 1] = [_number(t, lineno, fail) for t in toks[1:]]
+        xyz = [_number(t, lineno, fail) for t in toks[1:]]
+        if max(abs(x) for x in xyz) > MAX_COORD:
+            fail(lineno, f"coordinate beyond +-{MAX_COORD:.4g}: distances would exceed {MAX_DISTANCE} "
+                         "(MAX_DISTANCE)")
+        xy[node - 1] = xyz
         seen += 1
     return xy, i
 
@@ -360,11 +451,13 @@ def write_tsplib(instance: TSPInstance, path, fmt: str | None = None,
             for symmetric instances). Default: coordinates when possible, else
             FULL_MATRIX.
         missing: weight written for missing edges (required when the instance has them;
-            it must be larger than every distance; read back with ``read_tsplib(path,
+            an integer larger than every distance, at most :data:`MAX_MISSING` (int64), so
+            that no real edge is written with it; read back with ``read_tsplib(path,
             missing=...)``).
 
     Raises:
-        ValueError: missing edges without ``missing``, a triangular format for an
+        ValueError: missing edges without ``missing``, a ``missing`` that is not an integer
+            larger than every distance (or beyond int64), a triangular format for an
             asymmetric instance, unknown format.
     """
     inst = instance
@@ -375,8 +468,17 @@ def write_tsplib(instance: TSPInstance, path, fmt: str | None = None,
         if missing is None:
             raise ValueError("the instance has missing edges; pass missing=<a weight larger "
                              "than every distance> (TSPLIB has no missing edges)")
+        if isinstance(missing, (bool, np.bool_)):
+            raise ValueError(f"missing must be an integer larger than every distance, got {missing!r}")
+        try:
+            missing = operator.index(missing)
+        except TypeError:
+            raise ValueError(f"missing must be an integer larger than every distance (the file "
+                             f"holds integer weights), got {missing!r}") from None
         if missing <= int(d.max()):
             raise ValueError(f"missing={missing} must exceed the largest distance {int(d.max())}")
+        if missing > MAX_MISSING:
+            raise ValueError(f"missing={missing} is beyond int64 (at most {MAX_MISSING})")
         d[inst.missing] = missing
     use_coords = False
     if (fmt is None and inst.coords is not None and inst.edge_weight_type in COORD_TYPES
@@ -408,7 +510,8 @@ def write_tsplib(instance: TSPInstance, path, fmt: str | None = None,
         if inst.coords is not None:
             out.append("DISPLAY_DATA_TYPE : TWOD_DISPLAY")
         out.append("EDGE_WEIGHT_SECTION")
-        vals = [str(int(d[r, c])) for r, c in _positions(fmt, n)]
+        rows, cols = _positions(fmt, n)
+        vals = [str(v) for v in d[rows, cols].tolist()]
         for s in range(0, len(vals), 16):
             out.append(" ".join(vals[s:s + 16]))
         if inst.coords is not None:

@@ -1,0 +1,368 @@
+"""Hostile input to maximum flow: every reader, generator and the serial solve either give
+a valid answer (checked by the network's own certificate) or a clear, documented error,
+quickly and without allocating first.
+
+The known bad inputs come first (each failed before its fix), then property-based tests.
+"""
+import math
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpualgo import guards
+from gpualgo import maxflow as mf
+
+#: what a hostile input may raise (subclasses of ValueError included)
+DOCUMENTED = (ValueError, TypeError, FileNotFoundError)
+
+
+@pytest.fixture
+def host16(monkeypatch):
+    """A host with 16 GiB available, so that the refusals do not depend on this machine."""
+    monkeypatch.setattr(guards, "host_bytes", lambda: 16 * 2**30)
+
+
+@pytest.fixture
+def small_host(monkeypatch):
+    """A host with 256 MiB available: whatever the property tests get built stays quick."""
+    monkeypatch.setattr(guards, "host_bytes", lambda: 256 * 2**20)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled():
+    """The numba version compiled once, so that no example's time includes compiling."""
+    mf.solve(mf.from_edges(3, [0, 1], [1, 2], [5, 3]), variant="serial")
+
+
+def refused(call, match, seconds=1.0, most_bytes=16 * 2**20):
+    """``call()`` raises a ValueError matching ``match`` within ``seconds``, having allocated
+    at most ``most_bytes`` (numpy's arrays are traced too)."""
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(ValueError, match=match) as info:
+            call()
+    finally:
+        took = time.perf_counter() - t0
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert took < seconds, f"refused only after {took:.2f} s"
+    assert peak < most_bytes, f"allocated {peak / 2**20:.0f} MiB before refusing"
+    return str(info.value)
+
+
+# ------------------------------------------------------------------ the known bad inputs
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: mf.genrmf(10**4, 10, c2=1), r"genrmf\(a=10000, b=10\).*host memory.*force=True"),
+    (lambda: mf.genrmf(10**9, 2, c2=1), r"int32"),
+    (lambda: mf.washington_rlg(10, 10, degree=10**9, maxcap=1), r"washington_rlg.*TiB of host memory"),
+    (lambda: mf.washington_rlg(10**9, 2), r"force=True"),
+    (lambda: mf.washington_rlg(10**9, 10), r"int32"),
+    (lambda: mf.vision_grid(10**9, 10**9), r"int32"),
+    (lambda: mf.vision_grid(10**4, 10**5), r"vision_grid.*host memory"),
+    (lambda: mf.random_gnp(10**8, 0.0), r"G\(100000000, 0.0\).*host memory.*force=True"),
+    (lambda: mf.random_gnp(10**9, 0.0), r"arcs"),
+    (lambda: mf.from_edges(10**9, [], [], []), r"n=1000000000 vertices.*host memory.*force=True"),
+])
+def test_sizes_refused_before_allocating(host16, call, match):
+    refused(call, match)
+
+
+def test_dimacs_problem_line_refused_naming_file_and_line(host16, tmp_path):
+    text = "c huge\np max 2000000000 0\nn 1 s\nn 2 t\n"
+    assert "line 2:" in refused(lambda: mf.parse_dimacs(text), r"line 2: .*host memory.*force=True")
+    p = tmp_path / "huge.max"
+    p.write_text(text)
+    msg = refused(lambda: mf.read_dimacs(p), r"huge\.max: line 2: .*GiB of host memory")
+    assert str(p) in msg
+    # an announced arc count that could never be held is refused on the same line
+    refused(lambda: mf.parse_dimacs("p max 4 1000000000000\nn 1 s\nn 4 t\n"), r"line 1: .*TiB")
+
+
+def test_text_format_node_count_refused(host16, tmp_path):
+    p = tmp_path / "huge.txt"
+    p.write_text("n 2000000000\ne 0 1 3\n")
+    refused(lambda: mf.read_text(p), r"huge\.txt: line 1: .*host memory")
+
+
+def test_force_insists(monkeypatch):
+    # a host that can give nothing: refused, unless forced
+    monkeypatch.setattr(guards, "host_bytes", lambda: 0)
+    monkeypatch.setattr(guards, "ALWAYS_FITS", 0)
+    with pytest.raises(ValueError, match="force=True"):
+        mf.genrmf(2, 2)
+    assert mf.genrmf(2, 2, seed=1, force=True).n == 8
+    assert mf.washington_rlg(2, 2, seed=1, force=True).n == 6
+    assert mf.vision_grid(2, 2, seed=1, force=True).n == 6
+    assert mf.random_gnp(5, 0.5, seed=1, force=True).n == 5
+    assert mf.from_edges(3, [0], [2], [1], force=True).m == 2
+    assert mf.parse_dimacs("p max 2 1\nn 1 s\nn 2 t\na 1 2 5\n", force=True).n == 2
+    with pytest.raises(ValueError, match="line 1"):
+        mf.parse_dimacs("p max 2 1\nn 1 s\nn 2 t\na 1 2 5\n")
+
+
+@pytest.mark.parametrize("reader, name", [(mf.read_dimacs, "bad.max"), (mf.read_text, "bad.txt"),
+                                          (mf.read, "bad.max")])
+def test_non_utf8_file_names_the_file(tmp_path, reader, name):
+    p = tmp_path / name
+    p.write_bytes(b"c ok\nc caf\xe9\np max 2 0\n")
+    with pytest.raises(ValueError, match=r"bad\.(max|txt): line 2: not UTF-8 text \(byte 0xe9"):
+        reader(p)
+
+
+def test_file_content_errors_name_file_and_line(tmp_path):
+    p = tmp_path / "net.max"
+    p.write_text("p max 4 1\nn 1 s\nn 4 t\na 1 5 3\n")
+    with pytest.raises(ValueError, match=r"net\.max: line 4: node id 5"):
+        mf.read_dimacs(p)
+    with pytest.raises(ValueError, match=r"^line 4: node id 5"):   # from a string: the line only
+        mf.parse_dimacs(p.read_text())
+    q = tmp_path / "net.txt"
+    q.write_text("n 3\ne 0 1 x\n")
+    with pytest.raises(ValueError, match=r"net\.txt: line 2: .*integers"):
+        mf.read_text(q)
+    # the arc count is checked at the end, but it names its line: the problem line
+    p.write_text("p max 4 2\nn 1 s\nn 4 t\na 1 2 3\n")
+    with pytest.raises(ValueError, match=r"net\.max: line 1: the problem line announces 2 arcs"):
+        mf.read(p)
+
+
+@pytest.mark.parametrize("freq", [-1, 0, -0.5, math.inf, -math.inf, math.nan, "1", None, True])
+def test_serial_freq_refused(freq):
+    net = mf.from_edges(3, [0, 1], [1, 2], [5, 3])
+    with pytest.raises(ValueError, match=r"freq .*positive finite number, got"):
+        mf.solve(net, variant="serial", freq=freq)
+
+
+def test_ragged_arc_lists_get_a_clear_message():
+    with pytest.raises(ValueError, match="tails must be a flat sequence of integers"):
+        mf.from_edges(3, [[0, 1], [1]], [1, 2], [5, 3])
+
+
+# ------------------------------------------------------------------ property-based tests
+
+def _documented(exc: BaseException) -> None:
+    """The exception a hostile input may end in: documented, with a message."""
+    assert isinstance(exc, DOCUMENTED), f"{type(exc).__name__}: {exc}"
+    assert str(exc).strip(), f"{type(exc).__name__} without a message"
+
+
+def _check_network(net):
+    assert isinstance(net, mf.FlowNetwork)
+    assert 2 <= net.n and 0 <= net.source < net.n and 0 <= net.sink < net.n and net.source != net.sink
+    assert net.offsets[0] == 0 and net.offsets[-1] == net.m and np.all(np.diff(net.offsets) >= 0)
+    assert np.all(net.capacity >= 0) and np.all(net.heads[net.rev] == net.tails)
+
+
+def _solve_and_certify(net):
+    r = mf.solve(net, variant="serial")
+    mf.certify(r)
+    if net.n <= 200 and net.fits_int32():
+        assert r.flow_value == mf.reference_value(net)
+
+
+VALID_DIMACS = "c a\np max 4 5\nn 1 s\nn 4 t\na 1 2 3\na 1 3 2\na 2 4 2\na 3 4 3\na 2 3 1\n"
+VALID_TEXT = "n 4\ne 0 1 3\ne 0 2 2\ne 1 3 2\ne 2 3 3\n"
+TOKENS = st.sampled_from(["p", "max", "min", "n", "a", "e", "c", "s", "t", "0", "1", "2", "3", "4", "-1",
+                          "2000000000", "99999999999", "4611686018427387905", "9223372036854775808",
+                          "1" * 300, "nan", "inf", "-inf", "1e9", "1_0", "\u0663", "#", "\x00", "1.5"])
+
+
+@st.composite
+def mutated(draw, valid):
+    """A valid file, truncated, with lines dropped, repeated, or with tokens replaced."""
+    lines = valid.splitlines()
+    for _ in range(draw(st.integers(0, 4))):
+        how = draw(st.sampled_from(["drop", "dup", "token", "truncate", "junk"]))
+        if not lines:
+            break
+        k = draw(st.integers(0, len(lines) - 1))
+        if how == "drop":
+            del lines[k]
+        elif how == "dup":
+            lines.insert(k, lines[k])
+        elif how == "token":
+            parts = lines[k].split() or [""]
+            parts[draw(st.integers(0, len(parts) - 1))] = draw(TOKENS)
+            lines[k] = " ".join(parts)
+        elif how == "truncate":
+            lines[k] = lines[k][:draw(st.integers(0, len(lines[k])))]
+            lines = lines[:k + 1]
+        else:
+            lines.insert(k, " ".join(draw(st.lists(TOKENS, max_size=5))))
+    return "\n".join(lines) + "\n"
+
+
+TEXTS = st.one_of(st.text(max_size=200), mutated(VALID_DIMACS), mutated(VALID_TEXT),
+                  st.lists(st.lists(TOKENS, max_size=5).map(" ".join), max_size=8).map("\n".join))
+SETTINGS = settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow,
+                                                                           HealthCheck.function_scoped_fixture])
+
+
+def _read_or_refuse(call):
+    t0 = time.perf_counter()
+    try:
+        net = call()
+    except BaseException as exc:         # noqa: BLE001 - the point is to see everything
+        _documented(exc)
+        net = None
+    assert time.perf_counter() - t0 < 5.0
+    if net is not None:
+        _check_network(net)
+        _solve_and_certify(net)
+
+
+@SETTINGS
+@given(text=TEXTS)
+def test_parsers_on_hostile_text(small_host, text):
+    _read_or_refuse(lambda: mf.parse_dimacs(text))
+    _read_or_refuse(lambda: mf.parse_text(text))
+
+
+@SETTINGS
+@given(data=st.one_of(st.binary(max_size=200),
+                      mutated(VALID_DIMACS).map(lambda s: s.encode()),
+                      st.tuples(mutated(VALID_DIMACS), st.binary(min_size=1, max_size=4))
+                      .map(lambda x: x[0].encode() + x[1] + b"\n")))
+def test_file_readers_on_hostile_bytes(small_host, tmp_path, data):
+    for name, reader in (("x.max", mf.read_dimacs), ("x.txt", mf.read_text), ("y.max", mf.read)):
+        p = tmp_path / name
+        p.write_bytes(data)
+        try:
+            reader(p)
+        except ValueError as exc:
+            assert name in str(exc), f"the error does not name the file: {exc}"
+        except BaseException as exc:     # noqa: BLE001
+            _documented(exc)
+    with pytest.raises(FileNotFoundError):
+        mf.read_dimacs(tmp_path / "absent.max")
+
+
+HUGE = st.one_of(st.integers(-3, 40), st.integers(-2**70, 2**70), st.sampled_from([10**9, 2**31, 2**62, -1]))
+ODD = st.one_of(HUGE, st.floats(allow_nan=True), st.none(), st.text(max_size=3), st.booleans())
+
+
+@SETTINGS
+@given(which=st.sampled_from(["gnp", "genrmf", "rlg", "vision"]), a=ODD, b=ODD, c=ODD, d=ODD,
+       seed=st.one_of(st.none(), st.integers(-5, 2**70)))
+def test_generators_on_hostile_arguments(small_host, which, a, b, c, d, seed):
+    t0 = time.perf_counter()
+    try:
+        if which == "gnp":
+            net = mf.random_gnp(a, c, seed=seed, low=b, high=d)
+        elif which == "genrmf":
+            net = mf.genrmf(a, b, c1=c, c2=d, seed=seed)
+        elif which == "rlg":
+            net = mf.washington_rlg(a, b, degree=c, maxcap=d, seed=seed)
+        else:
+            net = mf.vision_grid(a, b, maxcap=c, terminal_fraction=d, seed=seed)
+    except BaseException as exc:         # noqa: BLE001
+        _documented(exc)
+        net = None
+    assert time.perf_counter() - t0 < 5.0
+    if net is not None:
+        _check_network(net)
+        if net.n <= 2000:
+            _solve_and_certify(net)
+
+
+ARRAYS = st.one_of(
+    st.lists(HUGE, max_size=6),
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=6),
+    st.lists(st.lists(st.integers(0, 4), max_size=3), max_size=3),
+    st.just([]), st.just("abc"), st.none(), st.just([True, False]),
+    st.lists(st.integers(0, 5), min_size=1, max_size=8).map(lambda x: np.array(x, dtype=np.uint64)),
+    st.lists(st.integers(0, 5), min_size=1, max_size=8).map(lambda x: np.array(x, dtype=np.float32)),
+)
+
+
+@SETTINGS
+@given(n=HUGE, tails=ARRAYS, heads=ARRAYS, caps=ARRAYS, source=ODD, sink=st.one_of(st.none(), HUGE),
+       directed=st.booleans())
+def test_from_edges_and_serial_on_hostile_arrays(small_host, n, tails, heads, caps, source, sink, directed):
+    t0 = time.perf_counter()
+    try:
+        net = mf.from_edges(n, tails, heads, caps, source=source, sink=sink, directed=directed)
+    except BaseException as exc:         # noqa: BLE001
+        _documented(exc)
+        net = None
+    assert time.perf_counter() - t0 < 5.0
+    if net is not None:
+        _check_network(net)
+        if net.n <= 10**5:
+            _solve_and_certify(net)
+
+
+@SETTINGS
+@given(n=st.integers(2, 12), data=st.data(),
+       freq=st.one_of(st.floats(allow_nan=True), st.integers(-5, 2**70), st.none(), st.text(max_size=2)))
+def test_serial_on_random_networks_and_freqs(n, data, freq):
+    m = data.draw(st.integers(0, 3 * n))
+    u = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    v = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    c = data.draw(st.lists(st.one_of(st.integers(0, 9), st.integers(0, 2**40)), min_size=m, max_size=m))
+    net = mf.from_edges(n, u, v, c)
+    try:
+        r = mf.solve(net, variant="serial", freq=freq)
+    except BaseException as exc:         # noqa: BLE001
+        _documented(exc)
+        assert "freq" in str(exc)
+        return
+    mf.certify(r)
+
+
+@pytest.mark.parametrize("reader", [mf.read_dimacs, mf.read_text, mf.read])
+def test_directory_is_not_a_file(tmp_path, reader):
+    with pytest.raises(ValueError, match="is a directory"):
+        reader(tmp_path)
+
+
+def _hand_made(n, offsets, heads, capacity, rev, source=0, sink=None):
+    return mf.FlowNetwork(n=n, source=source, sink=n - 1 if sink is None else sink,
+                          offsets=np.asarray(offsets), heads=np.asarray(heads),
+                          capacity=np.asarray(capacity), rev=np.asarray(rev))
+
+
+@pytest.mark.parametrize("net, match", [
+    (_hand_made(2, [0, 1, 2], [1, 5], [3, 0], [1, 0]), "heads out of range"),
+    (_hand_made(2, [0, 1, 2], [1, 0], [3, 0], [0, 1]), "rev must pair"),
+    (_hand_made(2, [0, 2, 1], [1, 0], [3, 0], [1, 0]), "offsets"),
+    (_hand_made(2, [0, 1, 2], [1, 0], [-3, 0], [1, 0]), "capacities"),
+    (_hand_made(2, [0, 1, 2], [1, 0], [3, 0], [1, 7]), "rev out of range"),
+    (_hand_made(2, [0, 1, 2], [1.0, 0.0], [3, 0], [1, 0]), "heads must be a 1-D integer array"),
+    (_hand_made(3, [0, 1, 2], [1, 0], [3, 0], [1, 0]), "offsets"),
+])
+def test_hand_made_network_with_wrong_arrays_is_refused(net, match):
+    # before: the numba solver read past its arrays (garbage, or a crash)
+    with pytest.raises(ValueError, match="FlowNetwork: " + match):
+        mf.solve(net, variant="serial")
+
+
+@SETTINGS
+@given(data=st.data(), n=st.integers(-1, 6))
+def test_serial_on_hand_made_networks(data, n):
+    m = data.draw(st.integers(0, 8))
+    small = st.integers(-2, 9)
+    offsets = data.draw(st.lists(small, min_size=max(n + 1, 0), max_size=max(n + 1, 0)))
+    heads = data.draw(st.lists(small, min_size=m, max_size=m))
+    rev = data.draw(st.lists(small, min_size=m, max_size=m))
+    cap = data.draw(st.lists(st.one_of(small, st.integers(0, 2**63 - 1)), min_size=m, max_size=m))
+    # sometimes a consistent one, from a real network's arrays with a capacity changed
+    if n >= 2 and data.draw(st.booleans()):
+        real = mf.random_gnp(n, 0.5, seed=data.draw(st.integers(0, 99)))
+        offsets, heads, rev = real.offsets, real.heads, real.rev
+        cap = real.capacity.copy()
+        if cap.size:
+            cap[data.draw(st.integers(0, cap.size - 1))] = data.draw(st.integers(0, 50))
+    try:
+        net = _hand_made(n, offsets, heads, cap, rev, sink=data.draw(st.integers(-1, max(n, 0))))
+        r = mf.solve(net, variant="serial")
+    except BaseException as exc:         # noqa: BLE001
+        _documented(exc)
+        return
+    mf.certify(r)

@@ -1,0 +1,417 @@
+"""Hostile input to the TSP: the TSPLIB reader and writer, the generators and the CPU solves
+either give a valid answer (checked by the problem's own checks) or a clear, documented
+error, quickly and without allocating first.
+
+The known bad inputs come first (each failed before its fix), then property-based tests.
+"""
+import itertools
+import math
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpualgo import guards, tsp
+
+#: what a hostile input may raise (subclasses of ValueError included)
+DOCUMENTED = (ValueError, TypeError, FileNotFoundError)
+HEAD = "NAME: x\nTYPE: {kind}\nDIMENSION: {n}\nEDGE_WEIGHT_TYPE: {ewt}\n"
+
+
+@pytest.fixture
+def host16(monkeypatch):
+    """A host with 16 GiB available, so that the refusals do not depend on this machine."""
+    monkeypatch.setattr(guards, "host_bytes", lambda: 16 * 2**30)
+
+
+@pytest.fixture
+def small_host(monkeypatch):
+    """A host with 256 MiB available: whatever the property tests get built stays quick."""
+    monkeypatch.setattr(guards, "host_bytes", lambda: 256 * 2**20)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled():
+    """The numba versions compiled once, so that no example's time includes compiling."""
+    for variant in ("serial_bruteforce", "held_karp"):
+        tsp.solve(tsp.random_graph(4, seed=1), variant=variant)
+
+
+def refused(call, match, seconds=1.0, most_bytes=16 * 2**20, error=ValueError):
+    """``call()`` raises ``error`` matching ``match`` within ``seconds``, having allocated at
+    most ``most_bytes`` (numpy's arrays are traced too)."""
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(error, match=match) as info:
+            call()
+    finally:
+        took = time.perf_counter() - t0
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert took < seconds, f"refused only after {took:.2f} s"
+    assert peak < most_bytes, f"allocated {peak / 2**20:.0f} MiB before refusing"
+    return str(info.value)
+
+
+def _explicit(n, values, fmt="FULL_MATRIX", kind="TSP"):
+    return (HEAD.format(kind=kind, n=n, ewt="EXPLICIT") + f"EDGE_WEIGHT_FORMAT: {fmt}\n"
+            "EDGE_WEIGHT_SECTION\n" + " ".join(str(v) for v in values) + "\nEOF\n")
+
+
+# ------------------------------------------------------------------ the known bad inputs
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: tsp.random_euclidean(10**9), r"random_euclidean on n=1000000000 cities.*host memory.*force=True"),
+    (lambda: tsp.random_asymmetric(10**9), r"random_asymmetric on n=1000000000 .*PiB of host memory"),
+    (lambda: tsp.random_graph(10**9), r"random_graph on n=1000000000 .*force=True"),
+    (lambda: tsp.random_graph(10**9, symmetric=False, plant_tour=True), r"random_graph"),
+])
+def test_generator_sizes_refused_before_allocating(host16, call, match):
+    refused(call, match)
+
+
+def test_generators_insist_with_force(monkeypatch):
+    monkeypatch.setattr(guards, "host_bytes", lambda: 0)
+    monkeypatch.setattr(guards, "ALWAYS_FITS", 0)
+    for gen in (tsp.random_euclidean, tsp.random_asymmetric, tsp.random_graph):
+        with pytest.raises(ValueError, match="force=True"):
+            gen(4, seed=1)
+        assert gen(4, seed=1, force=True).n == 4
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: tsp.random_euclidean(3, scale=math.inf), r"scale must be a positive number"),
+    (lambda: tsp.random_euclidean(3, scale=1e300), r"scale must be a positive number"),
+    (lambda: tsp.random_euclidean(3, scale="1"), r"scale"),
+    (lambda: tsp.random_graph(3, low=1.5), r"low and high must be integers"),
+    (lambda: tsp.random_graph(3, high=2**70), r"high <= 1099511627776"),
+    (lambda: tsp.random_asymmetric(3, high=2**41), r"MAX_DISTANCE"),
+    (lambda: tsp.random_graph(3, density="0.5"), r"density must be in \[0, 1\]"),
+])
+def test_generator_parameters_named(call, match):
+    refused(call, match)
+
+
+@pytest.mark.parametrize("ewt, section", [
+    ("EUC_2D", "NODE_COORD_SECTION\n1 0 0\n"),
+    ("GEO", "NODE_COORD_SECTION\n1 0 0\n"),
+    ("EXPLICIT", "EDGE_WEIGHT_FORMAT: FULL_MATRIX\nEDGE_WEIGHT_SECTION\n0 1\n"),
+    ("EXPLICIT", "EDGE_WEIGHT_FORMAT: LOWER_DIAG_COL\nEDGE_WEIGHT_SECTION\n0 1\n"),
+    ("EXPLICIT", "DISPLAY_DATA_SECTION\n1 0 0\n"),
+])
+def test_tsplib_dimension_refused_naming_file_and_line(host16, tmp_path, ewt, section):
+    p = tmp_path / "huge.tsp"
+    p.write_text(HEAD.format(kind="TSP", n=10**9, ewt=ewt) + section + "EOF\n")
+    refused(lambda: tsp.read_tsplib(p), r"huge\.tsp, line 3: DIMENSION 1000000000: .*PiB of host memory.*"
+            r"force=True", error=tsp.TSPLIBError)
+
+
+def test_tsplib_20000_coordinates_refused_unless_forced(host16, tmp_path):
+    p = tmp_path / "big.tsp"
+    p.write_text(HEAD.format(kind="TSP", n=20000, ewt="EUC_2D") + "NODE_COORD_SECTION\n"
+                 + "".join(f"{i + 1} {i} {i % 7}\n" for i in range(20000)) + "EOF\n")
+    msg = refused(lambda: tsp.read_tsplib(p), r"big\.tsp, line 3: DIMENSION 20000: .*GiB of host memory")
+    assert "force=True" in msg
+
+
+def test_tsplib_force_insists(monkeypatch, tmp_path):
+    monkeypatch.setattr(guards, "host_bytes", lambda: 0)
+    monkeypatch.setattr(guards, "ALWAYS_FITS", 0)
+    p = tmp_path / "x.tsp"
+    p.write_text(_explicit(3, [0, 1, 2, 1, 0, 3, 2, 3, 0]))
+    with pytest.raises(tsp.TSPLIBError, match="force=True"):
+        tsp.read_tsplib(p)
+    assert tsp.read_tsplib(p, force=True).dist.tolist() == [[0, 1, 2], [1, 0, 3], [2, 3, 0]]
+
+
+@pytest.mark.parametrize("token", [str(2**63), "9" * 300, "1e300", str(-2**63 - 1), str(2**40 + 1),
+                                   "1" * 5000])
+def test_tsplib_weight_beyond_range_names_file_and_line(tmp_path, token):
+    p = tmp_path / "w.tsp"
+    p.write_text(_explicit(2, [token], fmt="UPPER_ROW"))
+    refused(lambda: tsp.read_tsplib(p), r"w\.tsp, line 7: weight .*exceeds 1099511627776",
+            error=tsp.TSPLIBError)
+
+
+def test_tsplib_missing_stand_in_above_max_distance_reads_back(tmp_path):
+    p = tmp_path / "m.tsp"
+    p.write_text(_explicit(3, [2**62, 5, 2**62], fmt="UPPER_ROW"))
+    inst = tsp.read_tsplib(p, missing=2**62)
+    assert inst.dist.tolist() == [[0, -1, 5], [-1, 0, -1], [5, -1, 0]]
+    # a real -1 is still a negative distance when a stand-in is given
+    p.write_text(_explicit(3, [-1, 5, 7], fmt="UPPER_ROW"))
+    with pytest.raises(tsp.TSPLIBError, match="line 7: negative distance -1"):
+        tsp.read_tsplib(p, missing=99)
+    with pytest.raises(ValueError, match="missing must be an integer"):
+        tsp.read_tsplib(p, missing=1.5)
+
+
+def test_tsplib_coordinates_beyond_range(tmp_path):
+    p = tmp_path / "c.tsp"
+    p.write_text(HEAD.format(kind="TSP", n=2, ewt="EUC_2D") + "NODE_COORD_SECTION\n1 0 0\n2 1e300 0\nEOF\n")
+    with pytest.raises(tsp.TSPLIBError, match=r"c\.tsp, line 7: coordinate beyond"):
+        tsp.read_tsplib(p)
+
+
+def test_tsplib_non_utf8_names_the_file(tmp_path):
+    p = tmp_path / "latin.tsp"
+    p.write_bytes(_explicit(2, [5], fmt="UPPER_ROW").replace("NAME: x", "NAME: caf\xe9").encode("latin-1"))
+    with pytest.raises(tsp.TSPLIBError, match=r"latin\.tsp, line 1: not UTF-8 text \(byte 0xe9"):
+        tsp.read_tsplib(p)
+
+
+def _with_missing():
+    d = np.array([[0, 1, -1], [1, 0, 1], [-1, 1, 0]])
+    return tsp.TSPInstance(dist=d)
+
+
+@pytest.mark.parametrize("missing, match", [
+    (1.5, r"missing must be an integer larger than every distance"),
+    (2.0, r"missing must be an integer"),
+    (True, r"missing must be an integer"),
+    ("9", r"missing must be an integer"),
+    (2**70, r"beyond int64"),
+    (1, r"must exceed the largest distance 1"),
+])
+def test_write_tsplib_missing_refused(tmp_path, missing, match):
+    with pytest.raises(ValueError, match=match):
+        tsp.write_tsplib(_with_missing(), tmp_path / "w.tsp", missing=missing)
+    assert not (tmp_path / "w.tsp").exists()
+
+
+def test_write_tsplib_missing_roundtrip_at_int64(tmp_path):
+    p = tsp.write_tsplib(_with_missing(), tmp_path / "w.tsp", missing=2**63 - 1, fmt="UPPER_ROW")
+    assert tsp.read_tsplib(p, missing=2**63 - 1).dist.tolist() == _with_missing().dist.tolist()
+
+
+@pytest.mark.parametrize("matrix, match", [
+    ([[0, 1], [1]], r"distance matrix must be a square \(n, n\) table of numbers"),
+    ([[0, 1, 2], [1, 0]], r"square \(n, n\) table"),
+    ([[0, "a"], [1, 0]], r"must be numeric"),
+    ([[0, None], [1, 0]], r"must be numeric, got dtype object"),
+    ([[0, 2**70], [1, 0]], r"integers beyond int64"),
+    ([[0, [1]], [1, 0]], r"distance matrix"),
+])
+@pytest.mark.parametrize("variant", ["serial_bruteforce", "held_karp"])
+def test_solve_ragged_or_non_numeric_matrix(matrix, match, variant):
+    with pytest.raises(ValueError, match=match):
+        tsp.solve(matrix, variant=variant)
+
+
+# ------------------------------------------------------------------ property-based tests
+
+SETTINGS = settings(max_examples=150, deadline=3000, suppress_health_check=[HealthCheck.too_slow,
+                                                                           HealthCheck.function_scoped_fixture])
+
+
+def _documented(exc: BaseException) -> None:
+    assert isinstance(exc, DOCUMENTED), f"{type(exc).__name__}: {exc}"
+    assert str(exc).strip(), f"{type(exc).__name__} without a message"
+
+
+def _check_instance(inst):
+    assert isinstance(inst, tsp.TSPInstance)
+    d = inst.dist
+    assert d.dtype == np.int64 and d.ndim == 2 and d.shape[0] == d.shape[1] >= 1
+    off = ~np.eye(inst.n, dtype=bool)
+    assert np.all((d[off] >= 0) | (d[off] == tsp.NO_EDGE)) and np.all(np.diag(d) == 0)
+    assert np.all(d <= tsp.MAX_DISTANCE)
+
+
+def _best_by_itertools(inst):
+    best = math.inf
+    for perm in itertools.permutations(range(1, inst.n)):
+        best = min(best, tsp.tour_length(inst, (0,) + perm))
+    return best
+
+
+def _solve_and_check(inst):
+    """Both CPU versions on a small instance agree with every order tried by itertools."""
+    if inst.n > 7:
+        return
+    want = _best_by_itertools(inst)
+    for variant in ("serial_bruteforce", "held_karp"):
+        r = tsp.solve(inst, variant=variant)
+        assert r.length == want, (variant, r.length, want)
+        if r.feasible:
+            tsp.check_tour(r.tour, inst.n)
+            assert tsp.tour_length(inst, r.tour) == want
+
+
+VALID = {
+    "explicit": _explicit(4, [0, 3, 4, 5, 3, 0, 6, 7, 4, 6, 0, 8, 5, 7, 8, 0]),
+    "upper": _explicit(4, [3, 4, 5, 6, 7, 8], fmt="UPPER_ROW"),
+    "lower_diag_col": _explicit(4, [0, 3, 4, 5, 0, 6, 7, 0, 8, 0], fmt="LOWER_DIAG_COL"),
+    "atsp": _explicit(3, [0, 1, 2, 3, 0, 4, 5, 6, 0], kind="ATSP"),
+    "euc": HEAD.format(kind="TSP", n=4, ewt="EUC_2D") + "NODE_COORD_SECTION\n1 0 0\n2 3 4\n3 6 0\n4 3 -4\nEOF\n",
+    "geo": HEAD.format(kind="TSP", n=3, ewt="GEO") + "NODE_COORD_SECTION\n1 38.24 20.42\n2 39.57 26.15\n"
+           "3 40.56 25.32\nDISPLAY_DATA_SECTION\n1 0 0\n2 1 1\n3 2 0\nEOF\n",
+    "att3d": HEAD.format(kind="TSP", n=3, ewt="MAN_3D") + "NODE_COORD_SECTION\n1 0 0 0\n2 1 2 3\n3 4 4 4\nEOF\n",
+}
+TOKENS = st.sampled_from(["0", "1", "-1", "-5", "3", "1000000000", str(2**40), str(2**40 + 1), str(2**63),
+                          "9" * 300, "1e300", "1e400", "nan", "inf", "-inf", "NaN", "2.5", "1_0", "\u0663",
+                          "EOF", "NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DIMENSION:", "TYPE:", ":",
+                          "FULL_MATRIX", "UPPER_COL", "EUC_2D", "EXPLICIT", "TSP", "ATSP", "HCP",
+                          "FIXED_EDGES_SECTION", "1000000000", "20000", "\x00", "\ufeff"])
+
+
+@st.composite
+def mutated(draw):
+    """A valid TSPLIB file, truncated, with lines dropped, repeated, or tokens replaced."""
+    lines = draw(st.sampled_from(sorted(VALID.values()))).splitlines()
+    for _ in range(draw(st.integers(0, 4))):
+        how = draw(st.sampled_from(["drop", "dup", "token", "truncate", "junk"]))
+        if not lines:
+            break
+        k = draw(st.integers(0, len(lines) - 1))
+        if how == "drop":
+            del lines[k]
+        elif how == "dup":
+            lines.insert(k, lines[k])
+        elif how == "token":
+            parts = lines[k].split() or [""]
+            parts[draw(st.integers(0, len(parts) - 1))] = draw(TOKENS)
+            lines[k] = " ".join(parts)
+        elif how == "truncate":
+            lines[k] = lines[k][:draw(st.integers(0, len(lines[k])))]
+            lines = lines[:k + 1]
+        else:
+            lines.insert(k, " ".join(draw(st.lists(TOKENS, max_size=4))))
+    return "\n".join(lines) + "\n"
+
+
+FILES = st.one_of(
+    mutated().map(str.encode),
+    st.binary(max_size=300),
+    st.text(max_size=200).map(str.encode),
+    st.tuples(mutated(), st.binary(min_size=1, max_size=4)).map(lambda x: x[0].encode() + x[1]),
+)
+
+
+@SETTINGS
+@given(data=FILES, missing=st.one_of(st.none(), st.sampled_from([-1, 0, 7, 2**63, 2**70]),
+                                     st.floats(allow_nan=True)))
+def test_read_tsplib_on_hostile_files(small_host, tmp_path, data, missing):
+    p = tmp_path / "hostile.tsp"
+    p.write_bytes(data)
+    t0 = time.perf_counter()
+    try:
+        inst = tsp.read_tsplib(p, missing=missing)
+    except tsp.TSPLIBError as exc:
+        assert "hostile.tsp" in str(exc), f"the error does not name the file: {exc}"
+        inst = None
+    except BaseException as exc:         # noqa: BLE001 - the point is to see everything
+        _documented(exc)
+        assert "missing" in str(exc), exc     # the one error that is about the argument
+        inst = None
+    assert time.perf_counter() - t0 < 5.0
+    if inst is not None:
+        _check_instance(inst)
+        _solve_and_check(inst)
+
+
+@SETTINGS
+@given(n=st.integers(1, 7), data=st.data())
+def test_write_then_read_any_small_instance(tmp_path, n, data):
+    cells = st.one_of(st.integers(0, 2**40), st.integers(0, 9), st.just(tsp.NO_EDGE))
+    d = np.array(data.draw(st.lists(cells, min_size=n * n, max_size=n * n)), dtype=np.int64).reshape(n, n)
+    if data.draw(st.booleans()):
+        d = np.triu(d, 1) + np.triu(d, 1).T
+    inst = tsp.TSPInstance(dist=d)
+    fmt = data.draw(st.sampled_from([None] + list(tsp.tsplib.FORMATS)))
+    missing = data.draw(st.one_of(st.none(), st.integers(-2, 2**64), st.floats(allow_nan=True)))
+    try:
+        p = tsp.write_tsplib(inst, tmp_path / "w.tsp", fmt=fmt, missing=missing)
+    except BaseException as exc:         # noqa: BLE001
+        _documented(exc)
+        return
+    back = tsp.read_tsplib(p, missing=missing if inst.has_missing else None)
+    assert back.dist.tolist() == inst.dist.tolist()
+
+
+ODD = st.one_of(st.integers(-3, 9), st.integers(-2**70, 2**70), st.sampled_from([10**9, 2**40, 2**41, 20000]),
+                st.floats(allow_nan=True, allow_infinity=True), st.none(), st.text(max_size=2), st.booleans())
+
+
+@SETTINGS
+@given(which=st.sampled_from(["euclid", "graph", "asym"]), n=ODD, a=ODD, b=ODD, c=ODD,
+       seed=st.one_of(st.none(), st.integers(-5, 2**70)), flags=st.tuples(st.booleans(), st.booleans()))
+def test_generators_on_hostile_arguments(small_host, which, n, a, b, c, seed, flags):
+    t0 = time.perf_counter()
+    try:
+        if which == "euclid":
+            inst = tsp.random_euclidean(n, seed=seed, scale=a)
+        elif which == "graph":
+            inst = tsp.random_graph(n, density=a, seed=seed, low=b, high=c, symmetric=flags[0],
+                                    plant_tour=flags[1])
+        else:
+            inst = tsp.random_asymmetric(n, seed=seed, low=b, high=c)
+    except BaseException as exc:         # noqa: BLE001
+        _documented(exc)
+        inst = None
+    assert time.perf_counter() - t0 < 5.0
+    if inst is not None:
+        _check_instance(inst)
+        _solve_and_check(inst)
+
+
+MATRICES = st.one_of(
+    st.integers(0, 6).flatmap(lambda n: st.lists(st.lists(st.integers(-2, 2**41), min_size=n, max_size=n),
+                                                 min_size=n, max_size=n)),
+    st.integers(0, 6).flatmap(lambda n: st.lists(st.lists(st.floats(allow_nan=True, allow_infinity=True),
+                                                          min_size=n, max_size=n), min_size=n, max_size=n)),
+    st.lists(st.lists(st.integers(0, 9), max_size=5), max_size=5),                  # ragged
+    st.lists(st.one_of(st.integers(0, 9), st.text(max_size=2), st.none()), max_size=5),
+    st.integers(0, 6).flatmap(lambda n: st.lists(st.lists(st.integers(-2**70, 2**70), min_size=n, max_size=n),
+                                                 min_size=n, max_size=n)),
+    st.sampled_from([None, "abc", 3, [], [[]], [[[1]]], np.zeros((2, 3)), np.zeros((0, 0)),
+                     np.ones((3, 3), dtype=np.uint64) * 2**63, np.ones((3, 3), dtype=np.complex128),
+                     np.ones((3, 3), dtype=bool), np.ones((3, 3), dtype=np.float16),
+                     np.array([["a", "b"], ["c", "d"]]), np.zeros((2, 2, 2))]),
+)
+
+
+@SETTINGS
+@given(matrix=MATRICES, variant=st.sampled_from(["serial_bruteforce", "held_karp"]),
+       options=st.sampled_from([{}, {"symmetric": True}, {"symmetric": False}, {"max_free": 0},
+                                {"max_free": 3}, {"max_free": -1}, {"max_free": 10**9}, {"force": True},
+                                {"symmetric": "yes"}]))
+def test_cpu_solves_on_hostile_matrices(small_host, matrix, variant, options):
+    t0 = time.perf_counter()
+    try:
+        r = tsp.solve(matrix, variant=variant, **options)
+    except BaseException as exc:         # noqa: BLE001
+        _documented(exc)
+        return
+    assert time.perf_counter() - t0 < 5.0
+    inst = tsp.as_instance(matrix)
+    _check_instance(inst)
+    want = _best_by_itertools(inst)
+    assert r.length == want
+    if r.feasible:
+        tsp.check_tour(r.tour, inst.n)
+        assert tsp.tour_length(inst, r.tour) == want
+
+
+def test_short_file_with_large_dimension_fails_at_its_end_without_allocating(host16, tmp_path):
+    p = tmp_path / "short.tsp"
+    p.write_text(_explicit(10000, [0, 1, 2]))   # 10^8 values announced, 3 given
+    refused(lambda: tsp.read_tsplib(p), r"short\.tsp, line 8: EDGE_WEIGHT_SECTION has 3 values, "
+            r"100000000 expected", error=tsp.TSPLIBError)
+
+
+def test_directory_is_not_a_file(tmp_path):
+    with pytest.raises(tsp.TSPLIBError, match="is a directory"):
+        tsp.read_tsplib(tmp_path)
+
+
+def test_float16_matrix_without_overflow_warning():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = tsp.solve(np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0]], dtype=np.float16), variant="held_karp")
+    assert r.length == 6
