@@ -21,3 +21,17 @@ def rng(request):
     request.node.user_properties.append(("seed", seed))
     print(f"random seed: {seed}")
     return np.random.default_rng(seed)
+
+
+@pytest.fixture
+def host16(monkeypatch):
+    """A host with 16 GiB available, so that the size refusals do not depend on this machine."""
+    from gpualgo import guards
+    monkeypatch.setattr(guards, "host_bytes", lambda: 16 * 2**30)
+
+
+@pytest.fixture
+def small_host(monkeypatch):
+    """A host with 256 MiB available: whatever a property test gets built stays quick."""
+    from gpualgo import guards
+    monkeypatch.setattr(guards, "host_bytes", lambda: 256 * 2**20)

@@ -6,53 +6,23 @@ The known bad inputs come first (each failed before its fix), then property-base
 """
 import math
 import time
-import tracemalloc
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from gpualgo import guards
 from gpualgo import maxflow as mf
+from hostile import FAST, documented, mutated, refused
 
 #: what a hostile input may raise (subclasses of ValueError included)
-DOCUMENTED = (ValueError, TypeError, FileNotFoundError)
-
-
-@pytest.fixture
-def host16(monkeypatch):
-    """A host with 16 GiB available, so that the refusals do not depend on this machine."""
-    monkeypatch.setattr(guards, "host_bytes", lambda: 16 * 2**30)
-
-
-@pytest.fixture
-def small_host(monkeypatch):
-    """A host with 256 MiB available: whatever the property tests get built stays quick."""
-    monkeypatch.setattr(guards, "host_bytes", lambda: 256 * 2**20)
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _compiled():
     """The numba version compiled once, so that no example's time includes compiling."""
     mf.solve(mf.from_edges(3, [0, 1], [1, 2], [5, 3]), variant="serial")
-
-
-def refused(call, match, seconds=1.0, most_bytes=16 * 2**20):
-    """``call()`` raises a ValueError matching ``match`` within ``seconds``, having allocated
-    at most ``most_bytes`` (numpy's arrays are traced too)."""
-    tracemalloc.start()
-    t0 = time.perf_counter()
-    try:
-        with pytest.raises(ValueError, match=match) as info:
-            call()
-    finally:
-        took = time.perf_counter() - t0
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-    assert took < seconds, f"refused only after {took:.2f} s"
-    assert peak < most_bytes, f"allocated {peak / 2**20:.0f} MiB before refusing"
-    return str(info.value)
 
 
 # ------------------------------------------------------------------ the known bad inputs
@@ -146,12 +116,6 @@ def test_ragged_arc_lists_get_a_clear_message():
 
 # ------------------------------------------------------------------ property-based tests
 
-def _documented(exc: BaseException) -> None:
-    """The exception a hostile input may end in: documented, with a message."""
-    assert isinstance(exc, DOCUMENTED), f"{type(exc).__name__}: {exc}"
-    assert str(exc).strip(), f"{type(exc).__name__} without a message"
-
-
 def _check_network(net):
     assert isinstance(net, mf.FlowNetwork)
     assert 2 <= net.n and 0 <= net.source < net.n and 0 <= net.sink < net.n and net.source != net.sink
@@ -173,35 +137,10 @@ TOKENS = st.sampled_from(["p", "max", "min", "n", "a", "e", "c", "s", "t", "0", 
                           "1" * 300, "nan", "inf", "-inf", "1e9", "1_0", "\u0663", "#", "\x00", "1.5"])
 
 
-@st.composite
-def mutated(draw, valid):
-    """A valid file, truncated, with lines dropped, repeated, or with tokens replaced."""
-    lines = valid.splitlines()
-    for _ in range(draw(st.integers(0, 4))):
-        how = draw(st.sampled_from(["drop", "dup", "token", "truncate", "junk"]))
-        if not lines:
-            break
-        k = draw(st.integers(0, len(lines) - 1))
-        if how == "drop":
-            del lines[k]
-        elif how == "dup":
-            lines.insert(k, lines[k])
-        elif how == "token":
-            parts = lines[k].split() or [""]
-            parts[draw(st.integers(0, len(parts) - 1))] = draw(TOKENS)
-            lines[k] = " ".join(parts)
-        elif how == "truncate":
-            lines[k] = lines[k][:draw(st.integers(0, len(lines[k])))]
-            lines = lines[:k + 1]
-        else:
-            lines.insert(k, " ".join(draw(st.lists(TOKENS, max_size=5))))
-    return "\n".join(lines) + "\n"
 
 
-TEXTS = st.one_of(st.text(max_size=200), mutated(VALID_DIMACS), mutated(VALID_TEXT),
+TEXTS = st.one_of(st.text(max_size=200), mutated(VALID_DIMACS, TOKENS), mutated(VALID_TEXT, TOKENS),
                   st.lists(st.lists(TOKENS, max_size=5).map(" ".join), max_size=8).map("\n".join))
-SETTINGS = settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow,
-                                                                           HealthCheck.function_scoped_fixture])
 
 
 def _read_or_refuse(call):
@@ -209,7 +148,7 @@ def _read_or_refuse(call):
     try:
         net = call()
     except BaseException as exc:         # noqa: BLE001 - the point is to see everything
-        _documented(exc)
+        documented(exc)
         net = None
     assert time.perf_counter() - t0 < 5.0
     if net is not None:
@@ -217,17 +156,17 @@ def _read_or_refuse(call):
         _solve_and_certify(net)
 
 
-@SETTINGS
+@FAST
 @given(text=TEXTS)
 def test_parsers_on_hostile_text(small_host, text):
     _read_or_refuse(lambda: mf.parse_dimacs(text))
     _read_or_refuse(lambda: mf.parse_text(text))
 
 
-@SETTINGS
+@FAST
 @given(data=st.one_of(st.binary(max_size=200),
-                      mutated(VALID_DIMACS).map(lambda s: s.encode()),
-                      st.tuples(mutated(VALID_DIMACS), st.binary(min_size=1, max_size=4))
+                      mutated(VALID_DIMACS, TOKENS).map(lambda s: s.encode()),
+                      st.tuples(mutated(VALID_DIMACS, TOKENS), st.binary(min_size=1, max_size=4))
                       .map(lambda x: x[0].encode() + x[1] + b"\n")))
 def test_file_readers_on_hostile_bytes(small_host, tmp_path, data):
     for name, reader in (("x.max", mf.read_dimacs), ("x.txt", mf.read_text), ("y.max", mf.read)):
@@ -238,7 +177,7 @@ def test_file_readers_on_hostile_bytes(small_host, tmp_path, data):
         except ValueError as exc:
             assert name in str(exc), f"the error does not name the file: {exc}"
         except BaseException as exc:     # noqa: BLE001
-            _documented(exc)
+            documented(exc)
     with pytest.raises(FileNotFoundError):
         mf.read_dimacs(tmp_path / "absent.max")
 
@@ -247,7 +186,7 @@ HUGE = st.one_of(st.integers(-3, 40), st.integers(-2**70, 2**70), st.sampled_fro
 ODD = st.one_of(HUGE, st.floats(allow_nan=True), st.none(), st.text(max_size=3), st.booleans())
 
 
-@SETTINGS
+@FAST
 @given(which=st.sampled_from(["gnp", "genrmf", "rlg", "vision"]), a=ODD, b=ODD, c=ODD, d=ODD,
        seed=st.one_of(st.none(), st.integers(-5, 2**70)))
 def test_generators_on_hostile_arguments(small_host, which, a, b, c, d, seed):
@@ -262,7 +201,7 @@ def test_generators_on_hostile_arguments(small_host, which, a, b, c, d, seed):
         else:
             net = mf.vision_grid(a, b, maxcap=c, terminal_fraction=d, seed=seed)
     except BaseException as exc:         # noqa: BLE001
-        _documented(exc)
+        documented(exc)
         net = None
     assert time.perf_counter() - t0 < 5.0
     if net is not None:
@@ -281,7 +220,7 @@ ARRAYS = st.one_of(
 )
 
 
-@SETTINGS
+@FAST
 @given(n=HUGE, tails=ARRAYS, heads=ARRAYS, caps=ARRAYS, source=ODD, sink=st.one_of(st.none(), HUGE),
        directed=st.booleans())
 def test_from_edges_and_serial_on_hostile_arrays(small_host, n, tails, heads, caps, source, sink, directed):
@@ -289,7 +228,7 @@ def test_from_edges_and_serial_on_hostile_arrays(small_host, n, tails, heads, ca
     try:
         net = mf.from_edges(n, tails, heads, caps, source=source, sink=sink, directed=directed)
     except BaseException as exc:         # noqa: BLE001
-        _documented(exc)
+        documented(exc)
         net = None
     assert time.perf_counter() - t0 < 5.0
     if net is not None:
@@ -298,7 +237,7 @@ def test_from_edges_and_serial_on_hostile_arrays(small_host, n, tails, heads, ca
             _solve_and_certify(net)
 
 
-@SETTINGS
+@FAST
 @given(n=st.integers(2, 12), data=st.data(),
        freq=st.one_of(st.floats(allow_nan=True), st.integers(-5, 2**70), st.none(), st.text(max_size=2)))
 def test_serial_on_random_networks_and_freqs(n, data, freq):
@@ -310,7 +249,7 @@ def test_serial_on_random_networks_and_freqs(n, data, freq):
     try:
         r = mf.solve(net, variant="serial", freq=freq)
     except BaseException as exc:         # noqa: BLE001
-        _documented(exc)
+        documented(exc)
         assert "freq" in str(exc)
         return
     mf.certify(r)
@@ -343,7 +282,7 @@ def test_hand_made_network_with_wrong_arrays_is_refused(net, match):
         mf.solve(net, variant="serial")
 
 
-@SETTINGS
+@FAST
 @given(data=st.data(), n=st.integers(-1, 6))
 def test_serial_on_hand_made_networks(data, n):
     m = data.draw(st.integers(0, 8))
@@ -363,6 +302,6 @@ def test_serial_on_hand_made_networks(data, n):
         net = _hand_made(n, offsets, heads, cap, rev, sink=data.draw(st.integers(-1, max(n, 0))))
         r = mf.solve(net, variant="serial")
     except BaseException as exc:         # noqa: BLE001
-        _documented(exc)
+        documented(exc)
         return
     mf.certify(r)
