@@ -75,14 +75,18 @@ def test_report_options(variant, opts, rng):
 
 def test_all_negative_and_zero_values():
     n = 10
-    for v in (-co.random_values(n, "uniform", seed=3), np.zeros(1 << n)):
+    squares = -co.popcounts(n).astype(np.float64) ** 2   # a coalition of k costs k*k
+    for v in (-co.random_values(n, "uniform", seed=3), np.zeros(1 << n), squares):
         v[0] = 0
         ref = co.solve(v, variant="serial")
         for variant in GPU_VARIANTS:
             r = co.solve(v, variant=variant)
             assert _close(r.value, ref.value, v.dtype)
-        if (v < 0).all():   # every coalition costs: the singletons, each the least negative
-            assert len(ref.partition) >= 1
+    # costs growing faster than the size: the singletons are the one optimum, for every version
+    singletons = [1 << i for i in range(n)]
+    assert sorted(ref.partition) == singletons and ref.value == -n
+    for variant in GPU_VARIANTS:
+        assert sorted(co.solve(squares, variant=variant).partition) == singletons, variant
 
 
 def test_shared_splits_saves_reads():
