@@ -96,12 +96,15 @@ def row(result, rep: int = 0, verified=None, **fields) -> dict:
     return out
 
 
-def peer_row(name: str, objective, total_ms: float, rep: int = 0, verified=None, device: str = "", **fields) -> dict:
+def peer_row(name: str, objective, total_ms: float, rep: int = 0, verified=None, device: str = "",
+             prepare_ms: float | None = None, **fields) -> dict:
     """A row of a CPU peer (scipy, lap, OR-tools...) in the same schema as :func:`row`: the
-    peer's whole call is ``total_ms`` (and ``exec_ms``; a peer's preparation is not split out)."""
+    peer's whole call is ``total_ms``; ``prepare_ms``, where the caller timed it apart,
+    is building the peer's own input (its graph), and ``exec_ms`` is the rest."""
     from .gpu import cpu_label
     out = dict(fields)
-    out.update(variant=name, rep=rep, total_ms=float(total_ms), prepare_ms=None, exec_ms=float(total_ms),
+    exec_ms = float(total_ms) - (prepare_ms or 0.0)
+    out.update(variant=name, rep=rep, total_ms=float(total_ms), prepare_ms=_ms(prepare_ms), exec_ms=exec_ms,
                kernel_ms=None, objective=_plain(objective), verified=verified, device=device or cpu_label(engine=name))
     return out
 

@@ -66,15 +66,17 @@ def host_bytes() -> int:
         return 8 * 2**30
 
 
-def memory(need: float, what: str, force: bool = False, where: str = "GPU", hint: str = "") -> None:
+def memory(need: float, what: str, force: bool = False, where: str = "GPU", hint: str = "",
+           floor: float = 0) -> None:
     """Refuse ``what`` when it needs more than :data:`MEMORY_FRACTION` of the memory
     ``where`` (``"GPU"`` or ``"host"``) can give now, unless ``force``.
 
     ``need`` is the run's estimate in bytes (its arrays; say how it was counted where it is
-    computed). ``hint`` names a smaller alternative. On the GPU, raises
-    :class:`~gpualgo.gpu.GPUUnavailableError` when there is none.
+    computed). ``hint`` names a smaller alternative. ``floor``: a need up to this many bytes
+    is never refused (:data:`ALWAYS_FITS` for estimates that are about sizes, not about the
+    last KiB). On the GPU, raises :class:`~gpualgo.gpu.GPUUnavailableError` when there is none.
     """
-    if force:
+    if force or need <= floor:
         return
     if where == "GPU":
         from . import gpu

@@ -79,10 +79,8 @@ def run_peer(name: str, net, rep: int = 0, **fields) -> dict:
     value = call(net.n, *net.arcs(), net.source, net.sink, times=times)
     if value is None:
         raise ValueError(peers.missing_text("ortools_graph" if name == "ortools" else name))
-    row = bench.peer_row(name, value, times["build_ms"] + times["solve_ms"], rep=rep,
-                         device=cpu_label(engine=f"{dist} {_version(dist)}"), **fields)
-    row.update(prepare_ms=times["build_ms"], exec_ms=times["solve_ms"])
-    return row
+    return bench.peer_row(name, value, times["build_ms"] + times["solve_ms"], rep=rep,
+                          device=cpu_label(engine=f"{dist} {_version(dist)}"), prepare_ms=times["build_ms"], **fields)
 
 
 def certified(result) -> bool:

@@ -188,8 +188,7 @@ def guard_network(n: int, arcs: int, what: str, force: bool = False, extra: int 
         raise ValueError(f"{what}: n={n} vertices, but vertex ids are stored as int32, at most "
                          f"{INT32_MAX} vertices")
     need = network_bytes(n, arcs) + int(extra)
-    if need > guards.ALWAYS_FITS:
-        guards.memory(need, f"{what} (n={n} vertices, {arcs} arcs)", force, where="host")
+    guards.memory(need, f"{what} (n={n} vertices, {arcs} arcs)", force, where="host", floor=guards.ALWAYS_FITS)
 
 
 def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | None = None,

@@ -35,9 +35,8 @@ def guard_matrix(n: int, bytes_per_cell: float, what: str, force: bool = False, 
     peak, counted where it is called) plus ``extra`` would not fit in host memory (nothing
     below :data:`gpualgo.guards.ALWAYS_FITS` is refused)."""
     need = bytes_per_cell * n * n + extra
-    if need > guards.ALWAYS_FITS:
-        guards.memory(need, f"{what} on n={n} cities ({n}x{n} matrices)", force,
-                  where="host")
+    guards.memory(need, f"{what} on n={n} cities ({n}x{n} matrices)", force, where="host",
+                  floor=guards.ALWAYS_FITS)
 
 
 @dataclass

@@ -308,9 +308,8 @@ def _read_section(word, lines, i, head, head_line, fail, lineno, missing=None, f
     count = _count(fmt, n) if explicit and fmt in FORMATS else 0
     need = _bytes(explicit, n, dim, count)
     try:
-        if need > guards.ALWAYS_FITS:
-            guards.memory(need, f"DIMENSION {n}: building the {n}x{n} distance matrix",
-                          force, where="host", hint="read a smaller instance")
+        guards.memory(need, f"DIMENSION {n}: building the {n}x{n} distance matrix",
+                      force, where="host", hint="read a smaller instance", floor=guards.ALWAYS_FITS)
     except ValueError as exc:
         fail(head_line["DIMENSION"], str(exc))
     if word == "EDGE_WEIGHT_SECTION":
