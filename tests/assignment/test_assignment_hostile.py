@@ -120,9 +120,7 @@ LINE = st.one_of(st.text(max_size=30),
 def test_read_batch_config(tmp_path_factory, lines, tail):
     path = tmp_path_factory.mktemp("c") / "b.cfg"
     path.write_bytes("\n".join(lines).encode("utf-8", "surrogatepass") + tail)
-    t0 = time.perf_counter()
     answer_or_refusal(lambda: A.read_batch_config(path))
-    assert time.perf_counter() - t0 < 2
 
 
 @FAST

@@ -6,7 +6,6 @@ The known bad inputs come first (each failed before its fix), then property-base
 """
 import itertools
 import math
-import time
 
 import numpy as np
 import pytest
@@ -238,7 +237,6 @@ FILES = st.one_of(
 def test_read_tsplib_on_hostile_files(small_host, tmp_path, data, missing):
     p = tmp_path / "hostile.tsp"
     p.write_bytes(data)
-    t0 = time.perf_counter()
     try:
         inst = tsp.read_tsplib(p, missing=missing)
     except tsp.TSPLIBError as exc:
@@ -248,7 +246,6 @@ def test_read_tsplib_on_hostile_files(small_host, tmp_path, data, missing):
         documented(exc)
         assert "missing" in str(exc), exc     # the one error that is about the argument
         inst = None
-    assert time.perf_counter() - t0 < 5.0
     if inst is not None:
         _check_instance(inst)
         _solve_and_check(inst)
@@ -281,7 +278,6 @@ ODD = st.one_of(st.integers(-3, 9), st.integers(-2**70, 2**70), st.sampled_from(
 @given(which=st.sampled_from(["euclid", "graph", "asym"]), n=ODD, a=ODD, b=ODD, c=ODD,
        seed=st.one_of(st.none(), st.integers(-5, 2**70)), flags=st.tuples(st.booleans(), st.booleans()))
 def test_generators_on_hostile_arguments(small_host, which, n, a, b, c, seed, flags):
-    t0 = time.perf_counter()
     try:
         if which == "euclid":
             inst = tsp.random_euclidean(n, seed=seed, scale=a)
@@ -293,7 +289,6 @@ def test_generators_on_hostile_arguments(small_host, which, n, a, b, c, seed, fl
     except BaseException as exc:         # noqa: BLE001
         documented(exc)
         inst = None
-    assert time.perf_counter() - t0 < 5.0
     if inst is not None:
         _check_instance(inst)
         _solve_and_check(inst)
@@ -321,13 +316,11 @@ MATRICES = st.one_of(
                                 {"max_free": 3}, {"max_free": -1}, {"max_free": 10**9}, {"force": True},
                                 {"symmetric": "yes"}]))
 def test_cpu_solves_on_hostile_matrices(small_host, matrix, variant, options):
-    t0 = time.perf_counter()
     try:
         r = tsp.solve(matrix, variant=variant, **options)
     except BaseException as exc:         # noqa: BLE001
         documented(exc)
         return
-    assert time.perf_counter() - t0 < 5.0
     inst = tsp.as_instance(matrix)
     _check_instance(inst)
     want = _best_by_itertools(inst)
