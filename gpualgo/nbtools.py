@@ -12,7 +12,7 @@ import re
 from . import gpu
 
 __all__ = ["gpu_banner", "banner_text", "show_source", "kernel_text", "kernel_helpers", "show_kernels",
-           "run_and_check", "recorded", "interact", "progress"]
+           "run_and_check", "recorded", "findings_data", "show_findings", "interact", "progress"]
 
 
 def banner_text() -> str:
@@ -224,6 +224,43 @@ def recorded(algo: str, preset: str, progress: bool = True, **overrides) -> list
     rows, source = bench.live_or_recorded(algo, preset, progress=progress, **overrides)
     print(source)
     return rows
+
+
+def findings_data(findings, data=None) -> tuple[dict, dict]:
+    """The rows every finding of ``findings`` uses, and where each set came from.
+
+    A set given in ``data`` (``{"auction/exact": rows}``, e.g. measured now in an earlier cell)
+    is used as it is; ``data`` may also give ``(rows, "where they came from")``. Every other
+    set is read from ``data/results/<algo>/<preset>.csv``; a set never recorded is left out
+    (its findings then cannot be tested here)."""
+    from . import results
+    rows, sources = {}, {}
+    for f in findings:
+        for name in f.uses:
+            if name in rows:
+                continue
+            given = (data or {}).get(name)
+            if given is not None:
+                rows[name], sources[name] = given if isinstance(given, tuple) else (given, f"{name} (this run)")
+                continue
+            algo, preset = name.split("/", 1)
+            try:
+                rec = results.read(algo, preset)
+            except FileNotFoundError:
+                continue
+            rows[name] = rec.rows
+            sources[name] = f"`{algo}/{preset}.csv` ({(rec.meta.get('device') or {}).get('gpu') or 'CPU'})"
+    return rows, sources
+
+
+def show_findings(findings, data=None):
+    """Display the table of the report's findings, each tested against the data (see
+    :mod:`gpualgo.findings` and :func:`findings_data`); returns the verdicts."""
+    from . import findings as F
+    rows, sources = findings_data(findings, data)
+    verdicts = F.evaluate(findings, rows)
+    _display_markdown(F.table(findings, verdicts, sources))
+    return verdicts
 
 
 def interact(fn, interactive: bool, **widgets):
