@@ -9,10 +9,10 @@ from __future__ import annotations
 import inspect
 import re
 
-from . import gpu
+from . import findings, gpu
 
 __all__ = ["gpu_banner", "banner_text", "show_source", "kernel_text", "kernel_helpers", "show_kernels",
-           "run_and_check", "recorded", "findings_data", "show_findings", "interact", "progress"]
+           "run_and_check", "recorded_line", "recorded", "findings_data", "show_findings", "interact", "progress"]
 
 
 def banner_text() -> str:
@@ -178,7 +178,7 @@ def show_kernels(kernels: dict) -> str:
     return text
 
 
-def run_and_check(solve, instance, variant: str, check, warm=None, show=(), **options):
+def run_and_check(solve, instance, variant: str, check, warm=None, show=(), recorded_in=None, **options):
     """Run one version the way every notebook shows it, and check its answer.
 
     solve: the problem's ``solve`` (``functools.partial(assignment.solve, algorithm="dgs")``
@@ -190,14 +190,20 @@ def run_and_check(solve, instance, variant: str, check, warm=None, show=(), **op
         (see :func:`gpualgo.bench.warm_up`).
     show: names of ``stats`` entries to print after the summary (rounds, pushes...).
 
+    recorded_in: where this version's GPU runs were recorded, ``"algo/preset"`` or
+        ``("algo/preset", {"n": 1108, ...})`` to pick the rows: shown when no GPU is here.
+
     Prints one line (the result's summary, the check's sentence, the chosen stats) and
-    returns the result. A GPU version without a GPU is not run: it prints so plainly and
-    returns None.
+    returns the result. A GPU version without a GPU is not run: it says so plainly, shows
+    what its recorded runs measured (times and the ``show`` counters, see
+    :func:`recorded_line`), and returns None.
     """
     from . import bench
     if variant.startswith("gpu") and not gpu.available():
-        print(f"{variant}: no GPU here ({gpu.unavailable_reason()}), not run; "
-              "the recorded measurements of this version are shown further down.")
+        print(f"{variant}: no GPU here ({gpu.unavailable_reason()}), not run.")
+        if recorded_in is not None:
+            name, where = recorded_in if isinstance(recorded_in, tuple) else (recorded_in, None)
+            print(recorded_line(name, variant, show, where))
         return None
     if warm is not None:
         bench.warm_up(solve, warm, [variant], **options)
@@ -206,6 +212,36 @@ def run_and_check(solve, instance, variant: str, check, warm=None, show=(), **op
     extra = [f"{k} {_fmt(result.stats[k])}" for k in show if k in result.stats]
     print(result.summary() + "".join(f"; {t}" for t in [verdict, *extra] if t))
     return result
+
+
+def recorded_line(name: str, variant: str, show=(), where: dict | None = None) -> str:
+    """One line: what the recorded runs of ``variant`` in ``name`` (``"algo/preset"``)
+    measured, on which GPU: the median of each time and of each ``show`` counter over the
+    matching rows (``where`` picks columns' values; by default the smallest size recorded)."""
+    from . import results
+    algo, preset = name.split("/", 1)
+    try:
+        rec = results.read(algo, preset)
+    except FileNotFoundError:
+        return f"  (no recorded runs of {variant} in {name})"
+    rows = [r for r in rec.rows if r.get("variant") == variant and not r.get("timeout")
+            and all(r.get(k) == v for k, v in (where or {}).items())]
+    if not rows:
+        return f"  (no recorded runs of {variant} in {name} with {where or {}})"
+    size = next((k for k in ("n", "size") if k in rows[0]), None)
+    if where is None and size is not None:
+        smallest = min(r[size] for r in rows if r.get(size) is not None)
+        rows = [r for r in rows if r.get(size) == smallest]
+        where = {size: smallest}
+    parts = []
+    for key in ("total_ms", "kernel_ms", *show):
+        mid = findings.median(r.get(key) for r in rows)
+        if mid is not None:
+            parts.append(f"{key} {_fmt(mid)}")
+    at = ", ".join(f"{k}={v}" for k, v in (where or {}).items())
+    gpu_name = (rec.meta.get("device") or {}).get("gpu") or "a GPU"
+    runs = f"median of {len(rows)} runs" if len(rows) > 1 else "1 run"
+    return f"  recorded on {gpu_name} ({name}, {at}; {runs}): " + "; ".join(parts)
 
 
 def _fmt(v) -> str:
@@ -226,8 +262,8 @@ def recorded(algo: str, preset: str, progress: bool = True, **overrides) -> list
     return rows
 
 
-def findings_data(findings, data=None) -> tuple[dict, dict]:
-    """The rows every finding of ``findings`` uses, and where each set came from.
+def findings_data(found, data=None) -> tuple[dict, dict]:
+    """The rows every finding of ``found`` uses, and where each set came from.
 
     A set given in ``data`` (``{"auction/exact": rows}``, e.g. measured now in an earlier cell)
     is used as it is; ``data`` may also give ``(rows, "where they came from")``. Every other
@@ -235,7 +271,7 @@ def findings_data(findings, data=None) -> tuple[dict, dict]:
     (its findings then cannot be tested here)."""
     from . import results
     rows, sources = {}, {}
-    for f in findings:
+    for f in found:
         for name in f.uses:
             if name in rows:
                 continue
@@ -253,13 +289,12 @@ def findings_data(findings, data=None) -> tuple[dict, dict]:
     return rows, sources
 
 
-def show_findings(findings, data=None):
+def show_findings(found, data=None):
     """Display the table of the report's findings, each tested against the data (see
     :mod:`gpualgo.findings` and :func:`findings_data`); returns the verdicts."""
-    from . import findings as F
-    rows, sources = findings_data(findings, data)
-    verdicts = F.evaluate(findings, rows)
-    _display_markdown(F.table(findings, verdicts, sources))
+    rows, sources = findings_data(found, data)
+    verdicts = findings.evaluate(found, rows)
+    _display_markdown(findings.table(found, verdicts, sources))
     return verdicts
 
 

@@ -34,3 +34,24 @@ def test_banner_says_where_results_come_from():
 def test_interact_off_prints_and_returns_none(capsys):
     assert nbtools.interact(lambda n: n, False, n=3) is None
     assert "Sliders are off" in capsys.readouterr().out
+
+
+def test_gpu_version_without_gpu_shows_its_recorded_counters(monkeypatch, tmp_path, capsys):
+    from gpualgo import gpu, results
+    monkeypatch.setattr(gpu, "available", lambda: False)
+    rows = [dict(variant="gpu_x", n=n, rep=k, total_ms=float(n + k), kernel_ms=1.0, rounds=10 * n + k)
+            for n in (8, 16) for k in range(3)] + [dict(variant="gpu_x", n=8, rep=9, total_ms=1e9, timeout=1)]
+    results.write(tmp_path / "demo", "sweep", rows, params={})
+    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+
+    def never(*a, **k):
+        raise AssertionError("a GPU version ran without a GPU")
+    assert nbtools.run_and_check(never, None, "gpu_x", never, show=("rounds",), recorded_in="demo/sweep") is None
+    out = capsys.readouterr().out
+    assert "gpu_x: no GPU here" in out
+    # the smallest size by default, its median, the timed-out run left out
+    assert "(demo/sweep, n=8; median of 3 runs): total_ms 9; kernel_ms 1; rounds 81" in out
+    line = nbtools.recorded_line("demo/sweep", "gpu_x", ("rounds", "absent"), {"n": 16})
+    assert line.endswith("(demo/sweep, n=16; median of 3 runs): total_ms 17; kernel_ms 1; rounds 161")
+    assert "no recorded runs of gpu_y" in nbtools.recorded_line("demo/sweep", "gpu_y")
+    assert "no recorded runs of gpu_x in demo/none" in nbtools.recorded_line("demo/none", "gpu_x")
