@@ -24,7 +24,8 @@ import os
 
 from .timing import human_seconds
 
-__all__ = ["MEMORY_FRACTION", "ALWAYS_FITS", "host_bytes", "memory", "time", "gib"]
+__all__ = ["MEMORY_FRACTION", "ALWAYS_FITS", "host_bytes", "memory", "time", "gib", "integer", "threads",
+           "power_of_two"]
 
 #: a run may use at most this fraction of the memory the device can give now
 MEMORY_FRACTION = 0.9
@@ -98,3 +99,63 @@ def time(seconds: float, what: str, limit: float, force: bool = False, hint: str
     about = f"about {human_seconds(seconds)}" if seconds < float("inf") else "longer than any estimate can say"
     raise ValueError(f"{what}: {about} (limit {human_seconds(limit)}); "
                      f"{hint + ', or ' if hint else ''}pass force=True to run it anyway")
+
+
+# ------------------------------------------------------------------- launch options' values
+# One wording for the values a GPU version's options may take, used by the versions and by
+# their ``checks`` (gpualgo.variants), which run before a GPU is asked for.
+
+def integer(value, name: str, lo: int = 1, hi: int | None = None) -> int:
+    """``value`` as an int; ValueError naming ``name`` unless it is an integer (not a bool)
+    in ``lo..hi``.
+
+    >>> integer(3, "ops"), integer(0, "ops", lo=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: ops must be an integer >= 1, got 0
+    """
+    import numbers
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+    if not ok or value < lo or (hi is not None and value > hi):
+        span = f"in {lo}..{hi}" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name} must be an integer {span}, got {value!r}")
+    return int(value)
+
+
+def threads(value, name: str = "block", allowed=None) -> int:
+    """Threads per block: a multiple of 32 in 32..1024, or one of ``allowed`` (a kernel
+    compiled for some sizes only); ValueError naming ``name`` otherwise.
+
+    >>> threads(256), threads(7)
+    Traceback (most recent call last):
+    ...
+    ValueError: block must be a multiple of 32 in 32..1024, got 7
+    """
+    if allowed is not None:
+        if isinstance(value, bool) or value not in allowed:
+            raise ValueError(f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}")
+        return int(value)
+    try:
+        v = integer(value, name, 32, 1024)
+    except ValueError:
+        v = None
+    if v is None or v % 32:
+        raise ValueError(f"{name} must be a multiple of 32 in 32..1024, got {value!r}")
+    return v
+
+
+def power_of_two(value, name: str, lo: int = 1, hi: int = 1 << 30) -> int:
+    """A power of two in ``lo..hi``; ValueError naming ``name`` otherwise.
+
+    >>> power_of_two(64, "block", 32, 1024), power_of_two(48, "block", 32, 1024)
+    Traceback (most recent call last):
+    ...
+    ValueError: block must be a power of two in 32..1024, got 48
+    """
+    try:
+        v = integer(value, name, lo, hi)
+    except ValueError:
+        v = None
+    if v is None or v & (v - 1):
+        raise ValueError(f"{name} must be a power of two in {lo}..{hi}, got {value!r}")
+    return v

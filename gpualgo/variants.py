@@ -38,11 +38,15 @@ class Variant:
         the prepared instance and the options, and returns the problem's result.
     options: the option names it accepts (anything else is refused by :func:`check`).
     gpu: True when it needs a CUDA GPU.
+    checks: a function (or ``"module:function"``) that takes the options given and raises
+        ValueError for a value the version cannot run with (a block of 7 threads): called
+        before a GPU is asked for, so a machine without one gets the same message.
     """
     name: str
     run: str | Callable = field(repr=False)
     options: frozenset = frozenset()
     gpu: bool = False
+    checks: str | Callable | None = field(default=None, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "options", frozenset(self.options))
@@ -51,10 +55,19 @@ class Variant:
 
     def function(self) -> Callable:
         """The function that runs this version (imported now if named by a string)."""
-        if callable(self.run):
-            return self.run
-        module, _, name = self.run.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return _resolve(self.run)
+
+    def check_values(self, options: dict) -> None:
+        """Raise ValueError for an option value this version cannot run with (see ``checks``)."""
+        if self.checks is not None and options:
+            _resolve(self.checks)(**options)
+
+
+def _resolve(f: str | Callable) -> Callable:
+    if callable(f):
+        return f
+    module, _, name = f.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def table(*entries: Variant) -> dict:
@@ -92,14 +105,16 @@ def check(variant, variants, options=(), accepted=None, what: str = ""):
 def call(variants: dict, variant: str, *args, what: str = "", **options):
     """Run ``variants[variant]`` on ``args`` with ``options`` and return its result.
 
-    Checks the variant and its options first (:func:`check`), raises
-    :class:`~gpualgo.gpu.GPUUnavailableError` for a GPU version without a GPU, and sets the
+    Checks the variant, its options' names (:func:`check`) and their values (the version's
+    ``checks``) first, raises :class:`~gpualgo.gpu.GPUUnavailableError` for a GPU version
+    without a GPU, and sets the
     result's ``stats["total_ms"]`` (wall time of the whole call, when the version did not
     measure it itself) and ``stats["device"]`` (the GPU's name, or :func:`gpu.cpu_label`).
     """
     from . import gpu
     check(variant, variants, options, what=what)
     entry = variants[variant]
+    entry.check_values(options)
     if entry.gpu:
         gpu.require()
     t0 = time.perf_counter()

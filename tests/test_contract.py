@@ -86,6 +86,58 @@ def test_every_problem_uses_the_contract():
         assert set(kernels) == {v for v in solves[p].VARIANTS if v.startswith("gpu")}
 
 
+#: one value each GPU version cannot run with, per launch option: refused with a ValueError
+#: that names the option, before a GPU is asked for (a machine without one gets the same)
+BAD_LAUNCH = {"block": 7, "bid_threads": 100, "assign_threads": 2048, "grid_factor": 0, "rounds_per_graph": 3,
+              "warps_per_block": 0, "blocks_per_sm": 0, "rounds_per_check": 5, "tail_max": 33, "batch": 0,
+              "cycle": 0, "tile": 3, "ops": 0, "gr_max_iters": 0, "gr_alpha": 0.0, "gr_balance": -1.0,
+              "per_thread": 3, "share": 1, "low_bits": 13, "tiles_per_block": 0, "trace_capacity": 0}
+
+
+def _gpu_tables():
+    import importlib
+    solves = {p: importlib.import_module(f"gpualgo.{p}.solve") for p in ("assignment", "maxflow", "tsp", "coalitions")}
+    for name, t in solves["assignment"].ALGORITHMS.items():
+        yield name, t
+    for p in ("maxflow", "tsp", "coalitions"):
+        yield p, solves[p].VARIANTS
+
+
+def test_every_gpu_version_checks_its_launch_options_before_asking_for_a_gpu(monkeypatch):
+    monkeypatch.setattr(gpu, "available", lambda: False)
+    monkeypatch.setattr(gpu, "require", lambda: pytest.fail("a GPU was asked for before the options were checked"))
+    tried = set()
+    for problem, table in _gpu_tables():
+        for v in (v for v in table.values() if v.gpu):
+            assert v.checks is not None, f"{problem}/{v.name} has no checks"
+            for option in sorted(v.options & set(BAD_LAUNCH)):
+                with pytest.raises(ValueError, match=option):
+                    v.check_values({option: BAD_LAUNCH[option]})
+                tried.add(option)
+            v.check_values({})
+    assert tried == set(BAD_LAUNCH), f"no version takes {set(BAD_LAUNCH) - tried}"
+    with pytest.raises(ValueError, match="block must be a multiple of 32"):
+        variants.call(dict(_gpu_tables())["tsp"], "gpu_unrank", None, block=7)
+
+
+def test_launch_option_guards():
+    assert guards.threads(64) == 64 and guards.threads(512, allowed=(256, 512)) == 512
+    for bad in (7, 0, 2048, 64.0, True, "64", None):
+        with pytest.raises(ValueError, match="block must be a multiple of 32 in 32..1024"):
+            guards.threads(bad)
+    with pytest.raises(ValueError, match="tile must be one of 1, 2, 4"):
+        guards.threads(3, "tile", allowed=(1, 2, 4))
+    assert guards.power_of_two(16, "p", 1, 64) == 16
+    for bad in (0, 12, 128, 16.0, False):
+        with pytest.raises(ValueError, match=r"p must be a power of two in 1..64"):
+            guards.power_of_two(bad, "p", 1, 64)
+    import numpy as np
+    assert guards.integer(np.int64(3), "k") == 3
+    for bad in (np.bool_(True), 0, 1.5, "2"):
+        with pytest.raises(ValueError, match="k must be an integer >= 1"):
+            guards.integer(bad, "k")
+
+
 # -------------------------------------------------------------------------- guards
 
 

@@ -26,7 +26,7 @@ import time
 import numpy as np
 from numba import njit
 
-from .. import gpu
+from .. import gpu, guards
 from . import serial
 from .result import make_result
 from .values import popcounts
@@ -79,11 +79,18 @@ def masks_of_size(n, s):
     return out
 
 
-def _check_pow2(name, value, lo, hi) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi \
-            or value & (value - 1):
-        raise ValueError(f"{name} must be a power of two in {lo}..{hi}, got {value!r}")
-    return int(value)
+def check_options(block=None, per_thread=None, share=None, low_bits=None, tiles_per_block=None, **_) -> dict:
+    """The launch options of the GPU versions, their defaults filled in (``low_bits`` stays
+    None: its default and its upper bound depend on the instance); checked before a GPU is
+    asked for (:class:`gpualgo.variants.Variant`'s ``checks``) and again by :func:`run`."""
+    out = {"block": guards.power_of_two(DEFAULTS["block"] if block is None else block, "block", 32, 1024),
+           "per_thread": guards.power_of_two(DEFAULTS["per_thread"] if per_thread is None else per_thread,
+                                             "per_thread", 1, 1 << 20),
+           "share": guards.integer(DEFAULTS["share"] if share is None else share, "share", 2, SHARE_MAX),
+           "tiles_per_block": guards.integer(DEFAULTS["tiles_per_block"] if tiles_per_block is None
+                                             else tiles_per_block, "tiles_per_block"),
+           "low_bits": None if low_bits is None else guards.integer(low_bits, "low_bits", 1, 12)}
+    return out
 
 
 def launch_config(kernel: str, **sizes) -> dict:
@@ -188,7 +195,7 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
     t0 = time.perf_counter()
     cp = gpu.require()
     serial.check_rule(rule)
-    block = _check_pow2("block", DEFAULTS["block"] if block is None else block, 32, 1024)
+    block = check_options(block, per_thread, share, low_bits, tiles_per_block)["block"]
     mod = _module(v.dtype)
     stats = {"device": gpu.device_name(), "block": block}
     with gpu.CudaTimer() as up:
@@ -227,13 +234,10 @@ def _level_events(cp, events, s):
 # --------------------------------------------------------------------- the report's kernels
 
 def _report(cp, mod, f, n, variant, block, per_thread, share, events, stats):
-    per_thread = _check_pow2("per_thread", DEFAULTS["per_thread"] if per_thread is None else per_thread,
-                             1, 1 << 20)
+    per_thread = check_options(per_thread=per_thread)["per_thread"]
     shared = variant == "gpu_shared_splits"
     if shared:
-        share = DEFAULTS["share"] if share is None else share
-        if isinstance(share, bool) or not isinstance(share, (int, np.integer)) or not 2 <= share <= SHARE_MAX:
-            raise ValueError(f"share must be an integer in 2..{SHARE_MAX}, got {share!r}")
+        share = check_options(share=share)["share"]
         saved = cp.zeros(1, dtype=cp.uint64)
     name = "shared_splits_kernel" if shared else "report_kernel"
     kern = mod.get_function(name)
@@ -272,9 +276,7 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles_per_block, events, stats
     b = int(b)
     if v.dtype == np.float64 and b > 11:
         raise ValueError("low_bits is at most 11 for float64 tables (shared memory)")
-    tiles = DEFAULTS["tiles_per_block"] if tiles_per_block is None else tiles_per_block
-    if isinstance(tiles, bool) or not isinstance(tiles, (int, np.integer)) or tiles < 1:
-        raise ValueError(f"tiles_per_block must be a positive integer, got {tiles!r}")
+    tiles = check_options(tiles_per_block=tiles_per_block)["tiles_per_block"]
     H = n - b
     item = f.dtype.itemsize
     pc_low = popcounts(b)

@@ -11,14 +11,17 @@ from .values import table_bytes, validate_values
 
 __all__ = ["VARIANTS", "CoalitionResult", "solve", "estimate_seconds", "total_splits", "RATES", "MAX_SECONDS"]
 
+_LAUNCH = "gpualgo.coalitions.gpu:check_options"
+
 #: every version, in the order they are taught, with the options each takes
 VARIANTS = variants.table(
     Variant("serial", "gpualgo.coalitions.serial:solve_dp", {"rule"}),
     Variant("serial_odp", "gpualgo.coalitions.serial:solve_odp"),
-    Variant("gpu_report", "gpualgo.coalitions.gpu:report", {"block", "per_thread"}, gpu=True),
+    Variant("gpu_report", "gpualgo.coalitions.gpu:report", {"block", "per_thread"}, gpu=True, checks=_LAUNCH),
     Variant("gpu_shared_splits", "gpualgo.coalitions.gpu:shared_splits", {"block", "per_thread", "share"},
-            gpu=True),
-    Variant("gpu_odp", "gpualgo.coalitions.gpu:odp", {"rule", "block", "low_bits", "tiles_per_block"}, gpu=True),
+            gpu=True, checks=_LAUNCH),
+    Variant("gpu_odp", "gpualgo.coalitions.gpu:odp", {"rule", "block", "low_bits", "tiles_per_block"}, gpu=True,
+            checks=_LAUNCH),
 )
 
 #: splits per second (serial_odp: subsets enumerated, IDP's splits), rounded down from the

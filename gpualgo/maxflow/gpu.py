@@ -99,13 +99,10 @@ def launch_config(kernel, block: int, want_threads: int, max_per_sm: int | None 
     smaller grid finishes sooner. ``cooperative=False`` (the matrix gather): a thread per
     item, as many blocks as that takes; blocks per SM is then None.
     """
+    block = guards.threads(block)
     if not cooperative:
-        if block % 32 or not 32 <= block <= 1024:
-            raise ValueError(f"block must be a multiple of 32 in 32..1024, got {block}")
         return max(1, -(-want_threads // block)), block, None
     cupy = gpu.require()
-    if block % 32 or not 32 <= block <= 1024:
-        raise ValueError(f"block must be a multiple of 32 in 32..1024, got {block}")
     try:
         per_sm = int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, 0))
     except Exception:   # no occupancy call in this CuPy: bound by registers and threads per SM
@@ -116,9 +113,7 @@ def launch_config(kernel, block: int, want_threads: int, max_per_sm: int | None 
             per_sm = 1
     per_sm = max(per_sm, 1)
     if max_per_sm is not None:
-        if int(max_per_sm) < 1:
-            raise ValueError(f"blocks_per_sm must be >= 1, got {max_per_sm}")
-        per_sm = min(per_sm, int(max_per_sm))
+        per_sm = min(per_sm, guards.integer(max_per_sm, "blocks_per_sm"))
     blocks = max(1, min(-(-want_threads // block), per_sm * gpu.sm_count()))
     return blocks, block, per_sm
 
@@ -165,6 +160,29 @@ def _sync(cupy):
 
 # ----------------------------------------------------------------- (a) and (b): host relabel
 
+def check_host_relabel(cycle=None, block=256, **_):
+    """The options of versions (a) and (b) (``cycle`` sweeps per launch, ``block``), checked
+    before a GPU is asked for (:class:`gpualgo.variants.Variant`'s ``checks``)."""
+    if cycle is not None:
+        guards.integer(cycle, "cycle")
+    guards.threads(block)
+
+
+def check_vertex_centric(tile=None, block=256, gr_alpha=0.1, gr_max_iters=150, ops=32, blocks_per_sm=1,
+                         gr_balance=0.0, **_):
+    """The options of version (c), checked before a GPU is asked for and again by the version."""
+    if tile is not None:
+        guards.threads(tile, "tile", allowed=(1, 2, 4, 8, 16, 32))
+    guards.threads(block, allowed=(256, 512, 1024))
+    if not gr_balance >= 0:
+        raise ValueError(f"gr_balance must be >= 0 (0: off), got {gr_balance}")
+    guards.integer(ops, "ops")
+    guards.integer(blocks_per_sm, "blocks_per_sm")
+    guards.integer(gr_max_iters, "gr_max_iters")
+    if not gr_alpha > 0:
+        raise ValueError(f"gr_alpha must be > 0, got {gr_alpha}")
+
+
 def gpu_matrix(net: FlowNetwork, cycle: int | None = None, block: int = 256, force: bool = False) -> MaxFlowResult:
     """Version (a): the n x n residual matrix, a thread per vertex; ``cycle`` sweeps per
     launch (default n, as in the report), the global relabel on the host in between."""
@@ -183,9 +201,8 @@ def _host_relabel(net, variant, cycle, block, force):
     cupy = gpu.require()
     n = net.n
     dtype = _cap_dtype(net)
+    check_host_relabel(cycle, block)
     cycle = n if cycle is None else int(cycle)
-    if cycle < 1:
-        raise ValueError(f"cycle must be >= 1, got {cycle}")
     # each version times its own upload, solve and download (total_ms): compiling the
     # kernels, once per process, is not part of a solve
     mod = _module(dtype)
@@ -265,17 +282,8 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 2
     _check_sizes(net)
     n = net.n
     dtype = _cap_dtype(net)
+    check_vertex_centric(tile, block, gr_alpha, gr_max_iters, ops, blocks_per_sm, gr_balance)
     tile = default_tile(net) if tile is None else int(tile)
-    if tile not in (1, 2, 4, 8, 16, 32):
-        raise ValueError(f"tile must be a power of two <= 32, got {tile}")
-    if block not in (256, 512, 1024):
-        raise ValueError(f"block must be 256, 512 or 1024 for the vertex-centric kernel, got {block}")
-    if not gr_balance >= 0:
-        raise ValueError(f"gr_balance must be >= 0 (0: off), got {gr_balance}")
-    if int(ops) < 1:
-        raise ValueError(f"ops must be >= 1, got {ops}")
-    if gr_alpha <= 0 or gr_max_iters < 1:
-        raise ValueError(f"need gr_alpha > 0 and gr_max_iters >= 1, got {gr_alpha}, {gr_max_iters}")
     memory_guard(net, "gpu_vertex_centric", force, bool(async_bfs))
     cupy = gpu.require()
     kern = _module(dtype, tile).get_function("vertex_centric_kernel")

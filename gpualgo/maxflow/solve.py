@@ -13,11 +13,13 @@ _HOST_RELABEL = {"cycle", "block", "force"}
 #: every version, in the order they are taught, with the options each takes
 VARIANTS = variants.table(
     Variant("serial", "gpualgo.maxflow.serial:solve_serial", {"freq"}),
-    Variant("gpu_matrix", "gpualgo.maxflow.gpu:gpu_matrix", _HOST_RELABEL, gpu=True),
-    Variant("gpu_bcsr", "gpualgo.maxflow.gpu:gpu_bcsr", _HOST_RELABEL, gpu=True),
+    Variant("gpu_matrix", "gpualgo.maxflow.gpu:gpu_matrix", _HOST_RELABEL, gpu=True,
+            checks="gpualgo.maxflow.gpu:check_host_relabel"),
+    Variant("gpu_bcsr", "gpualgo.maxflow.gpu:gpu_bcsr", _HOST_RELABEL, gpu=True,
+            checks="gpualgo.maxflow.gpu:check_host_relabel"),
     Variant("gpu_vertex_centric", "gpualgo.maxflow.gpu:gpu_vertex_centric",
             {"tile", "block", "gr_alpha", "gr_max_iters", "ops", "incremental", "blocks_per_sm", "early_stop",
-             "gr_balance", "async_bfs", "force"}, gpu=True),
+             "gr_balance", "async_bfs", "force"}, gpu=True, checks="gpualgo.maxflow.gpu:check_vertex_centric"),
 )
 
 

@@ -70,11 +70,11 @@ def _module(dtype):
     return gpu.load_module("tsp", defines=defines)
 
 
-def _check_block(block) -> int:
-    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) \
-            or block < 32 or block > 1024 or block % 32:
-        raise ValueError(f"block must be a multiple of 32 in 32..1024, got {block!r}")
-    return int(block)
+def check_options(block=256, batch=HOST_BATCH, **_):
+    """The launch options of every GPU version (``block``, and ``batch`` of (a)), checked
+    before a GPU is asked for (:class:`gpualgo.variants.Variant`'s ``checks``)."""
+    guards.threads(block)
+    guards.integer(batch, "batch")
 
 
 def launch_config(kernel, block: int, work: int | None = None, per_thread_min: int = 1):
@@ -116,7 +116,7 @@ def _launches(plan):
 def _prepare_bruteforce(instance, symmetric, max_free, block):
     """The checks and the preparation of a GPU brute force: (prep, block, t0)."""
     t0 = time.perf_counter()
-    block = _check_block(block)
+    block = guards.threads(block)
     inst = as_instance(instance)
     if inst.n > BF_MAX_N:   # before the plan, whose chunks grow with n
         raise ValueError(f"GPU brute force handles at most {BF_MAX_N} cities, got n={inst.n}")
@@ -239,8 +239,7 @@ def host_chunks(instance, symmetric=None, max_free: int = MAX_FREE, block: int =
     minimum on the host. Its stats split the time: ``host_ms`` writing the orders,
     ``wait_ms`` waiting for the device."""
     cp = gpu.require()
-    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
-        raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    guards.integer(batch, "batch")
     prep, block, t0 = _prepare_bruteforce(instance, symmetric, max_free, block)
     if prep.n == 1:
         return single_city(prep, "gpu_host_chunks", t0)
@@ -332,7 +331,7 @@ def held_karp(instance, block: int = 256, force: bool = False) -> TSPResult:
     """
     cp = gpu.require()
     t0 = time.perf_counter()
-    block = _check_block(block)
+    block = guards.threads(block)
     prep = prepare(instance, brute_force=False)
     n, W = prep.n, prep.W
     if n > HK_MAX_N:

@@ -23,15 +23,17 @@ __all__ = ["solve", "VARIANTS", "TSPResult", "estimate_work", "estimate_seconds"
            "MAX_SECONDS"]
 
 _BRUTE = {"symmetric", "max_free"}
+_LAUNCH = "gpualgo.tsp.gpu:check_options"
 
 #: every version, in the order they are taught (see :mod:`gpualgo.variants`)
 VARIANTS = variants.table(
     Variant("serial_bruteforce", "gpualgo.tsp.serial:solve_bruteforce", _BRUTE),
     Variant("held_karp", "gpualgo.tsp.serial:solve_held_karp", {"force"}),
-    Variant("gpu_host_chunks", "gpualgo.tsp.gpu:host_chunks", _BRUTE | {"block", "batch"}, gpu=True),
-    Variant("gpu_unrank", "gpualgo.tsp.gpu:unrank", _BRUTE | {"block"}, gpu=True),
-    Variant("gpu_shared_incremental", "gpualgo.tsp.gpu:shared_incremental", _BRUTE | {"block"}, gpu=True),
-    Variant("gpu_held_karp", "gpualgo.tsp.gpu:held_karp", {"block", "force"}, gpu=True),
+    Variant("gpu_host_chunks", "gpualgo.tsp.gpu:host_chunks", _BRUTE | {"block", "batch"}, gpu=True,
+            checks=_LAUNCH),
+    Variant("gpu_unrank", "gpualgo.tsp.gpu:unrank", _BRUTE | {"block"}, gpu=True, checks=_LAUNCH),
+    Variant("gpu_shared_incremental", "gpualgo.tsp.gpu:shared_incremental", _BRUTE | {"block"}, gpu=True, checks=_LAUNCH),
+    Variant("gpu_held_karp", "gpualgo.tsp.gpu:held_karp", {"block", "force"}, gpu=True, checks=_LAUNCH),
 )
 BRUTE_FORCE = ("serial_bruteforce", "gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
 

@@ -12,8 +12,10 @@ _FAST = {"scaling", "eps_start", "eps_factor", "warps_per_block", "blocks_per_sm
 VARIANTS = variants.table(
     Variant("serial", "gpualgo.assignment.auction.serial:solve_serial",
             {"max_rounds", "record_rounds", "scaling", "eps_start", "eps_factor", "force"}),
-    *(Variant(v, f"gpualgo.assignment.auction.gpu:{v}", _REPORT, gpu=True)
+    *(Variant(v, f"gpualgo.assignment.auction.gpu:{v}", _REPORT, gpu=True,
+              checks="gpualgo.assignment.auction.gpu:check_report_options")
       for v in ("gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph")),
-    Variant("gpu_eps_scaling", "gpualgo.assignment.auction.gpu:gpu_eps_scaling", _FAST, gpu=True),
-    Variant("gpu_sparse", "gpualgo.assignment.auction.gpu:gpu_sparse", _FAST, gpu=True),
+    *(Variant(v, f"gpualgo.assignment.auction.gpu:{v}", _FAST, gpu=True,
+              checks="gpualgo.assignment.auction.gpu:check_fast_options")
+      for v in ("gpu_eps_scaling", "gpu_sparse")),
 )

@@ -76,9 +76,8 @@ def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_th
     >>> launch_config("report", n=18000, sms=132)["bid"]
     ((128, 264), (128,))
     """
-    for name, t in (("bid_threads", bid_threads), ("assign_threads", assign_threads)):
-        if t % 32 or not 32 <= t <= 1024:
-            raise ValueError(f"{name} must be a multiple of 32 in [32, 1024], got {t}")
+    guards.threads(bid_threads, "bid_threads")
+    guards.threads(assign_threads, "assign_threads")
     if kind == "report":
         gx = max(1, min(-(-n // bid_threads), bid_threads))  # the last block reduces gx partials
         gy = max(1, grid_factor * sms)
@@ -252,8 +251,7 @@ def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads:
                    force: bool = False):
     """gpu_v1 / gpu_queues / gpu_deterministic / gpu_graph (the report's kernels)."""
     cp = gpu.require()
-    if variant == "gpu_graph" and (rounds_per_graph < 2 or rounds_per_graph % 2):
-        raise ValueError(f"rounds_per_graph must be even and >= 2, got {rounds_per_graph}")
+    check_report_options(bid_threads, assign_threads, grid_factor, rounds_per_graph)
     t0 = time.perf_counter()
     prob = problem.prepare(B, eps)
     cfg = launch_config("report", prob.n, gpu.sm_count(), bid_threads, assign_threads, grid_factor)
@@ -292,11 +290,28 @@ def _fast_bytes(N: int, ld: int | None = None, nnz: int | None = None) -> int:
     return rows + (64 + 8 * CACHE_K) * N
 
 
-def _check_fast_options(tail_max: int, rounds_per_check: int) -> None:
-    if not 1 <= tail_max <= 32:
-        raise ValueError(f"tail_max must be in [1, 32], got {tail_max}")
-    if rounds_per_check < 2 or rounds_per_check % 2:
-        raise ValueError(f"rounds_per_check must be even and >= 2, got {rounds_per_check}")
+def _even(value, name: str) -> int:
+    if guards.integer(value, name, lo=2) % 2:
+        raise ValueError(f"{name} must be even and >= 2, got {value!r}")
+    return int(value)
+
+
+def check_report_options(bid_threads=128, assign_threads=256, grid_factor=2, rounds_per_graph=16, **_):
+    """The launch options of the report's versions, checked before a GPU is asked for
+    (:class:`gpualgo.variants.Variant`'s ``checks``) and again by the versions."""
+    guards.threads(bid_threads, "bid_threads")
+    guards.threads(assign_threads, "assign_threads")
+    guards.integer(grid_factor, "grid_factor")
+    _even(rounds_per_graph, "rounds_per_graph")
+
+
+def check_fast_options(warps_per_block=8, blocks_per_sm=4, rounds_per_check=16, tail_max=TAIL_MAX, **_):
+    """The launch options of the eps-scaling versions, checked before a GPU is asked for
+    and again by the versions."""
+    guards.integer(warps_per_block, "warps_per_block", 1, 32)
+    guards.integer(blocks_per_sm, "blocks_per_sm")
+    _even(rounds_per_check, "rounds_per_check")
+    guards.integer(tail_max, "tail_max", 1, 32)
 
 
 @dataclass
@@ -444,7 +459,7 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps
     they fit (the default); False keeps them in global memory (for comparison).
     """
     cp = gpu.require()
-    _check_fast_options(tail_max, rounds_per_check)
+    check_fast_options(warps_per_block, blocks_per_sm, rounds_per_check, tail_max)
     variant = "gpu_sparse" if sparse else "gpu_eps_scaling"
     t0 = time.perf_counter()
     prob, rows = _fast_layout(cp, B, eps, sparse, force, variant)

@@ -7,13 +7,14 @@ from ... import variants
 from ...variants import Variant
 
 _SERIAL_ORDER = {"init", "seed", "time_limit", "trace_capacity", "force"}
+_LAUNCH = "gpualgo.assignment.dgs.gpu:check_options"
 
 #: every version, in the order they are taught
 VARIANTS = variants.table(
     Variant("serial", "gpualgo.assignment.dgs.serial:solve_serial", _SERIAL_ORDER),
-    *(Variant(v, f"gpualgo.assignment.dgs.gpu:{v}", _SERIAL_ORDER, gpu=True)
+    *(Variant(v, f"gpualgo.assignment.dgs.gpu:{v}", _SERIAL_ORDER, gpu=True, checks=_LAUNCH)
       for v in ("gpu_de_global", "gpu_de_shared", "gpu_mixed")),
     Variant("gpu", "gpualgo.assignment.dgs.gpu:gpu_full",
             {"init", "seed", "time_limit", "max_rounds", "incremental", "blocks_per_sm", "trace_capacity", "force"},
-            gpu=True),
+            gpu=True, checks=_LAUNCH),
 )

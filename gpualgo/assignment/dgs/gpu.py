@@ -69,10 +69,16 @@ def launch_config(kind: str, rows: int = 0, cols: int = 0, sms: int = 132, threa
     if kind == "cells":
         return (max(1, -(-cols // TILE)), max(1, -(-rows // TILE))), (TILE, TILE)
     if kind == "rounds":
-        if not 1 <= blocks_per_sm <= 4:
-            raise ValueError(f"blocks_per_sm must be in [1, 4] (the kernel's launch bounds), got {blocks_per_sm}")
+        guards.integer(blocks_per_sm, "blocks_per_sm (the kernel's launch bounds)", 1, 4)
         return (blocks_per_sm * sms,), (256,)
     raise ValueError(f"unknown kernel kind {kind!r}")
+
+
+def check_options(blocks_per_sm=4, trace_capacity=4096, **_):
+    """The launch options of the GPU versions, checked before a GPU is asked for
+    (:class:`gpualgo.variants.Variant`'s ``checks``) and again where they are used."""
+    guards.integer(blocks_per_sm, "blocks_per_sm (the kernel's launch bounds)", 1, 4)
+    check_trace_capacity(trace_capacity)
 
 
 def _module(cooperative: bool):
