@@ -142,7 +142,8 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def table(findings: Sequence[Finding], verdicts: Sequence[Verdict], sources: Mapping[str, str] | None = None) -> str:
+def table(findings: Sequence[Finding], verdicts: Sequence[Verdict],
+          sources: Mapping[str, str] | None = None) -> str:
     """A Markdown table, one row per finding: the report's words and where, what our data
     measured (and from which result set), the verdict and why. ``sources`` maps a result
     set's name to where its rows came from (a file, or "measured now")."""

@@ -25,3 +25,25 @@ def test_compiles(src, arch, tmp_path):
            "-c", "-x", "cu", str(src), "-o", str(tmp_path / "out.o")]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"
+
+
+# the compile-time constants each GPU module passes to its .cu file as defines
+DEFINES = {"auction": "gpualgo.assignment.auction.gpu", "dgs": "gpualgo.assignment.dgs.gpu",
+           "maxflow": "gpualgo.maxflow.gpu"}
+
+
+@pytest.mark.parametrize("name", sorted(DEFINES))
+def test_defines_come_from_python_and_the_cu_fallbacks_agree(name):
+    """A constant shared by the host code and a kernel (a counter's slot, a tile) is defined
+    once, in Python, and passed as a define; the .cu file's fallback (which only lets it
+    compile alone, as above) must not drift from it."""
+    import importlib
+    import re
+    cu = (KERNELS / f"{name}.cu").read_text()
+    values = importlib.import_module(DEFINES[name]).defines()
+    for key, value in values.items():
+        if not isinstance(value, int):
+            continue
+        fallback = re.search(rf"#define {key} (\d+)\b", cu)
+        assert fallback and int(fallback.group(1)) == value, f"{name}.cu: {key} is {value} in Python"
+        assert re.search(rf"#ifndef {key}\b", cu) or re.search(rf"#ifndef \w+\n(#define \w+ \d+.*\n)*#define {key} ", cu), key

@@ -202,13 +202,16 @@ __device__ __forceinline__ bool better(double d, int y, double bd, int by) {
     return d > bd || (d == bd && by >= 0 && y < by);
 }
 
-// Counter slots of dgs_rounds_kernel
+// Counter slots of dgs_rounds_kernel, passed as defines by gpualgo/assignment/dgs/gpu.py
+// (COUNTERS); these fallbacks agree
+#ifndef C_LIST
 #define C_LIST 0    // [2]: jobs touched in the round of that parity
 #define C_PAIRS 2   // [2]: exchanges applied in the round of that parity
 #define C_STOP 4    // 1: stop after this round (time or round limit)
 #define C_ROUNDS 5  // rounds run
 #define C_FULL 6    // full row scans (statistics)
 #define C_STATE 7   // 0 running, 1 converged, 2 stopped by the limit
+#endif
 
 __device__ __forceinline__ unsigned long long global_ns() {
     unsigned long long t;

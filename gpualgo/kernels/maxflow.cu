@@ -34,6 +34,21 @@ namespace cg = cooperative_groups;
 #ifndef TILE
 #define TILE 8
 #endif
+// The slots of the statistics array (unsigned long long) every kernel adds to: 0 pushes,
+// 1 relabels, 2 sweeps, 3 global relabels, 4 BFS levels, 5 ns in global relabels, 6 ns in
+// push-relabel sweeps, 7 status (0 done, 1 step limit reached), 8 vertices expanded by the
+// asynchronous BFS. Passed as defines by gpualgo/maxflow/gpu.py (STATS); these fallbacks agree.
+#ifndef ST_PUSH
+#define ST_PUSH 0
+#define ST_RELABEL 1
+#define ST_SWEEP 2
+#define ST_GR 3
+#define ST_LEVEL 4
+#define ST_GR_NS 5
+#define ST_PR_NS 6
+#define ST_STATUS 7
+#define ST_ITEMS 8
+#endif
 
 typedef CAP_T cap_t;
 
@@ -131,9 +146,9 @@ extern "C" __global__ void matrix_push_relabel_kernel(
         if (grid.thread_rank() == 0) ring[(k + 2) % 3] = 0;
         if (total == 0) break;
     }
-    atomicAdd(stats + 0, pushes);
-    atomicAdd(stats + 1, relabels);
-    if (grid.thread_rank() == 0) atomicAdd(stats + 2, sweeps);
+    atomicAdd(stats + ST_PUSH, pushes);
+    atomicAdd(stats + ST_RELABEL, relabels);
+    if (grid.thread_rank() == 0) atomicAdd(stats + ST_SWEEP, sweeps);
 }
 
 // Residual capacities of the BCSR arcs, gathered from the matrix for the host's BFS.
@@ -182,9 +197,9 @@ extern "C" __global__ void bcsr_push_relabel_kernel(
         if (grid.thread_rank() == 0) ring[(k + 2) % 3] = 0;
         if (total == 0) break;
     }
-    atomicAdd(stats + 0, pushes);
-    atomicAdd(stats + 1, relabels);
-    if (grid.thread_rank() == 0) atomicAdd(stats + 2, sweeps);
+    atomicAdd(stats + ST_PUSH, pushes);
+    atomicAdd(stats + ST_RELABEL, relabels);
+    if (grid.thread_rank() == 0) atomicAdd(stats + ST_SWEEP, sweeps);
 }
 
 // ----------------------------------------------------------------------------------------
@@ -192,11 +207,7 @@ extern "C" __global__ void bcsr_push_relabel_kernel(
 // ----------------------------------------------------------------------------------------
 // ring: 3 counters x 3 slots: [0..2] active vertices / next BFS frontier size,
 // [3..5] relabels, [6..8] vertices with excess (counted, then found by the BFS) or, in the
-// sweeps, the leader's vote for a global relabel.  stats (unsigned long long):
-// 0 pushes, 1 relabels, 2 sweeps, 3 global relabels, 4 BFS levels, 5 ns in global
-// relabels, 6 ns in push-relabel sweeps, 7 status (0 done, 1 step limit reached), 8 vertices
-// expanded by the asynchronous BFS.
-enum { ST_PUSH, ST_RELABEL, ST_SWEEP, ST_GR, ST_LEVEL, ST_GR_NS, ST_PR_NS, ST_STATUS, ST_ITEMS };
+// sweeps, the leader's vote for a global relabel.  stats: the ST_* slots (top of the file).
 
 struct Stepper {
     int k;          // grid syncs so far: the ring slot index

@@ -81,10 +81,25 @@ def default_tile(net: FlowNetwork) -> int:
     return tile
 
 
-def _module(cap_dtype, tile: int = 8):
+#: the slots of the kernels' statistics array (uint64), passed to maxflow.cu as defines (the
+#: fallbacks there agree: tests/test_kernels_compile.py)
+STATS = {"ST_PUSH": 0, "ST_RELABEL": 1, "ST_SWEEP": 2, "ST_GR": 3, "ST_LEVEL": 4, "ST_GR_NS": 5, "ST_PR_NS": 6,
+         "ST_STATUS": 7, "ST_ITEMS": 8}
+
+
+def defines(cap_dtype=np.int32, tile: int = 8) -> dict:
+    """The compile-time constants of maxflow.cu: the capacity type, the tile and :data:`STATS`."""
     cap = "int" if np.dtype(cap_dtype) == np.int32 else "long long"
-    return gpu.load_module("maxflow", defines={"CAP_T": cap, "TILE": tile},
-                           enable_cooperative_groups=True)
+    return {"CAP_T": cap, "TILE": tile, **STATS}
+
+
+def _module(cap_dtype, tile: int = 8):
+    return gpu.load_module("maxflow", defines=defines(cap_dtype, tile), enable_cooperative_groups=True)
+
+
+def _stats(st) -> dict:
+    """The statistics array read back, by slot name (``"ST_PUSH"`` -> pushes...)."""
+    return {name: int(st[slot]) for name, slot in STATS.items()}
 
 
 def launch_config(kernel, block: int, want_threads: int, max_per_sm: int | None = None,
@@ -215,7 +230,7 @@ def _host_relabel(net, variant, cycle, block, force):
     excess = gpu.to_device(exc_h)
     height = cupy.zeros(n, dtype=np.int32)
     ring = cupy.zeros(3, dtype=np.int32)
-    stats_d = cupy.zeros(8, dtype=np.uint64)
+    stats_d = cupy.zeros(len(STATS), dtype=np.uint64)
     if variant == "gpu_matrix":
         kern = mod.get_function("matrix_push_relabel_kernel")
         gather = mod.get_function("matrix_gather_kernel")
@@ -255,10 +270,10 @@ def _host_relabel(net, variant, cycle, block, force):
             res_h = res.get()
         exc_h = excess.get()
     t2 = time.perf_counter()
-    st = stats_d.get()
+    st = _stats(stats_d.get())
     side = h >= n
     stats = dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, total_ms=(time.perf_counter() - t0) * 1e3,
-                 device=gpu.device_name(), pushes=int(st[0]), relabels=int(st[1]), sweeps=int(st[2]),
+                 device=gpu.device_name(), pushes=st["ST_PUSH"], relabels=st["ST_RELABEL"], sweeps=st["ST_SWEEP"],
                  global_relabels=phases, phases=phases, gr_ms=gr_ms, pr_ms=(t2 - t1) * 1e3 - gr_ms,
                  cap_dtype=np.dtype(dtype).name, cycle=cycle,
                  launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
@@ -300,7 +315,7 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 2
     qb = cupy.empty(_queue_ints(net), dtype=np.int32)
     stamp = cupy.full(n, -1, dtype=np.int32)
     ring = cupy.zeros(9, dtype=np.int32)
-    stats_d = cupy.zeros(9, dtype=np.uint64)
+    stats_d = cupy.zeros(len(STATS), dtype=np.uint64)
     # the asynchronous BFS's work list: room for every vertex queued twice (a vertex is
     # queued again when its height is lowered again; beyond that, the BFS by levels runs)
     wq_cap = _async_capacity(n) if async_bfs else 1
@@ -317,19 +332,20 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 2
                                      np.int32(bool(async_bfs)), np.float32(gr_balance),
                                      np.int64(MAX_STEPS)))
     t2 = time.perf_counter()
-    st = stats_d.get()
-    if st[7]:
+    st = _stats(stats_d.get())
+    if st["ST_STATUS"]:
         raise RuntimeError("gpu_vertex_centric stopped at its step limit without finishing")
     value = int(excess[net.sink].get())
     side = height.get() >= n
     res_out = res.get()
     t3 = time.perf_counter()
-    gr_ns, pr_ns = float(st[5]), float(st[6])
+    gr_ns, pr_ns = float(st["ST_GR_NS"]), float(st["ST_PR_NS"])
     kernel_ms = timer.ms
     stats = dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, kernel_ms=kernel_ms,
                  total_ms=(t3 - t0) * 1e3, device=gpu.device_name(), download_ms=(t3 - t2) * 1e3,
-                 pushes=int(st[0]), relabels=int(st[1]), sweeps=int(st[2]), global_relabels=int(st[3]),
-                 phases=int(st[3]), bfs_levels=int(st[4]), bfs_expanded=int(st[8]),
+                 pushes=st["ST_PUSH"], relabels=st["ST_RELABEL"], sweeps=st["ST_SWEEP"],
+                 global_relabels=st["ST_GR"], phases=st["ST_GR"], bfs_levels=st["ST_LEVEL"],
+                 bfs_expanded=st["ST_ITEMS"],
                  gr_ms=kernel_ms * gr_ns / max(gr_ns + pr_ns, 1.0),
                  pr_ms=kernel_ms * pr_ns / max(gr_ns + pr_ns, 1.0),
                  cap_dtype=np.dtype(dtype).name, tile=tile, gr_alpha=gr_alpha, gr_max_iters=gr_max_iters, ops=int(ops),

@@ -44,7 +44,9 @@ __all__ = ["KERNELS", "launch_config", "gpu_de_global", "gpu_de_shared", "gpu_mi
            "de_pass", "DeviceEvaluation"]
 
 TILE = 16                       # cells per tile side (the paper's 16 x 16 blocks)
-_C_ROUNDS, _C_FULL, _C_STATE = 5, 6, 7   # counter slots of dgs_rounds_kernel (dgs.cu)
+#: the counter slots of dgs_rounds_kernel, passed to dgs.cu as defines (its fallbacks agree)
+COUNTERS = {"C_LIST": 0, "C_PAIRS": 2, "C_STOP": 4, "C_ROUNDS": 5, "C_FULL": 6, "C_STATE": 7}
+_C_ROUNDS, _C_FULL, _C_STATE = COUNTERS["C_ROUNDS"], COUNTERS["C_FULL"], COUNTERS["C_STATE"]
 
 _CELLS = ("ade_cells_kernel", "jde_cells_kernel", "row_max_kernel")
 #: the kernels of ``gpualgo/kernels/dgs.cu`` each GPU version launches
@@ -81,10 +83,14 @@ def check_options(blocks_per_sm=4, trace_capacity=4096, **_):
     check_trace_capacity(trace_capacity)
 
 
+def defines(cooperative: bool = True) -> dict:
+    """The compile-time constants of dgs.cu: the tile, :data:`COUNTERS`, and without the
+    cooperative kernel ``DGS_NO_COOPERATIVE``."""
+    return {"TILE": TILE, **COUNTERS, **({} if cooperative else {"DGS_NO_COOPERATIVE": 1})}
+
+
 def _module(cooperative: bool):
-    if cooperative:
-        return gpu.load_module("dgs", defines={"TILE": TILE}, enable_cooperative_groups=True)
-    return gpu.load_module("dgs", defines={"TILE": TILE, "DGS_NO_COOPERATIVE": 1})
+    return gpu.load_module("dgs", defines=defines(cooperative), enable_cooperative_groups=cooperative)
 
 
 class DeviceEvaluation:
@@ -251,7 +257,7 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
     best_d, best_p = cp.full(n, -np.inf), cp.full(n, -1, dtype=cp.int32)
     stamp = cp.full(n, -5, dtype=cp.int32)
     lists = cp.zeros(2 * n, dtype=cp.int32)
-    counters = cp.zeros(8, dtype=cp.int32)
+    counters = cp.zeros(max(COUNTERS.values()) + 1, dtype=cp.int32)
     objective = gpu.to_device(np.array([start_obj, 0.0]))
     trace = cp.zeros(3 * cap)
     mod = _module(True)
