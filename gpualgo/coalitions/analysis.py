@@ -26,7 +26,8 @@ from .solve import VARIANTS, total_splits
 
 __all__ = ["REPORT", "LABELS", "L2_BYTES", "num", "median_ms", "largest_n", "speedups_over_serial",
            "shared_splits_gain", "seconds_at", "headline", "speedup_parts", "against_report", "speedups_by_n",
-           "growth_per_agent", "outside_kernels", "largest_n_in_l2", "report_lines", "copy_bandwidth_of",
+           "growth_per_agent", "outside_kernels", "largest_n_in_l2", "SECTOR_BYTES", "traffic", "traffic_lines",
+           "report_lines", "copy_bandwidth_of",
            "bandwidth_at_largest", "bandwidth_lines", "target_lines", "best_speedup"]
 
 #: the source report's results the notebook compares with: 29 agents in about 2 hours on a
@@ -41,6 +42,9 @@ LABELS = {"serial": "serial DP (numba, one core)", "serial_odp": "serial ODP (nu
           "gpu_report": "GPU: the report's kernel",
           "gpu_shared_splits": "GPU: report's kernel + reads reused in registers ('shared splits')",
           "gpu_odp": "GPU: pruned DP, tiles in shared memory"}
+
+#: bytes a global-memory read fetches at the least (one sector of a cache line)
+SECTOR_BYTES = 32
 
 #: L2 cache of the GPUs the results were recorded on (bytes): the H100 SXM's 50 MB
 L2_BYTES = {"NVIDIA H100 80GB HBM3": 50 * 10**6}
@@ -133,10 +137,10 @@ def headline(rows, gpu: str = "gpu_report", cpu: str = "serial") -> dict | None:
     """The report's headline on its own versions today: the time of the report's kernel and of
     the serial DP at the report's n (29 agents), each measured or extrapolated by
     :func:`seconds_at`, and their ratio: ``{"n", "gpu_s", "gpu_from", "cpu_s", "cpu_from",
-    "factor"}``; None without rows of both."""
+    "factor"}``; None without rows of both (or a GPU time of zero)."""
     n = REPORT["n"]
     g, c = seconds_at(rows, gpu, n), seconds_at(rows, cpu, n)
-    if g is None or c is None:
+    if g is None or c is None or not g[0]:
         return None
     return {"n": n, "gpu_s": g[0], "gpu_from": g[1], "cpu_s": c[0], "cpu_from": c[1], "factor": c[0] / g[0]}
 
@@ -168,7 +172,7 @@ def against_report(rows) -> dict | None:
     n = REPORT["n"]
     t = median_ms(rows, "gpu_odp", n)
     rep = seconds_at(rows, "gpu_report", n)
-    if t is None or rep is None:
+    if not t or rep is None or not rep[0]:
         return None
     odp_s = t / 1e3
     pruning = total_splits(n, "dp") / total_splits(n, _rule_of(rows, "gpu_odp"))
@@ -203,9 +207,10 @@ def outside_kernels(rows, variant: str) -> tuple[int, float] | None:
     largest n; an upper bound on the rebuild's share. None without kernel times."""
     runs = [r for r in rows if r["variant"] == variant and _present(r.get("kernel_ms"))]
     top = largest_n(runs, [variant]).get(variant)
-    if top is None:
+    total = median_ms(runs, variant, top) if top is not None else None
+    if not total:
         return None
-    return top, 1 - median_ms(runs, variant, top, "kernel_ms") / median_ms(runs, variant, top)
+    return top, 1 - median_ms(runs, variant, top, "kernel_ms") / total
 
 
 def largest_n_in_l2(device: str, itemsize: int = 4) -> int | None:
@@ -222,6 +227,74 @@ def largest_n_in_l2(device: str, itemsize: int = 4) -> int | None:
     while (1 << (n + 1)) * itemsize <= l2:
         n += 1
     return n
+
+
+def traffic(bw_rows, rows=()) -> dict | None:
+    """What the ``bandwidth`` rows (and the ``report`` rows ``rows``, for the sizes beyond)
+    say about the report's kernels' memory traffic, as numbers:
+
+    - ``copy``, ``itemsize``, ``n``, ``requested``, ``share``: the copy bandwidth, the bytes of a
+      table value, gpu_report's largest n
+      and the bytes per second it requests there, as a fraction of the copy;
+    - ``sectors_share``: the same if every read of an ``itemsize``-byte value fetched a whole
+      :data:`SECTOR_BYTES` sector from DRAM (above 1: most reads are served by the caches);
+    - ``shared_gain``, ``shared_bytes``: gpu_shared_splits at the same n, its splits per second
+      over gpu_report's minus 1, and its bytes per second over gpu_report's;
+    - ``odp_n``, ``odp_logical_share``: gpu_odp's largest n and the values it uses per second
+      (two per split) as a fraction of the copy;
+    - ``l2_n``, ``in_l2``, ``out_n``, ``out``: the largest n whose table fits the GPU's L2
+      (:data:`L2_BYTES`), gpu_report's requested bytes per second there and at its largest n
+      in ``rows`` beyond it.
+
+    Keys without data are None; None when there is no copy row or no gpu_report row."""
+    copy = copy_bandwidth_of(bw_rows)
+    top = bandwidth_at_largest(bw_rows, ["gpu_report", "gpu_shared_splits", "gpu_odp"])
+    rep = top.get("gpu_report")
+    if not copy or not rep or not rep["bytes_per_s"]:
+        return None
+    itemsize = 8 if any(r.get("dtype") == "float64" for r in bw_rows if r["variant"] == "gpu_report") else 4
+    out = {"copy": copy, "itemsize": itemsize, "n": rep["n"], "requested": rep["bytes_per_s"], "share": rep["bytes_per_s"] / copy,
+           "sectors_share": rep["bytes_per_s"] / copy * SECTOR_BYTES / itemsize, "shared_gain": None,
+           "shared_bytes": None, "odp_n": None, "odp_logical_share": None, "l2_n": None, "in_l2": None,
+           "out_n": None, "out": None}
+    sh = top.get("gpu_shared_splits")
+    if sh and sh["n"] == rep["n"] and sh["splits_per_s"] and rep["splits_per_s"]:
+        out["shared_gain"] = sh["splits_per_s"] / rep["splits_per_s"] - 1
+        out["shared_bytes"] = sh["bytes_per_s"] / rep["bytes_per_s"]
+    odp = top.get("gpu_odp")
+    if odp and odp["logical_bytes_per_s"]:
+        out["odp_n"], out["odp_logical_share"] = odp["n"], odp["logical_bytes_per_s"] / copy
+    reps = [r for r in rows if r["variant"] == "gpu_report"]
+    device = next((r.get("device") for r in reps + list(bw_rows) if r.get("device")), "")
+    l2_n = largest_n_in_l2(device, itemsize)
+    out["l2_n"] = l2_n
+    if l2_n is not None and reps:
+        top_n = max(r["n"] for r in reps)
+        a, b = median_ms(reps, "gpu_report", l2_n, "bytes_per_s"), median_ms(reps, "gpu_report", top_n, "bytes_per_s")
+        if top_n > l2_n and a and b:
+            out.update(in_l2=a, out_n=top_n, out=b)
+    return out
+
+
+def traffic_lines(bw_rows, rows=()) -> list[str]:
+    """:func:`traffic` as sentences, for the notebook's section on the hardware limit."""
+    t = traffic(bw_rows, rows)
+    if t is None:
+        return []
+    lines = [f"gpu_report at n={t['n']} requests {num(t['requested'] / 1e9)} GB/s, {t['share']:.0%} of the copy "
+             f"bandwidth; counted in {SECTOR_BYTES}-byte sectors instead of values it would be {t['sectors_share']:.0%}: "
+             f"{'more than the copy, so most reads are served by the caches' if t['sectors_share'] > 1 else 'below the copy'}"]
+    if t["out"] is not None:
+        lines.append(f"the DP table fits this GPU's L2 up to n={t['l2_n']}: gpu_report requests "
+                     f"{num(t['in_l2'] / 1e9)} GB/s there and {num(t['out'] / 1e9)} GB/s at n={t['out_n']} "
+                     f"({(1 << t['out_n']) * t['itemsize'] / 2**20:,.0f} MiB table)")
+    if t["shared_gain"] is not None:
+        lines.append(f"shared splits (reads reused in registers) at n={t['n']}: {t['shared_gain']:+.0%} splits/s at "
+                     f"{t['shared_bytes']:.0%} of gpu_report's bytes/s")
+    if t["odp_logical_share"] is not None:
+        lines.append(f"gpu_odp at n={t['odp_n']}: the values it uses per second are {t['odp_logical_share']:.0%} "
+                     f"of the copy bandwidth")
+    return lines
 
 
 def report_lines(rows, variants=None) -> list[str]:

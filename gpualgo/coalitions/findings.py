@@ -16,7 +16,7 @@ the report itself did for its CPU, and the measurement says so.
 """
 from __future__ import annotations
 
-from ..findings import Finding, caveat, fails, holds, need, untestable
+from ..findings import Finding, Missing, caveat, fails, holds, need, ratio, untestable
 from . import analysis
 from .analysis import num
 
@@ -41,6 +41,14 @@ def _s(seconds: float) -> str:
     return f"{seconds:.3g} s"
 
 
+def _known(value, what: str):
+    """``value`` when it is a number other than zero; otherwise the finding cannot be tested
+    (:class:`~gpualgo.findings.Missing`, naming ``what``)."""
+    if value is None or value == 0:
+        raise Missing(f"no {what} in the rows")
+    return value
+
+
 def _how(n_from: int, n: int) -> str:
     return "measured" if n_from == n else f"extrapolated from n = {n_from}"
 
@@ -49,10 +57,10 @@ def _how(n_from: int, n: int) -> str:
 
 def headline(data):
     rows = need(data, REPORT_SET)
-    h = analysis.headline(rows)
-    if h is None:
-        need(data, REPORT_SET, variant="gpu_report")
-        need(data, REPORT_SET, variant="serial")
+    need(data, REPORT_SET, variant="gpu_report")
+    need(data, REPORT_SET, variant="serial")
+    h = _known(analysis.headline(rows), "time of gpu_report or serial")
+    _known(h["gpu_s"], "time of gpu_report")
     n = h["n"]
     measured = (f"the report's versions at n = {n}: report kernel {_s(h['gpu_s'])} ({_how(h['gpu_from'], n)}), "
                 f"serial DP {_s(h['cpu_s'])} ({_how(h['cpu_from'], n)}): {num(h['factor'])}x "
@@ -76,8 +84,8 @@ def speedup_grows(data):
         return untestable(f"the report's kernel and the serial DP share only {len(ups)} sizes")
     ns = sorted(ups)
     lo, hi = ns[-4], ns[-1]
-    g_gpu = analysis.growth_per_agent(rows, "gpu_report")
-    g_cpu = analysis.growth_per_agent(rows, "serial")
+    g_gpu = _known(analysis.growth_per_agent(rows, "gpu_report"), "gpu_report times at two consecutive sizes")
+    g_cpu = _known(analysis.growth_per_agent(rows, "serial"), "serial times at two consecutive sizes")
     rate = analysis.growth_per_agent(rows, "gpu_report", key="splits_per_s")
     measured = (f"report kernel over serial DP: {num(ups[lo])}x at n = {lo}, {num(ups[hi])}x at n = {hi}; time per "
                 f"added agent at the largest sizes: report kernel x{g_gpu[1]:.2f} (n = {g_gpu[0]}), serial DP "
@@ -88,21 +96,23 @@ def speedup_grows(data):
     if rate is not None and rate[1] <= 1.02:
         rates = {k: analysis.median_ms(rows, "gpu_report", k, "splits_per_s") for k in sorted({r["n"] for r in rows
                  if r["variant"] == "gpu_report"})}
+        rates = {k: x for k, x in rates.items() if x}
         peak = max(rates.values())
         full = next(k for k in rates if all(rates[j] >= 0.9 * peak for j in rates if j >= k))
-        ser = analysis.median_ms(rows, "serial", ns[-1], "splits_per_s") / analysis.median_ms(rows, "serial", lo,
-                                                                                             "splits_per_s")
+        ser = ratio(analysis.median_ms(rows, "serial", hi, "splits_per_s"),
+                    analysis.median_ms(rows, "serial", lo, "splits_per_s"))
+        slows = (f" (its splits/s x{ser:.2f} from n = {lo} to {hi}, likely as its table leaves the CPU's caches)"
+                 if ser is not None else "")
         return caveat(measured, f"it grows while the GPU fills up (its splits/s stay within 10 % of their peak from "
                                 f"n = {full}); at the largest sizes the report kernel's splits/s no longer rise "
                                 f"(x{rate[1]:.2f} from n = {rate[0] - 1} to {rate[0]}), so its time grows as 3^n too, "
-                                f"and the factor grows only as the serial core slows (its splits/s x{ser:.2f} from "
-                                f"n = {lo} to {hi}, likely as its table leaves the CPU's caches)")
+                                f"and the factor grows only as the serial core slows{slows}")
     return holds(measured)
 
 
 def shared_splits_faster(data):
     rows = need(data, REPORT_SET, variant="gpu_shared_splits") + need(data, REPORT_SET, variant="gpu_report")
-    n, gain = analysis.shared_splits_gain(rows)
+    n, gain = _known(analysis.shared_splits_gain(rows), "times of both report kernels at a common size")
     ups = analysis.speedups_by_n(rows, "gpu_shared_splits", baseline="gpu_report")
     faster_from = next((k for k in sorted(ups) if all(ups[j] > 1 for j in ups if j >= k)), None)
     measured = (f"{abs(gain):.0%} {'faster' if gain >= 0 else 'slower'} at n = {n} "
@@ -120,64 +130,47 @@ def shared_splits_faster(data):
 
 # ---------------------------------------------------------------------- memory traffic
 
-def bandwidth_bound(data):
+def _traffic(data, with_report: bool):
     bw_rows = need(data, BANDWIDTH_SET)
-    rows = need(data, REPORT_SET, variant="gpu_report")
-    copy = analysis.copy_bandwidth_of(bw_rows)
-    if copy is None:
-        need(data, BANDWIDTH_SET, variant="device_copy")
-    top = analysis.bandwidth_at_largest(bw_rows, ["gpu_report", "gpu_shared_splits"])
-    if "gpu_report" not in top:
-        need(data, BANDWIDTH_SET, variant="gpu_report")
-    rep = top["gpu_report"]
-    share = rep["bytes_per_s"] / copy
-    measured = (f"report kernel at n = {rep['n']}: {num(rep['bytes_per_s'] / 1e9)} GB/s requested, {share:.0%} of the "
-                f"{num(copy / 1e9)} GB/s copy")
-    parts = []
-    device = next((r.get("device") for r in rows if r.get("device")), "")
-    in_l2 = analysis.largest_n_in_l2(device)
-    top_n = analysis.largest_n(rows, ["gpu_report"])["gpu_report"]
+    rows = need(data, REPORT_SET, variant="gpu_report") if with_report else []
+    t = analysis.traffic(bw_rows, rows)
+    if t is None:
+        raise Missing(f"no copy bandwidth or no gpu_report rows with bytes/s in {BANDWIDTH_SET}")
+    return t
+
+
+def bandwidth_bound(data):
+    t = _traffic(data, with_report=True)
+    measured = (f"report kernel at n = {t['n']}: {num(t['requested'] / 1e9)} GB/s requested, {t['share']:.0%} of the "
+                f"{num(t['copy'] / 1e9)} GB/s copy")
     flat = None
-    if in_l2 is not None and top_n > in_l2:
-        a = analysis.median_ms(rows, "gpu_report", in_l2, "bytes_per_s")
-        b = analysis.median_ms(rows, "gpu_report", top_n, "bytes_per_s")
-        if a and b:
-            flat = b / a
-            measured += (f"; {num(a / 1e9)} GB/s at n = {in_l2} (float32 table in the L2) and {num(b / 1e9)} GB/s at "
-                         f"n = {top_n} (table {(1 << top_n) * 4 / 2**20:,.0f} MiB)")
-            parts.append("does not drop when the table leaves the L2")
-    sh = top.get("gpu_shared_splits")
-    if sh and sh["n"] == rep["n"]:
-        measured += (f"; shared splits: {sh['splits_per_s'] / rep['splits_per_s'] - 1:+.0%} splits/s at "
-                     f"{sh['bytes_per_s'] / rep['bytes_per_s']:.0%} of the bytes/s")
-    if share >= FAST_SHARE:
+    if t["out"] is not None:
+        flat = t["out"] / t["in_l2"]
+        measured += (f"; {num(t['in_l2'] / 1e9)} GB/s at n = {t['l2_n']} (table in the L2) and {num(t['out'] / 1e9)} "
+                     f"GB/s at n = {t['out_n']} (table {(1 << t['out_n']) * t['itemsize'] / 2**20:,.0f} MiB)")
+    if t["shared_gain"] is not None:
+        measured += f"; shared splits: {t['shared_gain']:+.0%} splits/s at {t['shared_bytes']:.0%} of the bytes/s"
+    if t["share"] >= FAST_SHARE:
         return holds(measured)
-    if share < LOW_SHARE and (flat is None or flat > 0.85):
-        return fails(measured, f"the kernels request {share:.0%} of the copy bandwidth, at a rate that "
-                     + (", ".join(parts) + " and " if parts else "")
-                     + "that shared splits turn into more splits/s without moving more bytes: likely limited by "
-                       f"issuing scattered 4-byte loads, not by DRAM bandwidth (each load fetches a 32-byte sector: "
-                       f"8x the requested bytes would be {8 * share:.0%} of the copy, so most are served by the "
-                       "caches); Nsight Compute's DRAM and L2 throughput would settle it")
+    if t["share"] < LOW_SHARE and (flat is None or flat > 0.85):
+        return fails(measured, f"the kernels request {t['share']:.0%} of the copy bandwidth, at a rate that "
+                     + ("does not drop when the table leaves the L2 and " if flat is not None else "")
+                     + ("that shared splits turn into more splits/s without moving more bytes" if t["shared_gain"]
+                        else "that stays far from the copy")
+                     + f": likely limited by issuing scattered {t['itemsize']}-byte loads, not by DRAM bandwidth (each "
+                       f"load fetches a {analysis.SECTOR_BYTES}-byte sector: counted so, the traffic would be "
+                       f"{t['sectors_share']:.0%} of the copy, so most are served by the caches); Nsight Compute's "
+                       "DRAM and L2 throughput would settle it")
     return caveat(measured, "between the two: a profile of DRAM throughput (Nsight Compute) would decide")
 
 
 def random_access_low_bandwidth(data):
-    bw_rows = need(data, BANDWIDTH_SET)
-    copy = analysis.copy_bandwidth_of(bw_rows)
-    if copy is None:
-        need(data, BANDWIDTH_SET, variant="device_copy")
-    top = analysis.bandwidth_at_largest(bw_rows, ["gpu_report", "gpu_odp"])
-    if "gpu_report" not in top:
-        need(data, BANDWIDTH_SET, variant="gpu_report")
-    rep = top["gpu_report"]
-    share = rep["bytes_per_s"] / copy
-    measured = f"report kernel (scattered reads) at n = {rep['n']}: {share:.0%} of the copy bandwidth"
-    odp = top.get("gpu_odp")
-    if odp:
-        measured += (f"; gpu_odp (contiguous segments, reused from shared memory) at n = {odp['n']}: "
-                     f"{odp['logical_bytes_per_s'] / copy:.0%} of it in values used")
-    if share >= LOW_SHARE:
+    t = _traffic(data, with_report=False)
+    measured = f"report kernel (scattered reads) at n = {t['n']}: {t['share']:.0%} of the copy bandwidth"
+    if t["odp_logical_share"] is not None:
+        measured += (f"; gpu_odp (contiguous segments, reused from shared memory) at n = {t['odp_n']}: "
+                     f"{t['odp_logical_share']:.0%} of it in values used")
+    if t["share"] >= LOW_SHARE:
         return fails(measured, "the scattered reads reach most of the copy bandwidth on this GPU")
     return holds(measured)
 
@@ -205,7 +198,7 @@ def more_shared_fewer_fetches(data):
 
 def rebuild_is_cheap(data):
     rows = need(data, REPORT_SET, variant="gpu_report")
-    n, frac = analysis.outside_kernels(rows, "gpu_report")
+    n, frac = _known(analysis.outside_kernels(rows, "gpu_report"), "kernel_ms of gpu_report")
     measured = (f"everything outside the DP's kernels (rebuild, uploads, lists of coalitions): {frac:.1%} of the "
                 f"report kernel's call at n = {n}")
     if frac <= 0.05:
@@ -218,7 +211,8 @@ def rebuild_is_cheap(data):
 def dp_is_3_to_the_n(data):
     rows = need(data, REPORT_SET, variant="serial")
     ns = sorted({r["n"] for r in rows})[-5:]
-    steps = [analysis.median_ms(rows, "serial", b) / analysis.median_ms(rows, "serial", a) for a, b in zip(ns, ns[1:])]
+    steps = [ratio(analysis.median_ms(rows, "serial", b), analysis.median_ms(rows, "serial", a))
+             for a, b in zip(ns, ns[1:])]
     steps = [s for s in steps if s]
     if not steps:
         return untestable("the serial DP was run at one size only")
@@ -254,10 +248,11 @@ def gpu_beneficial(data):
 def fewer_fetches_raise_performance(data):
     rows = need(data, REPORT_SET, variant="gpu_odp") + need(data, REPORT_SET, variant="gpu_shared_splits")
     n = min(analysis.largest_n(rows, ["gpu_odp", "gpu_shared_splits"]).values())
-    sh = analysis.median_ms(rows, "gpu_shared_splits", n, "splits_per_s")
-    od = analysis.median_ms(rows, "gpu_odp", n, "splits_per_s")
-    b_sh = analysis.median_ms(rows, "gpu_shared_splits", n, "bytes_per_s") / sh
-    b_od = analysis.median_ms(rows, "gpu_odp", n, "bytes_per_s") / od
+    what = f"splits/s and bytes/s of gpu_odp and gpu_shared_splits at n = {n}"
+    sh = _known(analysis.median_ms(rows, "gpu_shared_splits", n, "splits_per_s"), what)
+    od = _known(analysis.median_ms(rows, "gpu_odp", n, "splits_per_s"), what)
+    b_sh = _known(analysis.median_ms(rows, "gpu_shared_splits", n, "bytes_per_s"), what) / sh
+    b_od = _known(analysis.median_ms(rows, "gpu_odp", n, "bytes_per_s"), what) / od
     measured = (f"at n = {n}: tiles in shared memory (gpu_odp) {od:.2e} splits/s, {b_od:.2g} bytes requested per "
                 f"split; shared splits {sh:.2e} splits/s, {b_sh:.2g} bytes per split")
     if od >= 2 * sh and b_od < b_sh:
