@@ -38,10 +38,9 @@ REPORT = {"n": 29, "gpu_seconds": 7200.0, "cpu_seconds": 83 * 3600.0, "speedup":
 #: gpu_shared_splits keeps the report's name, but it uses no ``__shared__`` memory: a thread
 #: keeps the subsets it has just read, and their values, in registers, and reuses them for the
 #: same counter of the next coalitions
-LABELS = {"serial": "serial DP (numba, one core)", "serial_odp": "serial ODP (numba, one core)",
-          "gpu_report": "GPU: the report's kernel",
-          "gpu_shared_splits": "GPU: report's kernel + reads reused in registers ('shared splits')",
-          "gpu_odp": "GPU: pruned DP, tiles in shared memory"}
+LABELS = {"serial": "serial DP", "serial_odp": "serial ODP", "gpu_report": "GPU: report kernel",
+          "gpu_shared_splits": "GPU: reads reused in registers ('shared splits')",
+          "gpu_odp": "GPU: ODP, shared-memory tiles"}
 
 #: bytes a global-memory read fetches at the least (one sector of a cache line)
 SECTOR_BYTES = 32
