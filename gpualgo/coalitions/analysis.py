@@ -22,15 +22,31 @@ from __future__ import annotations
 
 import statistics
 
-from .solve import VARIANTS
+from .solve import VARIANTS, total_splits
 
-__all__ = ["REPORT", "num", "median_ms", "largest_n", "speedups_over_serial", "shared_splits_gain",
-           "report_lines", "copy_bandwidth_of", "bandwidth_at_largest", "bandwidth_lines", "target_lines",
-           "best_speedup"]
+__all__ = ["REPORT", "LABELS", "L2_BYTES", "num", "median_ms", "largest_n", "speedups_over_serial",
+           "shared_splits_gain", "seconds_at", "headline", "speedup_parts", "against_report", "speedups_by_n",
+           "growth_per_agent", "outside_kernels", "largest_n_in_l2", "SECTOR_BYTES", "traffic", "traffic_lines",
+           "report_lines", "copy_bandwidth_of",
+           "bandwidth_at_largest", "bandwidth_lines", "target_lines", "best_speedup"]
 
 #: the source report's results the notebook compares with: 29 agents in about 2 hours on a
 #: GTX 660 Ti, 40x one CPU core, shared splits 40 % faster
-REPORT = {"n": 29, "gpu_seconds": 7200.0, "speedup": 40.0, "shared_gain": 0.40}
+REPORT = {"n": 29, "gpu_seconds": 7200.0, "cpu_seconds": 83 * 3600.0, "speedup": 40.0, "shared_gain": 0.40}
+
+#: what each version is, for legends and tables (the keys are the names recorded in the CSVs).
+#: gpu_shared_splits keeps the report's name, but it uses no ``__shared__`` memory: a thread
+#: keeps the subsets it has just read, and their values, in registers, and reuses them for the
+#: same counter of the next coalitions
+LABELS = {"serial": "serial DP", "serial_odp": "serial ODP", "gpu_report": "GPU: report kernel",
+          "gpu_shared_splits": "GPU: reads reused in registers ('shared splits')",
+          "gpu_odp": "GPU: ODP, shared-memory tiles"}
+
+#: bytes a global-memory read fetches at the least (one sector of a cache line)
+SECTOR_BYTES = 32
+
+#: L2 cache of the GPUs the results were recorded on (bytes): the H100 SXM's 50 MB
+L2_BYTES = {"NVIDIA H100 80GB HBM3": 50 * 10**6}
 
 
 def num(x: float) -> str:
@@ -90,13 +106,209 @@ def shared_splits_gain(rows) -> tuple[int, float] | None:
     return (n, a / b - 1) if a and b else None
 
 
+def _rule_of(rows, variant: str) -> str:
+    rules = {r.get("rule") for r in rows if r["variant"] == variant and r.get("rule")}
+    return rules.pop() if len(rules) == 1 else ("odp" if variant.endswith("odp") else "dp")
+
+
+def seconds_at(rows, variant: str, n: int) -> tuple[float, int] | None:
+    """``(seconds, n_from)``: the median time of ``variant`` at ``n`` agents (``n_from == n``),
+    or, where it was not run that far, its median time at the largest n it reached scaled by
+    the splits its rule evaluates (``total_splits(n) / total_splits(n_from)``, about 3 per
+    agent): an extrapolation at the rate measured last. None without rows.
+
+    >>> rows = [dict(variant="serial", n=20, total_ms=4000.0, rule="dp")]
+    >>> s, n_from = seconds_at(rows, "serial", 21)
+    >>> n_from, round(s, 2)
+    (20, 12.0)
+    """
+    t = median_ms(rows, variant, n)
+    if t is not None:
+        return t / 1e3, n
+    top = largest_n(rows, [variant]).get(variant)
+    if top is None:
+        return None
+    rule = _rule_of(rows, variant)
+    return median_ms(rows, variant, top) / 1e3 * total_splits(n, rule) / total_splits(top, rule), top
+
+
+def headline(rows, gpu: str = "gpu_report", cpu: str = "serial") -> dict | None:
+    """The report's headline on its own versions today: the time of the report's kernel and of
+    the serial DP at the report's n (29 agents), each measured or extrapolated by
+    :func:`seconds_at`, and their ratio: ``{"n", "gpu_s", "gpu_from", "cpu_s", "cpu_from",
+    "factor"}``; None without rows of both (or a GPU time of zero)."""
+    n = REPORT["n"]
+    g, c = seconds_at(rows, gpu, n), seconds_at(rows, cpu, n)
+    if g is None or c is None or not g[0]:
+        return None
+    return {"n": n, "gpu_s": g[0], "gpu_from": g[1], "cpu_s": c[0], "cpu_from": c[1], "factor": c[0] / g[0]}
+
+
+def speedup_parts(rows, n: int | None = None) -> dict | None:
+    """gpu_odp's speed-up over the serial DP taken apart, at ``n`` (default: the largest n
+    the three versions share): ``pruning`` = serial DP / serial ODP (the algorithm, on one
+    core), ``gpu`` = serial ODP / gpu_odp (pruned against pruned), ``total`` their product;
+    ``{"n", "total", "pruning", "gpu"}``, None where one is missing."""
+    names = ("serial", "serial_odp", "gpu_odp")
+    if n is None:
+        top = largest_n(rows, names)
+        if len(top) < 3:
+            return None
+        n = min(top.values())
+    ser, sodp, godp = (median_ms(rows, v, n) for v in names)
+    if not (ser and sodp and godp):
+        return None
+    return {"n": n, "total": ser / godp, "pruning": ser / sodp, "gpu": sodp / godp}
+
+
+def against_report(rows) -> dict | None:
+    """gpu_odp at the report's n against the report's GPU time (about 2 hours), taken apart:
+    ``hardware`` = the report's time / the report's own kernel today (same algorithm, today's
+    GPU; extrapolated where gpu_report did not reach n), ``pruning`` = the splits of the DP /
+    those of ODP, ``tiles`` = the rest (splits per second of the tiles over the report's
+    kernel); ``{"n", "total", "hardware", "pruning", "tiles", "report_from", "odp_s"}``, None
+    without gpu_odp at n or without gpu_report rows."""
+    n = REPORT["n"]
+    t = median_ms(rows, "gpu_odp", n)
+    rep = seconds_at(rows, "gpu_report", n)
+    if not t or rep is None or not rep[0]:
+        return None
+    odp_s = t / 1e3
+    pruning = total_splits(n, "dp") / total_splits(n, _rule_of(rows, "gpu_odp"))
+    return {"n": n, "total": REPORT["gpu_seconds"] / odp_s, "hardware": REPORT["gpu_seconds"] / rep[0],
+            "pruning": pruning, "tiles": rep[0] / odp_s / pruning, "report_from": rep[1], "odp_s": odp_s}
+
+
+def speedups_by_n(rows, variant: str, baseline: str = "serial") -> dict:
+    """``{n: median baseline time / median time of variant}`` at every n both were run at."""
+    out = {}
+    for n in sorted({r["n"] for r in rows if r["variant"] == variant}):
+        a, b = median_ms(rows, baseline, n), median_ms(rows, variant, n)
+        if a and b:
+            out[n] = a / b
+    return out
+
+
+def growth_per_agent(rows, variant: str, key: str = "total_ms") -> tuple[int, float] | None:
+    """``(n, ratio)``: the median ``key`` of ``variant`` at its largest n over the one at
+    n - 1 (time: about 3 for an O(3**n) run at a steady rate; ``splits_per_s``: 1 once the
+    rate no longer rises); None without both sizes."""
+    top = largest_n(rows, [variant]).get(variant)
+    if top is None:
+        return None
+    a, b = median_ms(rows, variant, top, key), median_ms(rows, variant, top - 1, key)
+    return (top, a / b) if a and b else None
+
+
+def outside_kernels(rows, variant: str) -> tuple[int, float] | None:
+    """``(n, fraction)``: the share of ``variant``'s whole call spent outside its DP kernels
+    (``1 - kernel_ms / total_ms``: the rebuild, the uploads, the coalition lists) at its
+    largest n; an upper bound on the rebuild's share. None without kernel times."""
+    runs = [r for r in rows if r["variant"] == variant and _present(r.get("kernel_ms"))]
+    top = largest_n(runs, [variant]).get(variant)
+    total = median_ms(runs, variant, top) if top is not None else None
+    if not total:
+        return None
+    return top, 1 - median_ms(runs, variant, top, "kernel_ms") / total
+
+
+def largest_n_in_l2(device: str, itemsize: int = 4) -> int | None:
+    """The largest n whose DP table (``2**n`` values of ``itemsize`` bytes) fits in the L2
+    cache of ``device`` (:data:`L2_BYTES`); None for a GPU not listed.
+
+    >>> largest_n_in_l2("NVIDIA H100 80GB HBM3")
+    23
+    """
+    l2 = L2_BYTES.get(device)
+    if l2 is None:
+        return None
+    n = 0
+    while (1 << (n + 1)) * itemsize <= l2:
+        n += 1
+    return n
+
+
+def traffic(bw_rows, rows=()) -> dict | None:
+    """What the ``bandwidth`` rows (and the ``report`` rows ``rows``, for the sizes beyond)
+    say about the report's kernels' memory traffic, as numbers:
+
+    - ``copy``, ``itemsize``, ``n``, ``requested``, ``share``: the copy bandwidth, the bytes of a
+      table value, gpu_report's largest n
+      and the bytes per second it requests there, as a fraction of the copy;
+    - ``sectors_share``: the same if every read of an ``itemsize``-byte value fetched a whole
+      :data:`SECTOR_BYTES` sector from DRAM (above 1: most reads are served by the caches);
+    - ``shared_gain``, ``shared_bytes``: gpu_shared_splits at the same n, its splits per second
+      over gpu_report's minus 1, and its bytes per second over gpu_report's;
+    - ``odp_n``, ``odp_logical_share``: gpu_odp's largest n and the values it uses per second
+      (two per split) as a fraction of the copy;
+    - ``l2_n``, ``in_l2``, ``out_n``, ``out``: the largest n whose table fits the GPU's L2
+      (:data:`L2_BYTES`), gpu_report's requested bytes per second there and at its largest n
+      in ``rows`` beyond it.
+
+    Keys without data are None; None when there is no copy row or no gpu_report row."""
+    copy = copy_bandwidth_of(bw_rows)
+    top = bandwidth_at_largest(bw_rows, ["gpu_report", "gpu_shared_splits", "gpu_odp"])
+    rep = top.get("gpu_report")
+    if not copy or not rep or not rep["bytes_per_s"]:
+        return None
+    itemsize = 8 if any(r.get("dtype") == "float64" for r in bw_rows if r["variant"] == "gpu_report") else 4
+    out = {"copy": copy, "itemsize": itemsize, "n": rep["n"], "requested": rep["bytes_per_s"], "share": rep["bytes_per_s"] / copy,
+           "sectors_share": rep["bytes_per_s"] / copy * SECTOR_BYTES / itemsize, "shared_gain": None,
+           "shared_bytes": None, "odp_n": None, "odp_logical_share": None, "l2_n": None, "in_l2": None,
+           "out_n": None, "out": None}
+    sh = top.get("gpu_shared_splits")
+    if sh and sh["n"] == rep["n"] and sh["splits_per_s"] and rep["splits_per_s"]:
+        out["shared_gain"] = sh["splits_per_s"] / rep["splits_per_s"] - 1
+        out["shared_bytes"] = sh["bytes_per_s"] / rep["bytes_per_s"]
+    odp = top.get("gpu_odp")
+    if odp and odp["logical_bytes_per_s"]:
+        out["odp_n"], out["odp_logical_share"] = odp["n"], odp["logical_bytes_per_s"] / copy
+    reps = [r for r in rows if r["variant"] == "gpu_report"]
+    device = next((r.get("device") for r in reps + list(bw_rows) if r.get("device")), "")
+    l2_n = largest_n_in_l2(device, itemsize)
+    out["l2_n"] = l2_n
+    if l2_n is not None and reps:
+        top_n = max(r["n"] for r in reps)
+        a, b = median_ms(reps, "gpu_report", l2_n, "bytes_per_s"), median_ms(reps, "gpu_report", top_n, "bytes_per_s")
+        if top_n > l2_n and a and b:
+            out.update(in_l2=a, out_n=top_n, out=b)
+    return out
+
+
+def traffic_lines(bw_rows, rows=()) -> list[str]:
+    """:func:`traffic` as sentences, for the notebook's section on the hardware limit."""
+    t = traffic(bw_rows, rows)
+    if t is None:
+        return []
+    lines = [f"gpu_report at n={t['n']} requests {num(t['requested'] / 1e9)} GB/s, {t['share']:.0%} of the copy "
+             f"bandwidth; counted in {SECTOR_BYTES}-byte sectors instead of values it would be {t['sectors_share']:.0%}: "
+             f"{'more than the copy, so most reads are served by the caches' if t['sectors_share'] > 1 else 'below the copy'}"]
+    if t["out"] is not None:
+        lines.append(f"the DP table fits this GPU's L2 up to n={t['l2_n']}: gpu_report requests "
+                     f"{num(t['in_l2'] / 1e9)} GB/s there and {num(t['out'] / 1e9)} GB/s at n={t['out_n']} "
+                     f"({(1 << t['out_n']) * t['itemsize'] / 2**20:,.0f} MiB table)")
+    if t["shared_gain"] is not None:
+        lines.append(f"shared splits (reads reused in registers) at n={t['n']}: {t['shared_gain']:+.0%} splits/s at "
+                     f"{t['shared_bytes']:.0%} of gpu_report's bytes/s")
+    if t["odp_logical_share"] is not None:
+        lines.append(f"gpu_odp at n={t['odp_n']}: the values it uses per second are {t['odp_logical_share']:.0%} "
+                     f"of the copy bandwidth")
+    return lines
+
+
 def report_lines(rows, variants=None) -> list[str]:
     """The sentences printed below the report's figure: each version's largest n and its
     median time, the speed-ups over the serial DP, the gain of shared splits and the time
     at the report's n, each next to the report's result."""
     largest = largest_n(rows, variants)
     lines = [f"{v:18s} up to n={n}: {median_ms(rows, v, n) / 1e3:9.3f} s" for v, n in largest.items()]
-    lines += [f"{v} at n={n}: {num(x)}x the serial DP" for v, (n, x) in speedups_over_serial(rows, variants).items()]
+    parts = speedup_parts(rows)
+    for v, (n, x) in speedups_over_serial(rows, variants).items():
+        line = f"{v} at n={n}: {num(x)}x the serial DP"
+        if v == "gpu_odp" and parts and parts["n"] == n:   # the pruned GPU DP against the unpruned serial
+            line += (f" = {parts['pruning']:.1f}x from pruning (serial ODP) x {num(parts['gpu'])}x from the GPU "
+                     f"(pruned against pruned)")
+        lines.append(line)
     gain = shared_splits_gain(rows)
     if gain is not None:
         n, g = gain
@@ -104,8 +316,14 @@ def report_lines(rows, variants=None) -> list[str]:
                      f"them (the report: {REPORT['shared_gain']:.0%} faster)")
     t = median_ms(rows, "gpu_odp", REPORT["n"])
     if t:
-        lines.append(f"n={REPORT['n']} with gpu_odp: {t / 1e3:.1f} s, against about "
-                     f"{REPORT['gpu_seconds'] / 3600:.0f} hours in the report ({num(REPORT['gpu_seconds'] / (t / 1e3))}x)")
+        line = (f"n={REPORT['n']} with gpu_odp: {t / 1e3:.1f} s, against about "
+                f"{REPORT['gpu_seconds'] / 3600:.0f} hours in the report ({num(REPORT['gpu_seconds'] / (t / 1e3))}x")
+        a = against_report(rows)
+        if a:
+            how = "measured" if a["report_from"] == a["n"] else f"extrapolated from n={a['report_from']}"
+            line += (f" = {num(a['hardware'])}x for the report's own kernel on today's GPU ({how}) x "
+                     f"{a['pruning']:.1f}x fewer splits (ODP) x {a['tiles']:.1f}x more splits/s (tiles)")
+        lines.append(line + ")")
     return lines
 
 

@@ -332,3 +332,29 @@ def test_analysis_of_the_recorded_results_has_no_gaps():
     assert len(bw) == 4 and not any("nan" in ln.lower() for ln in bw)
     tg = analysis.target_lines(results.read("coalitions", "targets").rows)
     assert len(tg) == 7 and tg[-1].startswith("best speed-up over the numba serial DP")
+
+
+def test_analysis_takes_the_speedups_apart():
+    rows = [dict(variant="serial", n=22, total_ms=3000.0), dict(variant="serial_odp", n=22, total_ms=1500.0),
+            dict(variant="gpu_odp", n=22, total_ms=2.0, rule="odp"), dict(variant="gpu_odp", n=29, total_ms=10_000.0,
+                                                                          rule="odp"),
+            dict(variant="gpu_report", n=27, total_ms=30_000.0, rule="dp")]
+    assert analysis.speedup_parts(rows) == {"n": 22, "total": 1500.0, "pruning": 2.0, "gpu": 750.0}
+    s, n_from = analysis.seconds_at(rows, "gpu_report", 29)
+    assert n_from == 27 and s == pytest.approx(30.0 * co.total_splits(29) / co.total_splits(27))
+    assert analysis.seconds_at(rows, "gpu_report", 27) == (30.0, 27) and analysis.seconds_at(rows, "nope", 3) is None
+    a = analysis.against_report(rows)
+    assert a["total"] == pytest.approx(720.0) and a["report_from"] == 27
+    assert a["hardware"] * a["pruning"] * a["tiles"] == pytest.approx(a["total"])
+    assert a["pruning"] == pytest.approx(co.total_splits(29, "dp") / co.total_splits(29, "odp"))
+    lines = analysis.report_lines(rows)
+    assert "gpu_odp at n=22: 1,500x the serial DP = 2.0x from pruning (serial ODP) x 750x from the GPU" in lines[-2]
+    assert "(extrapolated from n=27)" in lines[-1] and lines[-1].endswith("(tiles))")
+    h = analysis.headline(rows)
+    assert h["gpu_from"] == 27 and h["cpu_from"] == 22 and h["factor"] == pytest.approx(h["cpu_s"] / h["gpu_s"])
+    assert analysis.speedups_by_n(rows, "gpu_odp") == {22: 1500.0}
+    assert analysis.growth_per_agent(rows, "gpu_odp") is None
+    assert analysis.outside_kernels(rows, "gpu_odp") is None
+    assert analysis.outside_kernels([dict(variant="gpu_odp", n=9, total_ms=4.0, kernel_ms=3.0)], "gpu_odp") == (9, 0.25)
+    assert analysis.largest_n_in_l2("NVIDIA H100 80GB HBM3", 8) == 22 and analysis.largest_n_in_l2("other") is None
+    assert set(analysis.LABELS) == set(co.VARIANTS)

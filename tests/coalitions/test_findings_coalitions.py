@@ -1,0 +1,239 @@
+"""The coalition report's findings (gpualgo.coalitions.findings): each computed verdict fed with
+synthetic rows for which it is known, both ways, then the verdicts of the recorded data."""
+import pytest
+
+from gpualgo import findings as F
+from gpualgo import nbtools
+from gpualgo.coalitions import findings as cf
+from gpualgo.coalitions.solve import total_splits
+
+REP, BW = cf.REPORT_SET, cf.BANDWIDTH_SET
+H100 = "NVIDIA H100 80GB HBM3"
+
+
+def _row(variant, n, total_ms, **extra):
+    rule = "odp" if variant.endswith("odp") else "dp"
+    return dict(variant=variant, n=n, total_ms=total_ms, rule=rule, **extra)
+
+
+def _verdict(finding, data):
+    return F.evaluate([finding], data)[0]
+
+
+def _finding(test):
+    return next(f for f in cf.FINDINGS if f.test is test)
+
+
+# ------------------------------------------------------------------------ the headline
+
+def _headline_rows(gpu_n, gpu_ms):
+    return [_row("serial", 22, 35_000.0), _row("gpu_report", gpu_n, gpu_ms)]
+
+
+def test_headline_three_ways():
+    f = _finding(cf.headline)
+    # the report's kernel measured at 29: 200 s against ~21.7 h of serial DP scaled from n = 22
+    v = _verdict(f, {REP: _headline_rows(29, 200_000.0)})
+    assert v.verdict == F.HOLDS and "(measured)" in v.measured and "extrapolated from n = 22" in v.measured
+    # only run to n = 27: the factor is still far above 40, with the extrapolation said
+    v = _verdict(f, {REP: _headline_rows(27, 30_000.0)})
+    assert v.verdict == F.CAVEAT and "extrapolated from n = 27" in v.measured and "run only to n = 27" in v.why
+    # as slow as the report's GPU: about 11x, not over 40
+    v = _verdict(f, {REP: _headline_rows(29, 7_200_000.0)})
+    assert v.verdict == F.FAILS
+    assert _verdict(f, {REP: [_row("serial", 22, 1.0)]}).verdict == F.UNTESTABLE
+
+
+def test_headline_scales_by_the_count_of_splits():
+    v = _verdict(_finding(cf.headline), {REP: _headline_rows(29, 200_000.0)})
+    hours = 35.0 * total_splits(29) / total_splits(22) / 3600
+    assert f"serial DP {hours:.0f} h" in v.measured
+
+
+def _growth_rows(gpu_step, rates, top_step=None):
+    """serial x3.2 per agent (n = 10..14), gpu_report x gpu_step (n = 10..16), splits/s as given."""
+    rows = [_row("serial", n, 3.2 ** (n - 10)) for n in range(10, 15)]
+    t = 0.01
+    for n, rate in zip(range(10, 17), rates):
+        rows.append(_row("gpu_report", n, t, splits_per_s=rate))
+        t *= top_step if (top_step and n == 15) else gpu_step
+    for r in rows:
+        if r["variant"] == "serial":
+            r["splits_per_s"] = 1e8
+    return rows
+
+
+def test_speedup_grows_three_ways():
+    f = _finding(cf.speedup_grows)
+    rising = [1e9 * 2 ** k for k in range(7)]
+    assert _verdict(f, {REP: _growth_rows(2.5, rising)}).verdict == F.HOLDS
+    flat = rising[:5] + [rising[4], rising[4] * 0.99]          # the GPU full from n = 14
+    v = _verdict(f, {REP: _growth_rows(2.5, flat, top_step=3.0)})
+    assert v.verdict == F.CAVEAT and "no longer rise" in v.why
+    assert _verdict(f, {REP: _growth_rows(3.3, rising)}).verdict == F.FAILS
+
+
+def test_shared_splits_three_ways():
+    f = _finding(cf.shared_splits_faster)
+
+    def rows(shared_ms):
+        return [_row("gpu_report", 27, 30.0), _row("gpu_shared_splits", 27, shared_ms)]
+    v = _verdict(f, {REP: rows(20.0)})
+    assert v.verdict == F.HOLDS and v.measured.startswith("50% faster at n = 27")
+    assert _verdict(f, {REP: rows(27.0)}).verdict == F.CAVEAT
+    assert _verdict(f, {REP: rows(36.0)}).verdict == F.FAILS
+    # slower at small sizes, faster from n = 18 on: holds, and says from where
+    mixed = rows(20.0) + [_row("gpu_report", 17, 1.0), _row("gpu_shared_splits", 17, 1.2),
+                          _row("gpu_report", 18, 3.0), _row("gpu_shared_splits", 18, 2.5)]
+    v = _verdict(f, {REP: mixed})
+    assert v.verdict == F.HOLDS and "from 18" in v.measured and "below n = 18" in v.why
+
+
+# ---------------------------------------------------------------------- memory traffic
+
+def _bw_rows(report_share, copy=1e12, shared=True, odp_logical=3e12):
+    rows = [dict(variant="device_copy", n=0, copy_bytes_per_s=copy),
+            dict(variant="gpu_report", n=24, splits_per_s=1e11, bytes_per_s=report_share * copy,
+                 logical_bytes_per_s=report_share * copy),
+            dict(variant="gpu_odp", n=28, splits_per_s=1e12, bytes_per_s=0.1 * copy, logical_bytes_per_s=odp_logical)]
+    if shared:
+        rows.append(dict(variant="gpu_shared_splits", n=24, splits_per_s=1.43e11, bytes_per_s=0.98 * report_share * copy,
+                         logical_bytes_per_s=1.4 * report_share * copy, reads_saved=30, splits=50))
+    return rows
+
+
+def _report_rows(rate_in_l2=1.05e12, rate_out=1.01e12):
+    return [_row("gpu_report", 23, 1.0, bytes_per_s=rate_in_l2, device=H100),
+            _row("gpu_report", 27, 9.0, bytes_per_s=rate_out, device=H100)]
+
+
+def test_bandwidth_bound_three_ways():
+    f = _finding(cf.bandwidth_bound)
+    v = _verdict(f, {BW: _bw_rows(0.36), REP: _report_rows()})
+    assert v.verdict == F.FAILS
+    assert "36% of the 1,000 GB/s copy" in v.measured and "n = 23 (table in the L2)" in v.measured
+    assert "+43% splits/s at 98% of the bytes/s" in v.measured and "leaves the L2" in v.why
+    assert _verdict(f, {BW: _bw_rows(0.9), REP: _report_rows()}).verdict == F.HOLDS
+    assert _verdict(f, {BW: _bw_rows(0.6), REP: _report_rows()}).verdict == F.CAVEAT
+    # a request rate that halves when the table leaves the L2 is not the pattern of a load-issue limit
+    assert _verdict(f, {BW: _bw_rows(0.36), REP: _report_rows(rate_out=0.5e12)}).verdict == F.CAVEAT
+    assert _verdict(f, {REP: _report_rows()}).verdict == F.UNTESTABLE
+
+
+def test_random_access_both_ways():
+    f = _finding(cf.random_access_low_bandwidth)
+    v = _verdict(f, {BW: _bw_rows(0.36)})
+    assert v.verdict == F.HOLDS and "300% of it in values used" in v.measured
+    assert _verdict(f, {BW: _bw_rows(0.7)}).verdict == F.FAILS
+    assert _verdict(f, {BW: _bw_rows(0.36)[1:]}).verdict == F.UNTESTABLE     # no copy measured
+
+
+def test_findings_without_data_say_what_is_missing():
+    v = _verdict(_finding(cf.time_in_fetches), {})
+    assert v.verdict == F.UNTESTABLE and "clock64()" in v.why
+    v = _verdict(_finding(cf.more_shared_fewer_fetches), {BW: _bw_rows(0.36)})
+    assert v.verdict == F.UNTESTABLE and "30% of the table reads avoided" in v.measured and "2..8" in v.why
+
+
+# ------------------------------------------------------------------- the DP and the GPU
+
+def test_rebuild_three_ways():
+    f = _finding(cf.rebuild_is_cheap)
+
+    def rows(kernel_ms):
+        return [_row("gpu_report", 27, 100.0, kernel_ms=kernel_ms)]
+    v = _verdict(f, {REP: rows(99.0)})
+    assert v.verdict == F.HOLDS and "1.0%" in v.measured
+    assert _verdict(f, {REP: rows(90.0)}).verdict == F.CAVEAT
+    assert _verdict(f, {REP: rows(50.0)}).verdict == F.FAILS
+
+
+def test_dp_growth_both_ways():
+    f = _finding(cf.dp_is_3_to_the_n)
+    v = _verdict(f, {REP: [_row("serial", n, 3.0 ** n) for n in range(10, 20)]})
+    assert v.verdict == F.HOLDS and "x3.00 per added agent" in v.measured and "n = 15..19" in v.measured
+    assert _verdict(f, {REP: [_row("serial", n, 2.0 ** n) for n in range(10, 20)]}).verdict == F.FAILS
+
+
+def test_gpu_beneficial_three_ways():
+    f = _finding(cf.gpu_beneficial)
+
+    def rows(factor):
+        return [_row("serial", 20, 1000.0), _row("gpu_report", 20, 1000.0 / factor)]
+    assert _verdict(f, {REP: rows(100)}).verdict == F.HOLDS
+    assert _verdict(f, {REP: rows(5)}).verdict == F.CAVEAT
+    assert _verdict(f, {REP: rows(0.5)}).verdict == F.FAILS
+    v = _verdict(f, {REP: rows(100) + [_row("serial", 10, 0.1), _row("gpu_report", 10, 0.8)]})
+    assert v.verdict == F.HOLDS and "faster from n = 20" in v.measured and "0.8 ms at n = 10" in v.why
+
+
+def test_fewer_fetches_both_ways():
+    f = _finding(cf.fewer_fetches_raise_performance)
+
+    def rows(odp_rate):
+        return [_row("gpu_shared_splits", 27, 1.0, splits_per_s=1.9e11, bytes_per_s=1.0e12),
+                _row("gpu_odp", 27, 1.0, splits_per_s=odp_rate, bytes_per_s=5e11),
+                _row("gpu_odp", 29, 1.0, splits_per_s=odp_rate, bytes_per_s=5e11)]
+    v = _verdict(f, {REP: rows(1e12)})
+    assert v.verdict == F.HOLDS and v.measured.startswith("at n = 27")
+    assert _verdict(f, {REP: rows(2e11)}).verdict == F.FAILS
+
+
+# ------------------------------------------------------------------ the recorded data
+
+EXPECTED = {
+    cf.headline: F.CAVEAT,                       # the report's kernel recorded to n = 27 only
+    cf.speedup_grows: F.CAVEAT,                  # the H100 is full from n = 21
+    cf.shared_splits_faster: F.HOLDS,            # 47 % at n = 27
+    cf.bandwidth_bound: F.FAILS,                 # 36 % of the copy, flat across the L2
+    cf.random_access_low_bandwidth: F.HOLDS,
+    cf.time_in_fetches: F.UNTESTABLE,            # Figs. 2-3: no clock cycles recorded
+    cf.more_shared_fewer_fetches: F.UNTESTABLE,  # share = 4 only
+    cf.rebuild_is_cheap: F.HOLDS,
+    cf.dp_is_3_to_the_n: F.HOLDS,
+    cf.gpu_beneficial: F.HOLDS,
+    cf.fewer_fetches_raise_performance: F.HOLDS,
+}
+
+
+def test_every_finding_is_tested_on_the_recorded_data():
+    assert {f.test for f in cf.FINDINGS} == set(EXPECTED)
+    rows, sources = nbtools.findings_data(cf.FINDINGS)
+    assert set(rows) == {REP, BW} and "coalitions/report.csv" in sources[REP]
+    verdicts = F.evaluate(cf.FINDINGS, rows)
+    assert all(isinstance(v, F.Verdict) for v in verdicts)
+    assert {f.test: v.verdict for f, v in zip(cf.FINDINGS, verdicts)} == EXPECTED
+    table = F.table(cf.FINDINGS, verdicts, sources)
+    assert table.splitlines()[-1] == ("11 findings: 6 holds, 2 holds with a caveat, 1 does not hold, "
+                                      "2 cannot be tested here.")
+    assert "nan" not in table.lower()
+
+
+def test_the_headline_on_the_recorded_data():
+    rows = nbtools.findings_data(cf.FINDINGS)[0]
+    v = _verdict(_finding(cf.headline), rows)
+    assert "report kernel 4.5 min (extrapolated from n = 27)" in v.measured
+    assert "serial DP 22 h (extrapolated from n = 22): 286x" in v.measured
+
+
+@pytest.mark.parametrize("name", [REP, BW])
+def test_every_finding_survives_an_empty_set(name):
+    verdicts = F.evaluate(cf.FINDINGS, {name: []})
+    assert all(v.verdict == F.UNTESTABLE for v in verdicts)
+
+
+def _degenerate_sets():
+    """Rows a quick run or a damaged file could give: one size, zero times, missing counters."""
+    names = ("serial", "serial_odp", "gpu_report", "gpu_shared_splits", "gpu_odp")
+    one = [_row(v, 4, 1.0) for v in names]
+    zeros = [_row(v, n, 0.0, kernel_ms=0.0, splits_per_s=0.0, bytes_per_s=0.0) for v in names for n in (4, 5, 6, 7, 8)]
+    bare = [dict(variant=v, n=n, total_ms=1.0 + n) for v in names for n in (4, 5, 6, 7, 8)]
+    copy = [dict(variant="device_copy", n=0, copy_bytes_per_s=0.0)]
+    return [{REP: one, BW: copy + one}, {REP: zeros, BW: copy + zeros}, {REP: bare, BW: bare},
+            {REP: bare + zeros, BW: [dict(variant="device_copy", n=0, copy_bytes_per_s=1e12)] + bare}]
+
+
+@pytest.mark.parametrize("data", _degenerate_sets())
+def test_degenerate_rows_give_a_verdict_not_an_error(data):
+    verdicts = F.evaluate(cf.FINDINGS, data)
+    assert len(verdicts) == len(cf.FINDINGS) and all(isinstance(v, F.Verdict) for v in verdicts)
