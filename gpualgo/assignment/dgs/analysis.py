@@ -116,7 +116,8 @@ def speedup_lines(rows, variant: str = "gpu", baseline: str = "gpu_eps_scaling")
         ratios = speedups(rows, fam, variant, baseline)
         if ratios:
             out.append(f"{fam}: {baseline} time / {variant} time (medians over instances): "
-                       + ", ".join(f"{x:.1f}x at n = {s}" for s, x in ratios.items()))
+                       + ", ".join(f"{x:.1f}x at n = {s}" if x >= 1 else f"{x:.2f}x at n = {s}"
+                                   for s, x in ratios.items()))
     return out
 
 
