@@ -92,7 +92,8 @@ def _rows(gpu_ms, auction_ms, serial_ms, gpu_gap, family="uniform", n=4096, seed
 def test_verdict_when_dgs_is_worth_it():
     lines = analysis.verdict(_rows(10.0, 60.0, 900.0, 0.005) + _rows(5.0, 4.0, 50.0, 0.0, family="ties", n=256))
     assert lines == [
-        "**uniform**, n = 4096: full-GPU DGS is 6.0x faster than the exact GPU auction for a gap of 0.500%, "
+        "**uniform**, n = 4096: full-GPU DGS is 6.0x faster than the exact GPU auction (median times over 3 "
+        "instances) for a gap of 0.500%, "
         "90.0x faster than serial DGS.",
         "**ties**, n = 256: full-GPU DGS reaches the optimum, but the exact auction is as fast or faster, "
         "10.0x faster than serial DGS."]
@@ -100,7 +101,8 @@ def test_verdict_when_dgs_is_worth_it():
 
 def test_verdict_when_dgs_is_not_worth_it():
     lines = analysis.verdict(_rows(80.0, 40.0, 20.0, 0.02, n=128))
-    assert lines == ["**uniform**, n = 128: full-GPU DGS is slower than the exact GPU auction (0.50x) and still "
+    assert lines == ["**uniform**, n = 128: full-GPU DGS is slower than the exact GPU auction (0.50x, median times "
+                     "over 3 instances) and still "
                      "2.000% from the optimum: not worth it, slower than serial DGS (0.25x) at this small size."]
     assert analysis.verdict([]) == [] and analysis.verdict(_rows(1, 2, 3, 0.0)[1:2]) == []
 
@@ -109,13 +111,48 @@ def test_against_the_paper_and_the_goal():
     rows = _rows(10.0, 60.0, 900.0, 0.005) + _rows(20.0, 40.0, 100.0, 0.0, family="ties", n=512)
     said = analysis.against_the_paper(rows)
     assert said[0].startswith("The paper saw DGS within 0.6% of the optimum: here 12 of 12 runs are")
-    assert "2.0x to 6.0x faster than the exact eps-scaling GPU auction" in said[1]
+    assert "2.0x to 6.0x faster than the exact eps-scaling GPU auction (median times" in said[1]
     assert said[2].startswith("ties: on 3 of 3 instances the optimum is 3n")
     worse = analysis.against_the_paper(_rows(10.0, 60.0, 900.0, 0.01))
     assert "here 0 of 6 runs are; the worst gap is 1.00%" in worse[0]
     assert analysis.goal(rows) == ["goal (gpu >= 10x serial at n = 4096), uniform: 90.0x, met",
                                    "goal (gpu >= 10x serial at n = 4096), ties: no run at n = 4096 in these results"]
     assert analysis.goal(_rows(10.0, 60.0, 50.0, 0.0)) == ["goal (gpu >= 10x serial at n = 4096), uniform: 5.0x, NOT met"]
+
+
+def test_one_speedup_statistic_everywhere():
+    # three instances: the auction's median over the full-GPU median, never a mean or a per-instance ratio
+    rows = [dict(r, total_ms=r["total_ms"] * (1, 1, 4)[r["seed"] - 1]) if r["variant"] == "gpu_eps_scaling" else r
+            for r in _rows(10.0, 60.0, 900.0, 0.005)]
+    assert analysis.speedup(rows, "uniform", 4096) == 6.0 and analysis.speedup(rows, "uniform", 4096, "serial") == 60 / 900
+    assert analysis.speedup(rows, "uniform", 512) is None and analysis.speedups(rows, "uniform") == {4096: 6.0}
+    assert analysis.verdict(rows)[0].startswith("**uniform**, n = 4096: full-GPU DGS is 6.0x faster")
+    assert "6.0x to 6.0x" in analysis.against_the_paper(rows)[1]
+    table = analysis.mean_table(analysis.runs(rows), "total_ms", "t", ["gpu_eps_scaling"], stat="median")
+    assert "(median over seeds)" in table and "| 4096 | 60 |" in table
+    assert analysis.mean_table(analysis.runs(rows), "total_ms", "t", ["gpu_eps_scaling"]).count("| 4096 | 120 |") == 1
+    other = _rows(10.0, 40.0, 900.0, 0.005, seeds=(7,))
+    said = analysis.speedup_by_set({"report": rows, "gap": other}, "uniform", 4096)
+    assert said == ("uniform, n = 4096: 6.0x (report, 3 instances), 4.0x (gap, 1 instance); gpu_eps_scaling took "
+                    "40.0 to 240.0 ms over these 4 instances, gpu 10.0 to 10.0 ms")
+    assert analysis.speedup_by_set({"x": []}, "uniform", 4096) == ""
+    assert analysis.speedup_lines(rows + _rows(20.0, 80.0, 900.0, 0.005, n=8192)) == [
+        "uniform: gpu_eps_scaling time / gpu time (medians over instances): 6.0x at n = 4096, 4.0x at n = 8192"]
+
+
+def test_growth_extrapolation_and_evaluation_times():
+    rows = [dict(family="geom", n=n, seed=s, variant="serial", total_ms=(n / 1024) ** 2 * 100 * s) for n in (1024, 2048, 4096)
+            for s in (1, 2, 3)]
+    assert analysis.growth(rows, "geom", "serial") == (1024, 4096, pytest.approx(2.0))
+    assert analysis.growth(rows, "geom", "serial", last=True) == (2048, 4096, pytest.approx(2.0))
+    ms, n1, k = analysis.extrapolate(rows, "geom", "serial", 16384)
+    assert ms == pytest.approx(200 * 256) and n1 == 4096 and k == pytest.approx(2.0)
+    assert analysis.growth(rows[:3], "geom", "serial") is None and analysis.extrapolate(rows[:3], "geom", "serial", 8) is None
+    assert analysis.sizes(rows, "geom", "serial", "gpu") == [] and analysis.sizes(rows, "geom", "serial") == [1024, 2048, 4096]
+    ev = [dict(family="geom", n=512, variant=f"de_{k}", de_ms=ms) for k, ms in (("cpu", 8.0), ("shared", 1.0), ("cpu", 6.0))]
+    assert analysis.evaluation_times(ev + [dict(family="geom", n=512, variant="gpu", de_ms=None)]) == {
+        512: {"cpu": 7.0, "shared": 1.0}}
+    assert analysis.median_of([dict(family="geom", n=8, variant="gpu", total_ms=float("nan"))], "geom", 8, "gpu") is None
 
 
 def test_tables_and_takeaways():

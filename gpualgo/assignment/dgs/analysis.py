@@ -12,7 +12,7 @@ says nothing where the rows hold nothing to judge.
 ...         dict(family="geom", n=4096, seed=1, variant="serial", total_ms=1200.0, gap=0.0002),
 ...         dict(family="geom", n=4096, seed=1, variant="gpu_eps_scaling", total_ms=400.0, gap=0.0)]
 >>> analysis.verdict(rows)
-['**geom**, n = 4096: full-GPU DGS is 10.0x faster than the exact GPU auction for a gap of 0.020%, 30.0x faster than serial DGS.']
+['**geom**, n = 4096: full-GPU DGS is 10.0x faster than the exact GPU auction (median times over 1 instance) for a gap of 0.020%, 30.0x faster than serial DGS.']
 >>> analysis.goal(rows)
 ['goal (gpu >= 10x serial at n = 4096), geom: 30.0x, met']
 """
@@ -22,8 +22,9 @@ import numpy as np
 
 from ...timing import summary
 
-__all__ = ["GAP_FLOOR", "DGS_VARIANTS", "gap", "runs", "families", "mean_table", "target_lines", "goal",
-           "verdict", "against_the_paper", "takeaways"]
+__all__ = ["GAP_FLOOR", "DGS_VARIANTS", "gap", "runs", "families", "median_of", "sizes", "speedup", "speedups",
+           "speedup_lines", "speedup_by_set", "growth", "extrapolate", "evaluation_times", "mean_table", "target_lines",
+           "goal", "verdict", "against_the_paper", "takeaways"]
 
 #: a gap of 0 (the optimum) is drawn at this floor on the log axes
 GAP_FLOOR = 1e-7
@@ -53,15 +54,148 @@ def families(rows) -> list[str]:
     return list(dict.fromkeys(r["family"] for r in rows if r.get("family") is not None))
 
 
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and not np.isnan(v)
+
+
 def _median(rows, family, n, variant, key):
-    vals = [r[key] for r in rows if r.get("family") == family and r.get("n") == n and r["variant"] == variant
-            and r.get(key) is not None]
+    vals = [r[key] for r in rows if r.get("family") == family and r.get("n") == n and r.get("variant") == variant
+            and r.get("kind", "run") == "run" and _number(r.get(key))]
     return float(np.median(vals)) if vals else None
 
 
-def mean_table(rows, value: str, title: str, variants, factor: float = 1.0) -> str:
-    """A Markdown table of the mean of ``value`` over seeds, a line per size ``n`` and a
-    column per variant (times ``factor``: 100 for a gap in percent)."""
+def median_of(rows, family, n, variant, key: str = "total_ms") -> float | None:
+    """The median of ``key`` over the runs of ``variant`` on ``family`` at size ``n`` (one
+    per instance), or None: the one statistic every time and ratio of the notebook uses.
+
+    >>> median_of([dict(family="geom", n=8, variant="gpu", total_ms=t) for t in (3.0, 1.0, 2.0)], "geom", 8, "gpu")
+    2.0
+    """
+    return _median(rows, family, n, variant, key)
+
+
+def sizes(rows, family, *variants, key: str = "total_ms") -> list[int]:
+    """The sizes at which every one of ``variants`` has a run of ``family`` with ``key``."""
+    have = [{r["n"] for r in rows if r.get("family") == family and r.get("variant") == v
+             and r.get("kind", "run") == "run" and _number(r.get(key))} for v in variants]
+    return sorted(set.intersection(*have)) if have else []
+
+
+def speedup(rows, family, n, variant: str = "gpu", baseline: str = "gpu_eps_scaling",
+            key: str = "total_ms") -> float | None:
+    """How many times faster ``variant`` is than ``baseline`` on ``family`` at size ``n``:
+    the median time of ``baseline`` over the median time of ``variant`` (each over the
+    instances of ``rows``), or None where either did not run. Every speed-up the notebook
+    states is this ratio, so that a figure, a table and a sentence on the same rows agree.
+
+    >>> rows = [dict(family="geom", n=8, variant="gpu", total_ms=2.0),
+    ...         dict(family="geom", n=8, variant="gpu_eps_scaling", total_ms=30.0)]
+    >>> speedup(rows, "geom", 8)
+    15.0
+    """
+    base, t = _median(rows, family, n, baseline, key), _median(rows, family, n, variant, key)
+    return base / t if base is not None and t else None
+
+
+def speedups(rows, family, variant: str = "gpu", baseline: str = "gpu_eps_scaling",
+             key: str = "total_ms") -> dict[int, float]:
+    """:func:`speedup` at every size where both ran, ``{n: ratio}`` in increasing ``n``."""
+    return {s: speedup(rows, family, s, variant, baseline, key) for s in sizes(rows, family, variant, baseline, key=key)}
+
+
+def speedup_lines(rows, variant: str = "gpu", baseline: str = "gpu_eps_scaling") -> list[str]:
+    """A line per family: :func:`speedup` of ``variant`` over ``baseline`` at every size.
+
+    >>> rows = [dict(family="geom", n=n, variant=v, total_ms=t) for n, v, t in
+    ...         [(8, "gpu", 1.0), (8, "gpu_eps_scaling", 20.0), (16, "gpu", 4.0), (16, "gpu_eps_scaling", 30.0)]]
+    >>> speedup_lines(rows)
+    ['geom: gpu_eps_scaling time / gpu time (medians over instances): 20.0x at n = 8, 7.5x at n = 16']
+    """
+    out = []
+    for fam in families(runs(rows)):
+        ratios = speedups(rows, fam, variant, baseline)
+        if ratios:
+            out.append(f"{fam}: {baseline} time / {variant} time (medians over instances): "
+                       + ", ".join(f"{x:.1f}x at n = {s}" if x >= 1 else f"{x:.2f}x at n = {s}"
+                                   for s, x in ratios.items()))
+    return out
+
+
+def speedup_by_set(sets: dict, family: str, n: int, variant: str = "gpu", baseline: str = "gpu_eps_scaling") -> str:
+    """One sentence: :func:`speedup` at ``family``, ``n`` in each result set of ``sets``
+    (``{name: rows}``), with the number of instances and the range of the baseline's and of
+    the variant's times over all of them (what makes the sets differ); '' where none ran.
+
+    >>> a = [dict(family="geom", n=8, seed=1, variant="gpu", total_ms=2.0),
+    ...      dict(family="geom", n=8, seed=1, variant="gpu_eps_scaling", total_ms=20.0)]
+    >>> b = [dict(r, seed=2, total_ms=r["total_ms"] * (2 if r["variant"] != "gpu" else 1)) for r in a]
+    >>> speedup_by_set({"report": a, "gap": b}, "geom", 8)
+    'geom, n = 8: 10.0x (report, 1 instance), 20.0x (gap, 1 instance); gpu_eps_scaling took 20.0 to 40.0 ms over these 2 instances, gpu 2.0 to 2.0 ms'
+    """
+    parts, base, var = [], [], []
+    for name, rows in sets.items():
+        x = speedup(rows, family, n, variant, baseline)
+        if x is None:
+            continue
+        pick = [r for r in runs(rows) if r.get("family") == family and r.get("n") == n and _number(r.get("total_ms"))]
+        base += [r["total_ms"] for r in pick if r["variant"] == baseline]
+        var += [r["total_ms"] for r in pick if r["variant"] == variant]
+        k = len({r.get("seed") for r in pick if r["variant"] == baseline})
+        parts.append(f"{x:.1f}x ({name}, {k} instance{'s' if k != 1 else ''})")
+    if not parts:
+        return ""
+    return (f"{family}, n = {n}: " + ", ".join(parts) + f"; {baseline} took {min(base):.1f} to {max(base):.1f} ms "
+            f"over these {len(base)} instances, {variant} {min(var):.1f} to {max(var):.1f} ms")
+
+
+def growth(rows, family, variant, key: str = "total_ms", last: bool = False) -> tuple[int, int, float] | None:
+    """``(n0, n1, k)``: the time of ``variant`` grows as ``n**k`` from size ``n0`` to ``n1``
+    (medians; the smallest and the largest size it ran at, or with ``last`` its two largest).
+
+    >>> growth([dict(family="g", n=n, variant="v", total_ms=n * n / 100) for n in (8, 16, 32)], "g", "v")
+    (8, 32, 2.0)
+    """
+    ns = sizes(rows, family, variant, key=key)
+    if len(ns) < 2:
+        return None
+    n0, n1 = (ns[-2], ns[-1]) if last else (ns[0], ns[-1])
+    t0, t1 = _median(rows, family, n0, variant, key), _median(rows, family, n1, variant, key)
+    if not t0 or not t1:
+        return None
+    return n0, n1, float(np.log(t1 / t0) / np.log(n1 / n0))
+
+
+def extrapolate(rows, family, variant, n: int, key: str = "total_ms") -> tuple[float, int, float] | None:
+    """``(ms, n1, k)``: the time ``variant`` would take at size ``n``, extrapolated from its
+    median at its largest measured size ``n1`` with the growth ``n**k`` of its last doubling
+    (:func:`growth`); for a run too long to make (serial DGS at n = 16384). None with fewer
+    than two sizes.
+
+    >>> extrapolate([dict(family="g", n=n, variant="v", total_ms=n * n / 100) for n in (8, 16)], "g", "v", 64)
+    (40.96, 16, 2.0)
+    """
+    g = growth(rows, family, variant, key, last=True)
+    if g is None:
+        return None
+    _, n1, k = g
+    return _median(rows, family, n1, variant, key) * (n / n1) ** k, n1, k
+
+
+def evaluation_times(rows, family: str = "geom") -> dict[int, dict[str, float]]:
+    """The median time of one full difference evaluation (``de_ms`` of the ``de_cpu``,
+    ``de_global`` and ``de_shared`` rows of the ``report`` preset), ``{n: {kind: ms}}``."""
+    out: dict[int, dict[str, float]] = {}
+    for r in rows:
+        v = str(r.get("variant", ""))
+        if v.startswith("de_") and r.get("family") == family and _number(r.get("de_ms")):
+            out.setdefault(r["n"], {}).setdefault(v[3:], []).append(r["de_ms"])
+    return {n: {k: float(np.median(v)) for k, v in d.items()} for n, d in sorted(out.items())}
+
+
+def mean_table(rows, value: str, title: str, variants, factor: float = 1.0, stat: str = "mean") -> str:
+    """A Markdown table of the mean (or with ``stat="median"`` the median) of ``value`` over
+    seeds, a line per size ``n`` and a column per variant (times ``factor``: 100 for a gap in
+    percent)."""
     sizes = sorted({r["n"] for r in rows})
     head = "| n | " + " | ".join(variants) + " |\n" + "|---" * (len(variants) + 1) + "|\n"
     body = ""
@@ -69,9 +203,9 @@ def mean_table(rows, value: str, title: str, variants, factor: float = 1.0) -> s
         cells = []
         for v in variants:
             vals = [r[value] for r in rows if r["n"] == s and r["variant"] == v and r.get(value) is not None]
-            cells.append(f"{factor * summary(vals)['mean']:.3g}" if vals else "")
+            cells.append(f"{factor * summary(vals)[stat]:.3g}" if vals else "")
         body += f"| {s} | " + " | ".join(cells) + " |\n"
-    return f"**{title}** (mean over seeds)\n\n" + head + body
+    return f"**{title}** ({stat} over seeds)\n\n" + head + body
 
 
 def target_lines(rows) -> list[str]:
@@ -119,6 +253,8 @@ def verdict(rows) -> list[str]:
         if g_gap is None or g_t is None or a_t is None:
             continue
         speed = a_t / g_t
+        k = len({r.get("seed") for r in done if r["family"] == fam and r["n"] == size and r["variant"] == "gpu"})
+        over = f"median times over {k} instance{'s' if k != 1 else ''}"
         ratio = None if s_t is None else s_t / g_t
         ser = ("" if ratio is None else f", {ratio:.1f}x faster than serial DGS" if ratio >= 1
                else f", slower than serial DGS ({ratio:.2f}x) at this small size")
@@ -126,32 +262,32 @@ def verdict(rows) -> list[str]:
             word = "reaches the optimum" + (" and is faster than the exact auction" if speed > 1
                                             else ", but the exact auction is as fast or faster")
         elif speed > 1:
-            word = f"is {speed:.1f}x faster than the exact GPU auction for a gap of {g_gap:.3%}"
+            word = f"is {speed:.1f}x faster than the exact GPU auction ({over}) for a gap of {g_gap:.3%}"
         else:
-            word = f"is slower than the exact GPU auction ({speed:.2f}x) and still {g_gap:.3%} from the optimum: not worth it"
+            word = (f"is slower than the exact GPU auction ({speed:.2f}x, {over}) and still {g_gap:.3%} from the "
+                    "optimum: not worth it")
         lines.append(f"**{fam}**, n = {size}: full-GPU DGS {word}{ser}.")
     return lines
 
 
 def against_the_paper(rows) -> list[str]:
     """The paper's two claims held against the rows: DGS within 0.6% of the optimum, and far
-    faster than a GPU auction (here the exact eps-scaling one); and what a gap of 0 means on
-    the ``ties`` family."""
+    faster than a GPU auction (here the exact eps-scaling one; :func:`speedup` per family and
+    size); and what a gap of 0 means on the ``ties`` family."""
     done = runs(rows)
     dgs = [r for r in done if r["variant"] in DGS_VARIANTS and r.get("gap") is not None]
     if not dgs:
         return []
     worst = max(dgs, key=lambda r: r["gap"])
     within = sum(r["gap"] <= PAPER_GAP for r in dgs)
-    auc = {(r["family"], r["n"], r["seed"]): r["total_ms"] for r in done if r["variant"] == "gpu_eps_scaling"}
-    speed = [auc[k] / r["total_ms"] for r in dgs if r["variant"] == "gpu"
-             for k in [(r["family"], r["n"], r["seed"])] if k in auc]
+    speed = [x for fam in families(done) for x in speedups(done, fam).values()]
     ties = [r for r in done if r["family"] == "ties" and r["variant"] == "gpu_eps_scaling"]
     out = [f"The paper saw DGS within {PAPER_GAP:.1%} of the optimum: here {within} of {len(dgs)} runs are; "
            f"the worst gap is {worst['gap']:.2%} ({worst['family']}, n = {worst['n']}, {worst['variant']})."]
     if speed:
         out.append(f"The paper measured up to 400x over an early GPU auction; full-GPU DGS here is "
-                   f"{min(speed):.1f}x to {max(speed):.1f}x faster than the exact eps-scaling GPU auction.")
+                   f"{min(speed):.1f}x to {max(speed):.1f}x faster than the exact eps-scaling GPU auction (median "
+                   "times per family and size).")
     if ties:
         top = sum(r["optimum"] == 3 * r["n"] for r in ties)
         out.append(f"ties: on {top} of {len(ties)} instances the optimum is 3n, the largest value possible (every "

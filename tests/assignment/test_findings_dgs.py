@@ -1,0 +1,199 @@
+"""The DGS paper's findings (gpualgo.assignment.dgs.findings): every computed verdict on
+synthetic rows for which it is known, both ways, and the verdicts of the recorded data."""
+import pytest
+
+from gpualgo import findings as F
+from gpualgo import nbtools
+from gpualgo.assignment.dgs import findings as dgs_findings
+
+BY_TEST = {f.test.__name__: f for f in dgs_findings.FINDINGS if f.test.__name__ != "<lambda>"}
+REPORT, GAP, TARGETS = "dgs/report", "dgs/gap", "dgs/targets"
+
+
+def verdict(name, data):
+    return F.evaluate([BY_TEST[name]], data)[0]
+
+
+def run(variant, n, total_ms, family="geom", seed=1, gap=0.0, **more):
+    return dict(family=family, n=n, seed=seed, kind="run", variant=variant, total_ms=total_ms, gap=gap, **more)
+
+
+def solvers(n, times, family="geom", seeds=(1, 2, 3), gap=0.0001):
+    """Rows of every solver in ``times`` ({variant: ms}) at size ``n``, one per seed."""
+    return [run(v, n, ms, family, s, 0.0 if v in ("gpu_eps_scaling", "scipy", "lap") else gap)
+            for s in seeds for v, ms in times.items()]
+
+
+def evaluations(times):
+    """``de_*`` rows: ``times`` = {n: (cpu, global, shared)} in ms."""
+    return [dict(family="geom", n=n, seed=1, variant=f"de_{k}", de_ms=ms, total_ms=None)
+            for n, t in times.items() for k, ms in zip(("cpu", "global", "shared"), t)]
+
+
+def test_every_finding_has_the_papers_words_a_place_and_a_test():
+    assert len(dgs_findings.FINDINGS) == 16
+    for f in dgs_findings.FINDINGS:
+        assert f.claim and f.where.startswith("Sec.") and callable(f.test)
+        assert set(f.uses) <= {REPORT, GAP, TARGETS}
+    assert len(BY_TEST) == 12
+
+
+def test_gap_within_the_papers_bound():
+    ok = solvers(1024, {"gpu": 1.0}, gap=0.001) + solvers(1024, {"gpu": 1.0}, "uniform", gap=0.002)
+    assert verdict("_within_gap", {GAP: ok}).verdict == F.HOLDS
+    other = solvers(256, {"gpu": 1.0}, "uniform", gap=0.02) + solvers(4096, {"gpu": 1.0}, "uniform", gap=0.004)
+    v = verdict("_within_gap", {GAP: ok[:3] + other})
+    assert v.verdict == F.CAVEAT and "uniform median 2.00% at n = 256, 0.40% at n = 4096" in v.why
+    assert verdict("_within_gap", {GAP: solvers(1024, {"gpu": 1.0}, gap=0.01)}).verdict == F.FAILS
+    assert verdict("_within_gap", {REPORT: solvers(1024, {"gpu": 1.0})}).verdict == F.HOLDS   # any set will do
+    assert verdict("_within_gap", {}).verdict == F.UNTESTABLE
+
+
+def test_huge_gain_over_other_methods():
+    fast = {"gpu": 1.0, "gpu_eps_scaling": 50.0, "scipy": 500.0}
+    assert verdict("_huge_gain", {GAP: solvers(4096, fast)}).verdict == F.HOLDS
+    v = verdict("_huge_gain", {GAP: solvers(4096, fast) + solvers(4096, dict(fast, gpu_eps_scaling=4.0), "uniform")})
+    assert v.verdict == F.CAVEAT and "below 10x on uniform" in v.why and "4.0x the exact GPU auction" in v.measured
+    assert verdict("_huge_gain", {GAP: solvers(4096, fast, gap=0.02)}).verdict == F.FAILS
+
+
+def test_anytime_traces():
+    def trace(objs, variant="gpu"):
+        return [dict(family="geom", n=64, kind="trace", variant=variant, t_ms=float(t), switches=t, objective=o,
+                     gap=(100 - o) / 100) for t, o in enumerate(objs)]
+    good = trace([50, 70, 70, 99]) + trace([40, 99], "serial")
+    v = verdict("_anytime", {GAP: good + solvers(64, {"gpu": 1.0})})
+    assert v.verdict == F.HOLDS and v.measured.startswith("2 of 2 anytime traces (6 points)") and "50% to 60%" in v.measured
+    v = verdict("_anytime", {GAP: good + trace([50, 80, 79])})
+    assert v.verdict == F.FAILS and "fell along geom gpu" in v.why
+    assert verdict("_anytime", {GAP: solvers(64, {"gpu": 1.0})}).verdict == F.UNTESTABLE
+
+
+def test_the_gpu_evaluation_against_the_cpu():
+    assert verdict("_gpu_evaluation", {REPORT: evaluations({512: (10, 4, 2), 4096: (640, 40, 10)})}).verdict == F.HOLDS
+    v = verdict("_gpu_evaluation", {REPORT: evaluations({512: (1.5, 1.0, 0.5), 4096: (640, 40, 10)})})
+    assert v.verdict == F.CAVEAT and "at n = 512" in v.why
+    assert verdict("_gpu_evaluation", {REPORT: evaluations({512: (5, 6, 2), 4096: (640, 40, 10)})}).verdict == F.FAILS
+    assert verdict("_gpu_evaluation", {REPORT: evaluations({4096: (640, 80, 70)})}).verdict == F.CAVEAT
+    assert verdict("_gpu_evaluation", {REPORT: solvers(512, {"gpu": 1.0})}).verdict == F.UNTESTABLE
+
+
+def test_shared_against_global():
+    v = verdict("_shared_beats_global", {REPORT: evaluations({512: (10, 4, 2), 4096: (640, 30, 10)})})
+    assert v.verdict == F.CAVEAT and v.measured.endswith("2.0x at 512, 3.0x at 4096") and "thread per cell" in v.why
+    v = verdict("_shared_beats_global", {REPORT: evaluations({512: (10, 2, 4), 4096: (640, 30, 10)})})
+    assert v.verdict == F.FAILS and "n = 512" in v.why
+
+
+def test_growth_of_the_evaluations():
+    linear = evaluations({n: (n * n / 1e4, n / 100, n / 200) for n in (512, 1024, 2048)})
+    v = verdict("_evaluation_growth", {REPORT: linear})
+    assert v.verdict == F.CAVEAT and "CPU k = 2.00, global 1.00, shared 1.00" in v.measured and "not exponentially" in v.why
+    square = evaluations({n: (n * n / 1e4, n * n / 1e5, n * n / 1e6) for n in (512, 1024, 2048)})
+    assert verdict("_evaluation_growth", {REPORT: square}).verdict == F.FAILS
+    assert verdict("_evaluation_growth", {REPORT: evaluations({512: (1, 1, 1)})}).verdict == F.UNTESTABLE
+
+
+def test_full_gpu_against_serial_and_mixed():
+    rows = solvers(512, {"serial": 30.0, "gpu_mixed": 25.0, "gpu": 2.0}) + \
+        solvers(4096, {"serial": 900.0, "gpu_mixed": 700.0, "gpu": 30.0})
+    assert verdict("_full_gpu_paramount", {REPORT: rows}).verdict == F.HOLDS
+    small = rows[:9] + solvers(4096, {"serial": 90.0, "gpu_mixed": 70.0, "gpu": 30.0})
+    assert verdict("_full_gpu_paramount", {REPORT: small}).verdict == F.CAVEAT
+    slow = rows[:9] + solvers(4096, {"serial": 90.0, "gpu_mixed": 20.0, "gpu": 30.0})
+    assert verdict("_full_gpu_paramount", {REPORT: slow}).verdict == F.FAILS
+
+
+def test_full_gpu_against_the_evaluation_alone():
+    def at(n, full, shared_exec, serial_exec):
+        return [run("gpu", n, full), run("gpu_de_shared", n, shared_exec + 1, exec_ms=shared_exec),
+                run("serial", n, serial_exec + 1, exec_ms=serial_exec)]
+    v = verdict("_below_evaluation_alone", {GAP: at(256, 2.0, 170.0, 3.0)})
+    assert v.verdict == F.CAVEAT and "2.0 ms against >= 167 ms" in v.measured and "only at n = 256" in v.why
+    assert verdict("_below_evaluation_alone", {GAP: at(256, 2.0, 170.0, 3.0) + at(4096, 30.0, 900.0, 500.0)}
+                   ).verdict == F.HOLDS
+    assert verdict("_below_evaluation_alone", {GAP: at(256, 200.0, 170.0, 3.0)}).verdict == F.FAILS
+    assert verdict("_below_evaluation_alone", {GAP: solvers(256, {"gpu": 1.0})}).verdict == F.UNTESTABLE
+
+
+def test_speedup_over_the_gpu_auction():
+    rows = solvers(1024, {"gpu": 1.0, "gpu_eps_scaling": 500.0})
+    assert verdict("_paper_speedup", {REPORT: rows}).verdict == F.HOLDS
+    rows = solvers(1024, {"gpu": 1.0, "gpu_eps_scaling": 30.0})
+    targets = solvers(8192, {"gpu": 100.0, "gpu_eps_scaling": 2000.0}, seeds=(1,)) + \
+        solvers(16384, {"gpu": 600.0, "gpu_eps_scaling": 6000.0}, seeds=(1,))
+    v = verdict("_paper_speedup", {REPORT: rows, TARGETS: targets})
+    assert v.verdict == F.FAILS and "at most 30x" in v.why and "geom at n = 16384 (targets): 10.0x" in v.measured
+    assert "from n = 8192 to 16384 full-GPU DGS grows as n^2.58, the auction as n^1.58" in v.why
+    assert verdict("_paper_speedup", {REPORT: rows}).why.startswith("at most 30x: the baseline is not the paper's")
+
+
+def test_three_orders_of_magnitude_on_average():
+    def at(*ratios):
+        return [r for n, x in zip((512, 1024, 2048), ratios) for r in solvers(n, {"gpu": 1.0, "gpu_eps_scaling": x})]
+    assert verdict("_average_speedup", {REPORT: at(1500, 2000, 800)}).verdict == F.HOLDS
+    assert verdict("_average_speedup", {REPORT: at(150, 200, 300)}).verdict == F.CAVEAT
+    v = verdict("_average_speedup", {REPORT: at(10, 20, 30)})
+    assert v.verdict == F.FAILS and "mean over the 3 sizes 20.0x" in v.measured
+
+
+def test_serial_dgs_against_the_gpu_auction():
+    rows = solvers(1024, {"serial": 4.0, "gpu_eps_scaling": 100.0})
+    assert verdict("_serial_vs_auction", {REPORT: rows}).verdict == F.HOLDS
+    assert verdict("_serial_vs_auction", {REPORT: solvers(1024, {"serial": 40.0, "gpu_eps_scaling": 100.0})}
+                   ).verdict == F.CAVEAT
+    rows = solvers(512, {"serial": 10.0, "gpu_eps_scaling": 20.0}) + \
+        solvers(2048, {"serial": 160.0, "gpu_eps_scaling": 80.0})
+    targets = [run("serial", n, n * n / 1e4, seed=1) for n in (1024, 2048)] + \
+        [run("gpu_eps_scaling", n, 100.0, seed=1) for n in (1024, 2048, 4096)]
+    v = verdict("_serial_vs_auction", {REPORT: rows, TARGETS: targets})
+    assert v.verdict == F.FAILS and "from n = 2048" in v.why and "grows as n^2.00 from n = 512 to 2048" in v.why
+    assert "geom n = 4096: 0.06x (serial not run: 2 s extrapolated as n^2.00 from n = 2048)" in v.measured
+
+
+def test_full_gpu_against_serial_dgs():
+    big = solvers(4096, {"serial": 1000.0, "gpu": 40.0}) + solvers(8192, {"serial": 4000.0, "gpu": 200.0})
+    targets = [run("serial", n, n * n / 1e4, seed=1) for n in (4096, 8192)] + \
+        [run("gpu", n, n / 10, seed=1) for n in (4096, 8192, 16384)]
+    v = verdict("_order_below_serial", {REPORT: big, TARGETS: targets})
+    assert v.verdict == F.HOLDS and "16x at 16384 with serial extrapolated (not run; n^2.00 from n = 8192)" in v.measured
+    small = solvers(4096, {"serial": 100.0, "gpu": 40.0})
+    assert verdict("_order_below_serial", {REPORT: small}).verdict == F.CAVEAT
+    assert verdict("_order_below_serial", {REPORT: solvers(4096, {"serial": 10.0, "gpu": 40.0})}).verdict == F.FAILS
+
+
+def test_findings_without_data_here_say_what_would_measure_them():
+    untested = [f for f in dgs_findings.FINDINGS if f.test.__name__ == "<lambda>"]
+    assert [f.where for f in untested] == ["Sec. 3.1", "Sec. 5", "Sec. 5", "Sec. 5, Alg. 3 and 4"]
+    for v in F.evaluate(untested, {REPORT: solvers(512, {"gpu": 1.0})}):
+        assert v.verdict == F.UNTESTABLE and ("needs" in v.why)
+
+
+def test_the_recorded_data_give_these_verdicts():
+    rows, sources = nbtools.findings_data(dgs_findings.FINDINGS)
+    assert set(rows) == {REPORT, GAP, TARGETS} and all("H100" in s for s in sources.values())
+    verdicts = F.evaluate(dgs_findings.FINDINGS, rows)
+    assert all(isinstance(v, F.Verdict) for v in verdicts)
+    got = {f.test.__name__ if f.test.__name__ != "<lambda>" else f.where: v.verdict
+           for f, v in zip(dgs_findings.FINDINGS, verdicts)}
+    assert got == {
+        "_within_gap": F.CAVEAT,            # GEOM within 0.6%, uniform and report not at n = 256
+        "_huge_gain": F.CAVEAT,             # huge against scipy, 3-16x against the exact GPU auction
+        "_anytime": F.HOLDS,
+        "Sec. 3.1": F.UNTESTABLE,
+        "Sec. 5": F.UNTESTABLE,
+        "_gpu_evaluation": F.CAVEAT,        # 1.5x (global) at n = 512, 82x (shared) at 8192
+        "_shared_beats_global": F.CAVEAT,   # about 3x, from a thread per cell rather than shared memory
+        "_evaluation_growth": F.CAVEAT,     # CPU about n^2, not exponential
+        "Sec. 5, Alg. 3 and 4": F.UNTESTABLE,
+        "_full_gpu_paramount": F.HOLDS,
+        "_below_evaluation_alone": F.CAVEAT,  # only at n = 256
+        "_paper_speedup": F.FAILS,          # at most 29x, not 400x
+        "_serial_vs_auction": F.FAILS,      # serial DGS slower than the exact GPU auction from n = 2048
+        "_order_below_serial": F.HOLDS,
+        "_average_speedup": F.FAILS,        # one order of magnitude, not three
+    }
+    by = dict(zip((f.test.__name__ for f in dgs_findings.FINDINGS), verdicts))
+    assert "at most 29x" in by["_paper_speedup"].why and "from n = 2048" in by["_serial_vs_auction"].why
+    assert "7.5x" in by["_paper_speedup"].measured and "1.5x" in by["_paper_speedup"].measured
+    assert "extrapolated" in by["_serial_vs_auction"].measured and "extrapolated" in by["_order_below_serial"].measured
