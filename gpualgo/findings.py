@@ -155,5 +155,5 @@ def table(findings: Sequence[Finding], verdicts: Sequence[Verdict],
         lines.append(f"| {_cell(f.claim)} | {_cell(f.where)} | {_cell(v.measured)} | {_cell(used)} | {_cell(verdict)} |")
     tally = {k: sum(v.verdict == k for v in verdicts) for k in VERDICTS}
     lines.append("")
-    lines.append(f"{len(verdicts)} findings: " + ", ".join(f"{n} {k}" for k, n in tally.items() if n) + ".")
+    lines.append(f"{len(verdicts)} findings. " + "; ".join(f"{k}: {n}" for k, n in tally.items() if n) + ".")
     return "\n".join(lines)

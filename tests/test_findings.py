@@ -46,7 +46,7 @@ def test_table_has_one_row_per_finding_and_a_tally():
     lines = text.splitlines()
     assert lines[2].startswith("| B beats A | Sec. 1 | B 1.0 ms, A 2.0 ms | `demo/sweep.csv` | **holds** |")
     assert "C \\| D" in lines[3] and "needs 2014 hardware" in lines[3]
-    assert lines[-1] == "2 findings: 1 holds, 1 cannot be tested here."
+    assert lines[-1] == "2 findings. holds: 1; cannot be tested here: 1."
 
 
 def test_helpers():

@@ -204,8 +204,8 @@ def test_every_finding_is_tested_on_the_recorded_data():
     assert all(isinstance(v, F.Verdict) for v in verdicts)
     assert {f.test: v.verdict for f, v in zip(cf.FINDINGS, verdicts)} == EXPECTED
     table = F.table(cf.FINDINGS, verdicts, sources)
-    assert table.splitlines()[-1] == ("11 findings: 6 holds, 2 holds with a caveat, 1 does not hold, "
-                                      "2 cannot be tested here.")
+    assert table.splitlines()[-1] == ("11 findings. holds: 6; holds with a caveat: 2; does not hold: 1; "
+                                      "cannot be tested here: 2.")
     assert "nan" not in table.lower()
 
 
