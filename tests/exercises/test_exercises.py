@@ -294,3 +294,19 @@ def test_typical_mistake_is_caught_with_its_message(ex, name, precompiled):
 def test_speed_line_of_an_optimisation_exercise(precompiled):
     r = exercises.check("dgs.ade_cells_shared", exercises.solution("dgs.ade_cells_shared"))
     assert r.passed and "the suite's" in r.speed and "ms" in r.speed
+
+
+def test_the_course_page_lists_every_exercise_and_both_tracks():
+    page = (ROOT / "notebooks" / "exercises" / "README.md").read_text()
+    for e in ALL:
+        assert f"`{e.id}`" in page, e.id
+        for name in e.mistakes:
+            assert name in page, (e.id, name)
+    assert "2 hours" in page and "6 hours" in page and "Grading" in page and "measure.bytes" in page
+
+
+def test_the_measuring_exercise_checks_a_byte_count(capsys):
+    from gpualgo.exercises import measure
+    assert measure.check_bytes(measure.bytes_model) and "PASS" in capsys.readouterr().out
+    assert not measure.check_bytes(lambda count, n: count * n) and "expected" in capsys.readouterr().out
+    assert measure.ncu_command().startswith("ncu --kernel-name tour_cost_kernel")
