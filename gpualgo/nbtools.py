@@ -80,13 +80,22 @@ def _definition(lines: list[str], name: str) -> tuple[int, int] | None:
     return first, end
 
 
+# the comment lines that mark an exercise's region in a kernel source (gpualgo.exercises)
+_MARKER = re.compile(r"^[ \t]*// exercise [\w.]+: (?:begin|end)[ \t]*\n", re.M)
+
+
+def _source(name: str) -> str:
+    """A kernel source as a reader sees it: without the exercises' region markers."""
+    return _MARKER.sub("", gpu.kernel_source(name))
+
+
 def _sources(name: str) -> list[list[str]]:
     """The lines of ``<name>.cu`` and of the headers it includes from ``gpualgo/kernels``."""
-    src = gpu.kernel_source(name)
+    src = _source(name)
     out = [src.splitlines()]
     for inc in re.findall(r'#include\s+"([^"]+)"', src):
         try:
-            out.append(gpu.kernel_source(inc).splitlines())
+            out.append(_source(inc).splitlines())
         except ValueError:
             pass
     return out
@@ -126,8 +135,9 @@ def kernel_text(name: str, kernel: str | None = None, helpers: bool = False) -> 
     With ``kernel``: that function's definition, from the comment block just above
     it to its closing brace; with ``helpers=True`` also the ``__device__`` functions it
     calls (:func:`kernel_helpers`), before it. Raises ValueError when it is not defined there.
+    The comment lines that mark the exercises' regions are left out.
     """
-    src = gpu.kernel_source(name)
+    src = _source(name)
     if kernel is None:
         return src
     lines = src.splitlines()

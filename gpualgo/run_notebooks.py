@@ -1,6 +1,8 @@
 """Execute every notebook headless: ``python -m gpualgo.run_notebooks [--quick] [--out build]``.
 
-For each ``notebooks/*.ipynb`` it runs papermill with ``interactive=False`` (and
+For each ``notebooks/*.ipynb``, then each exercise notebook ``notebooks/exercises/*.ipynb``
+(with ``solutions=True``: the suite's own code fills in every exercise, so each check runs end
+to end on a GPU and compiles without one), it runs papermill with ``interactive=False`` (and
 ``quick=True`` with ``--quick``), writes the executed copy to ``OUT/notebooks/``, saves
 every figure it drew as ``OUT/figures/<notebook>/fig-NN.png``, writes a readable copy as
 ``OUT/html/<notebook>.html`` (figures embedded) and ``OUT/html/index.html`` linking them
@@ -26,7 +28,7 @@ import time
 
 from . import gpu, peers
 
-__all__ = ["execute", "hidden_peers", "save_figures", "write_html", "write_index", "main"]
+__all__ = ["default_notebooks", "parameters_for", "execute", "hidden_peers", "save_figures", "write_html", "write_index", "main"]
 
 
 def save_figures(executed: pathlib.Path, fig_dir: pathlib.Path) -> int:
@@ -209,9 +211,23 @@ def _literal(text: str):
         return text
 
 
+def default_notebooks(root: pathlib.Path = pathlib.Path("notebooks")) -> list[pathlib.Path]:
+    """The algorithms' notebooks, then the exercise notebooks."""
+    return sorted(root.glob("*.ipynb")) + sorted((root / "exercises").glob("*.ipynb"))
+
+
+def parameters_for(nb_path: pathlib.Path, params: dict) -> dict:
+    """An exercise notebook (in a folder named ``exercises``) also gets ``solutions=True``,
+    unless the command line set ``solutions`` itself."""
+    if nb_path.parent.name == "exercises" and "solutions" not in params:
+        return {**params, "solutions": True}
+    return params
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m gpualgo.run_notebooks", description=__doc__.split("\n\n")[0])
-    ap.add_argument("notebooks", nargs="*", help="notebooks to run (default: notebooks/*.ipynb)")
+    ap.add_argument("notebooks", nargs="*",
+                    help="notebooks to run (default: notebooks/*.ipynb, then notebooks/exercises/*.ipynb)")
     ap.add_argument("--out", default="build", help="output folder (default build)")
     ap.add_argument("--quick", action="store_true", help="tiny sizes, as in the tests")
     ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
@@ -220,7 +236,7 @@ def main(argv=None) -> int:
                     help="run as if the optional CPU peers (lap, OR-tools, igraph, python-tsp) were not installed")
     args = ap.parse_args(argv)
 
-    paths = [pathlib.Path(p) for p in args.notebooks] or sorted(pathlib.Path("notebooks").glob("*.ipynb"))
+    paths = [pathlib.Path(p) for p in args.notebooks] or default_notebooks()
     if not paths:
         print("no notebooks found (run from the repository root)", file=sys.stderr)
         return 1
@@ -245,7 +261,7 @@ def main(argv=None) -> int:
     rows = []
     for nb in paths:
         print(f"{nb.name:34}", end=" ", flush=True)  # the name first: the line ends when it is done
-        row = execute(nb, out, params, hide_peers=args.hide_peers)
+        row = execute(nb, out, parameters_for(nb, params), hide_peers=args.hide_peers)
         note = ""
         if pathlib.Path(row["executed"]).exists():  # a failed run still shows where it stopped
             try:

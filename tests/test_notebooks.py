@@ -76,3 +76,36 @@ def test_runs_without_the_peers(path, tmp_path):
     text = _outputs_text(tmp_path / "notebooks" / path.name)
     for name in sorted(set(re.findall(r"peers\.note\(\s*[\"'](\w+)[\"']", source))):
         assert peers.missing_text(name) in text, f"{path.name} does not say that {name} is missing"
+
+
+# ---------------------------------------------------------------- the exercise notebooks
+
+EXERCISE_NOTEBOOKS = sorted((ROOT / "notebooks" / "exercises").glob("*.ipynb"))
+
+
+def test_exercise_notebooks_cover_every_exercise_with_its_generated_starter():
+    from gpualgo import exercises
+    assert len(EXERCISE_NOTEBOOKS) >= 6
+    text = "".join("".join(c["source"]) for p in EXERCISE_NOTEBOOKS for c in _cells(p))
+    for ex in exercises.all_exercises():
+        assert f"exercises.check({ex.id!r}" in text, f"{ex.id} has no check cell"
+        assert f"r'''\n{exercises.starter(ex.id)}'''" in text, f"{ex.id}: the notebook's starter is not the generated one"
+
+
+@pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=lambda p: p.name)
+def test_exercise_notebook_clean_with_a_solutions_parameter(path):
+    import papermill
+    nb = json.loads(path.read_text())
+    assert not [c for c in nb["cells"] if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    assert all("id" in c for c in nb["cells"])
+    params = papermill.inspect_notebook(str(path))
+    assert params["solutions"]["default"] == "False" and params["solutions"]["inferred_type_name"] == "bool"
+    assert "<details>" in "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+def test_an_exercise_notebook_with_its_starters_runs_headless_without_tracebacks(tmp_path):
+    path = ROOT / "notebooks" / "exercises" / "04_dgs.ipynb"
+    row = run_notebooks.execute(path, tmp_path, {"interactive": False, "solutions": False})
+    assert row["ok"], row["error"]
+    text = _outputs_text(tmp_path / "notebooks" / path.name)
+    assert "Traceback" not in text and "dgs.row_max" in text

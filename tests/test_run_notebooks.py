@@ -106,3 +106,14 @@ def test_out_naming_a_file_or_a_missing_notebook_is_an_error_before_anything_run
     assert "is a file" in capfd.readouterr().err and afile.read_text() == "keep me"
     assert run_notebooks.main([str(tmp_path / "nope.ipynb"), "--out", str(tmp_path / "o")]) == 2
     assert "no such notebook" in capfd.readouterr().err and not (tmp_path / "o").exists()
+
+
+def test_make_run_executes_the_exercise_notebooks_with_the_solutions(tmp_path):
+    root = tmp_path / "notebooks"
+    (root / "exercises").mkdir(parents=True)
+    a = _notebook(root / "01_a.ipynb", "A", "print(1)")
+    b = _notebook(root / "exercises" / "01_ex.ipynb", "Ex", "print(1)")
+    assert run_notebooks.default_notebooks(root) == [a, b]
+    assert run_notebooks.parameters_for(b, {"quick": True}) == {"quick": True, "solutions": True}
+    assert run_notebooks.parameters_for(b, {"solutions": False}) == {"solutions": False}
+    assert run_notebooks.parameters_for(a, {"quick": True}) == {"quick": True}

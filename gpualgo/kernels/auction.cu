@@ -64,6 +64,7 @@
 // Fold one profit into a thread's running (best, second, argmax).  Objects arrive in
 // increasing index order within a thread, so a strict > keeps the lowest index.
 __device__ __forceinline__ void top2_push(long long profit, int j, long long& best, long long& second, int& idx) {
+    // exercise auction.top2: begin
     if (profit > best) {
         second = best;
         best = profit;
@@ -71,6 +72,7 @@ __device__ __forceinline__ void top2_push(long long profit, int j, long long& be
     } else if (profit > second) {
         second = profit;
     }
+    // exercise auction.top2: end
 }
 
 __device__ __forceinline__ long long bid_increment(long long best, long long second, long long eps, long long cap) {
@@ -444,9 +446,11 @@ __device__ void bid_groups(const Rows rows, int scale, const long long* price,
         if (scan) cache_offer(cache, i, mine, thr, part == 0 && lane == 0);
         if (i >= 0 && part == 0 && lane == 0) {
             const int j = t.idx;
+            // exercise auction.bid_key: begin
             const long long inc = bid_increment(t.best, t.second, eps, cap);
             const unsigned long long key = ((unsigned long long)inc << KEY_BITS) | (KEY_MASK - (unsigned long long)i);
             if (atomicMax(&obj_key[j], key) == 0ULL) obj_queue[atomicAdd(obj_len, 1)] = j;
+            // exercise auction.bid_key: end
             next_list[atomicAdd(next_len, 1)] = i;
         }
     }
@@ -493,6 +497,7 @@ extern "C" __global__ void assign_winner_kernel(
         if (count > 0) counters[C_ROUNDS] += 1;
     }
     for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
+        // exercise auction.assign_winner: begin
         const int j = obj_queue[k];
         const unsigned long long key = obj_key[j];
         obj_key[j] = 0ULL;
@@ -507,6 +512,7 @@ extern "C" __global__ void assign_winner_kernel(
         price[j] += (long long)(key >> KEY_BITS);
         obj_owner[j] = winner;
         person_obj[winner] = j;
+        // exercise auction.assign_winner: end
     }
 }
 

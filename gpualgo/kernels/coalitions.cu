@@ -46,8 +46,10 @@ __device__ __forceinline__ unsigned next_split(unsigned x, unsigned mask) {
 // integers, and every negative pattern is above every non-negative one as unsigned.  So a
 // signed max for v >= 0 and an unsigned min for v < 0 give the float max (no NaN here).
 __device__ __forceinline__ void atomic_max_value(float* a, float v) {
+    // exercise coalitions.atomic_max: begin
     if (v >= 0.0f) atomicMax(reinterpret_cast<int*>(a), __float_as_int(v));
     else atomicMin(reinterpret_cast<unsigned*>(a), __float_as_uint(v));
+    // exercise coalitions.atomic_max: end
 }
 
 __device__ __forceinline__ void atomic_max_value(double* a, double v) {
@@ -73,8 +75,10 @@ __device__ __forceinline__ void reduce_and_publish(value_t best, long long group
         if ((threadIdx.x & 31) == 0 && valid && best > NEG_INF) atomic_max_value(&f[c], best);
         return;
     }
+    // exercise coalitions.warp_max: begin
     for (int o = 1; o < group; o <<= 1) best = vmax(best, __shfl_xor_sync(GPUALGO_FULL_MASK, best, o));
     if (rank == 0 && valid && best > NEG_INF) atomic_max_value(&f[c], best);
+    // exercise coalitions.warp_max: end
 }
 
 // ------------------------------------------------------------------------------------
@@ -96,6 +100,7 @@ extern "C" __global__ void report_kernel(value_t* f, const unsigned* coal, long 
     const unsigned long long nsplit = 1ull << (s - 1);  // counters 0..nsplit-1; 0 is X = {}
     value_t best = NEG_INF;
     unsigned long long k = (unsigned long long)rank * per_thread;
+    // exercise coalitions.splits: begin
     if (valid && k < nsplit) {
         unsigned x = scatter_bits(k, cm);
         for (int r = 0; r < per_thread && k < nsplit; ++r, ++k) {
@@ -103,6 +108,7 @@ extern "C" __global__ void report_kernel(value_t* f, const unsigned* coal, long 
             x = next_split(x, cm);
         }
     }
+    // exercise coalitions.splits: end
     reduce_and_publish(best, group, rank, f, c, valid);
 }
 

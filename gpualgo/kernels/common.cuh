@@ -119,6 +119,7 @@ __device__ T block_sum(T v) {
 
 template <bool Max, class T, class I>
 __device__ void block_arg_extreme(T& v, I& idx, T identity, I no_index) {
+    // exercise tsp.block_argmin: begin
     __shared__ T sv[32];
     __shared__ I si[32];
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
@@ -135,6 +136,7 @@ __device__ void block_arg_extreme(T& v, I& idx, T identity, I no_index) {
     __syncthreads();
     v = sv[0];
     idx = si[0];
+    // exercise tsp.block_argmin: end
 }
 
 template <class T, class I>

@@ -39,6 +39,7 @@ extern "C" __global__ void ade_global_kernel(const double* __restrict__ A, const
     double ci = cur[x];
     const double* Ai = A + (size_t)i * n;
     const double* ATx = AT + (size_t)x * m;
+    // exercise dgs.ade_row: begin
     double best = DGS_NEG_INF;
     long long bj = -1;
     for (int y = 0; y < n; ++y) {
@@ -49,6 +50,7 @@ extern "C" __global__ void ade_global_kernel(const double* __restrict__ A, const
     }
     out_d[i] = best;
     out_j[i] = bj;
+    // exercise dgs.ade_row: end
 }
 
 // JDE: thread t evaluates job rows[t] (or job t): the best agent k != holder[x] to take
@@ -96,6 +98,7 @@ extern "C" __global__ void ade_cells_kernel(const double* __restrict__ A, const 
     __shared__ double s_col_cur[TILE];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int r = blockIdx.y * TILE + ty, c = blockIdx.x * TILE + tx;
+    // exercise dgs.ade_cells_shared: begin
     if (tx == 0 && r < nrows) {
         int i = rows ? rows[r] : r;
         s_row_agent[ty] = i;
@@ -107,6 +110,7 @@ extern "C" __global__ void ade_cells_kernel(const double* __restrict__ A, const 
         s_col_cur[tx] = cur[c];
     }
     __syncthreads();
+    // exercise dgs.ade_cells_shared: end
     if (r >= nrows || c >= n) return;
     long long x = s_row_job[ty], k = s_col_holder[tx];
     double d = DGS_NEG_INF;
@@ -154,6 +158,7 @@ extern "C" __global__ void jde_cells_kernel(const double* __restrict__ A, const 
 extern "C" __global__ void row_max_kernel(const double* __restrict__ D, int nrows, int ncols,
                                           const int* __restrict__ rows, double* __restrict__ out_d,
                                           long long* __restrict__ out_idx) {
+    // exercise dgs.row_max: begin
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= nrows) return;
     const double* row = D + (size_t)r * ncols;
@@ -166,6 +171,7 @@ extern "C" __global__ void row_max_kernel(const double* __restrict__ D, int nrow
     int o = rows ? rows[r] : r;
     out_d[o] = best;
     out_idx[o] = bi;
+    // exercise dgs.row_max: end
 }
 
 // ----------------------------------------------------------------------------------------

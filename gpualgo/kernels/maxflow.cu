@@ -77,6 +77,7 @@ __device__ __forceinline__ unsigned long long global_ns() {
 __device__ __forceinline__ int push_or_relabel(int x, int n, cap_t* excess, int* height,
                                                cap_t* res_xy, cap_t* res_yx, int y,
                                                int hx, int hmin) {
+    // exercise maxflow.push_relabel: begin
     if (hmin < hx) {
         cap_t e = ld_cap(excess + x);
         cap_t r = ld_cap(res_xy);
@@ -89,6 +90,7 @@ __device__ __forceinline__ int push_or_relabel(int x, int n, cap_t* excess, int*
     }
     height[x] = hmin + 1 < n ? hmin + 1 : n;
     return 0;
+    // exercise maxflow.push_relabel: end
 }
 
 // Three slots per counter, indexed by the sweep number k: slot k%3 is accumulated during
@@ -103,10 +105,12 @@ __device__ __forceinline__ int ring_read(const int* ring, int k) {
 // those of a warp inside the same branch) take their slots with one atomic, made by one of
 // them, instead of one atomic each waiting in line at the L2.
 __device__ __forceinline__ int queue_slot(int* counter) {
+    // exercise maxflow.queue_slot: begin
     cg::coalesced_group g = cg::coalesced_threads();
     int base = 0;
     if (g.thread_rank() == 0) base = atomicAdd(counter, (int)g.size());
     return g.shfl(base, 0) + (int)g.thread_rank();
+    // exercise maxflow.queue_slot: end
 }
 
 // ----------------------------------------------------------------------------------------
@@ -156,8 +160,10 @@ extern "C" __global__ void matrix_gather_kernel(int n, const int* __restrict__ o
                                                 const int* __restrict__ heads,
                                                 const cap_t* __restrict__ res,
                                                 cap_t* __restrict__ out) {
+    // exercise maxflow.gather: begin
     for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < n; x += gridDim.x * blockDim.x)
         for (int a = offsets[x]; a < offsets[x + 1]; ++a) out[a] = res[(size_t)x * n + heads[a]];
+    // exercise maxflow.gather: end
 }
 
 // ----------------------------------------------------------------------------------------

@@ -113,6 +113,7 @@ extern "C" __global__ void tour_cost_kernel(const unsigned char* __restrict__ or
                                             long long count, int n,
                                             const COST_T* __restrict__ W,
                                             COST_T* __restrict__ costs) {
+    // exercise tsp.tour_cost: begin
     const int m = n - 1;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += stride) {
@@ -126,6 +127,7 @@ extern "C" __global__ void tour_cost_kernel(const unsigned char* __restrict__ or
         }
         costs[i] = cost + W[prev * n];
     }
+    // exercise tsp.tour_cost: end
 }
 
 // ------------------------------------------------------------------------------------
@@ -186,8 +188,10 @@ extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ 
                                                      COST_T* __restrict__ block_cost,
                                                      long long* __restrict__ block_rank) {
     __shared__ COST_T sW[MAXN * MAXN];
+    // exercise tsp.shared_matrix: begin
     for (int i = threadIdx.x; i < n * n; i += blockDim.x) sW[i] = W[i];
     __syncthreads();
+    // exercise tsp.shared_matrix: end
 
     COST_T best = COST_MAX;
     long long best_g = NO_RANK;
@@ -315,6 +319,7 @@ extern "C" __global__ void held_karp_layer_kernel(COST_T* __restrict__ dp,
             unsigned cb = sB[b * HK_MAXN + need];
             if (cb <= r) { r -= cb; mask |= 1u << b; --need; }
         }
+        // exercise tsp.held_karp_layer: begin
         int j = nth_bit(mask, which);
         unsigned prev = mask & ~(1u << j);
         const COST_T* row = dp + (unsigned long long)prev * m;
@@ -325,6 +330,7 @@ extern "C" __global__ void held_karp_layer_kernel(COST_T* __restrict__ dp,
             best = v < best ? v : best;
         }
         dp[(unsigned long long)mask * m + j] = best;
+        // exercise tsp.held_karp_layer: end
     }
 }
 
