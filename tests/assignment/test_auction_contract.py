@@ -164,7 +164,7 @@ def test_verdict_and_tables():
     assert text.startswith("1 of 3 answers verified in their run (scipy)") and "1 FAILED" in text
     assert "scipy's, the reference" in text
     assert auction_analysis.speedups(rows, "gpu_x") == {(10, "0-n"): (4.0, 2, False)}
-    assert auction_analysis.exact_lines(rows, "gpu_x") == ["n=    10      0-n:      2.0 ms,   3.0x scipy, "
+    assert auction_analysis.exact_lines(rows, "gpu_x") == ["n=    10      0-n:      3.0 ms (median of 2),   4.0x scipy, "
                                                            "75% of the tail bids from caches"]
     table = auction_analysis.mean_table(rows[:2], "total_ms", "Time")
     assert "| 10 | 3.0 (1.4) |" in table

@@ -15,7 +15,7 @@ round limit has ``timeout`` 1).
 >>> speedups(rows)
 {(1024, '0-n'): (4.5, 2, True)}
 >>> print(exact_lines(rows)[0])
-n=  1024      0-n:     20.0 ms,   5.0x scipy, 75% of the tail bids from caches
+n=  1024      0-n:     22.5 ms (median of 2),   4.5x scipy, 75% of the tail bids from caches
 """
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ import statistics
 
 from ... import plots
 
-__all__ = ["verdict", "mean_table", "speedups", "exact_lines"]
+__all__ = ["verdict", "mean_table", "speedups", "peer_speedups", "exact_lines", "means", "loglog_slope",
+           "wins_from", "per_instance"]
 
 
 def verdict(rows) -> str:
@@ -78,14 +79,76 @@ def speedups(rows, variant: str = "gpu_eps_scaling") -> dict:
     return out
 
 
-def exact_lines(rows, variant: str = "gpu_eps_scaling") -> list:
-    """One line per instance of the ``exact`` rows (its first repetition): time, speed-up over
-    scipy, and the share of the tail block's bids its caches decided."""
-    out = []
+def peer_speedups(rows, peer: str, variant: str = "gpu_eps_scaling") -> dict:
+    """``{(n, range): (peer's median time / variant's median time, variant's runs)}`` in the
+    ``exact`` rows: the speed-up of ``variant`` over a CPU peer (``"scipy"``, ``"lap"``) timed
+    on the same instance in the same run; below 1 the peer is faster."""
+    times: dict = {}
     for r in rows:
-        if r["variant"] != variant or (r.get("rep") or 0) != 0:
-            continue
-        hits, scans = r.get("tail_cache_hits"), r.get("tail_scans")
+        if r["variant"] in (peer, variant) and r.get("total_ms") is not None:
+            times.setdefault((r["n"], r["range"]), {}).setdefault(r["variant"], []).append(r["total_ms"])
+    return {key: (statistics.median(t[peer]) / statistics.median(t[variant]), len(t[variant]))
+            for key, t in sorted(times.items()) if peer in t and variant in t}
+
+
+def exact_lines(rows, variant: str = "gpu_eps_scaling") -> list:
+    """One line per instance of the ``exact`` rows: the median time of ``variant`` over its
+    runs, its speed-up over scipy (the same median as :func:`speedups`) and over lap where lap
+    ran, and the share of the tail block's bids its caches decided (first run)."""
+    sp, lap = speedups(rows, variant), peer_speedups(rows, "lap", variant)
+    out = []
+    for (n, rng), (s, runs, _) in sp.items():
+        mine = [r for r in rows if r["variant"] == variant and r["n"] == n and r["range"] == rng]
+        ms = statistics.median(r["total_ms"] for r in mine)
+        first = min(mine, key=lambda r: r.get("rep") or 0)
+        hits, scans = first.get("tail_cache_hits"), first.get("tail_scans")
         cached = f", {hits / (hits + scans):.0%} of the tail bids from caches" if hits is not None and hits + scans else ""
-        out.append(f"n={r['n']:>6} {r['range']:>8}: {r['total_ms']:8.1f} ms, {r['speedup_vs_scipy']:5.1f}x scipy{cached}")
+        vs_lap = f", {lap[(n, rng)][0]:5.1f}x lap" if (n, rng) in lap else ""
+        out.append(f"n={n:>6} {rng:>8}: {ms:8.1f} ms (median of {runs}), {s:5.1f}x scipy{vs_lap}{cached}")
+    return out
+
+
+def means(rows, value: str, *keys) -> dict:
+    """``{(key values...): mean of value}`` over the rows that have a number in ``value``
+    (a run stopped at its round limit has none), as the report's tables average instances."""
+    groups: dict = {}
+    for r in rows:
+        v = r.get(value)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and not r.get("timeout"):
+            groups.setdefault(tuple(r[k] for k in keys), []).append(float(v))
+    return {k: statistics.fmean(v) for k, v in sorted(groups.items())}
+
+
+def loglog_slope(points) -> float:
+    """The least-squares slope of log(y) against log(x) over ``[(x, y), ...]``: how a time
+    grows with the size (1: linearly, 2: as its square)."""
+    import math
+    xs = [math.log(x) for x, _ in points]
+    ys = [math.log(y) for _, y in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def wins_from(fast: dict, slow: dict):
+    """The smallest size from which ``fast[n] < slow[n]`` at every larger size too (both
+    ``{n: time}``), or None when ``fast`` is not faster at the largest size."""
+    sizes = sorted(set(fast) & set(slow))
+    start = None
+    for n in reversed(sizes):
+        if fast[n] < slow[n]:
+            start = n
+        else:
+            break
+    return start
+
+
+def per_instance(rows, *match_keys, value: str = "rounds", by: str = "variant") -> dict:
+    """``{(n, density, instance): {rows[by]: rows[value]}}``: one instance's values side by
+    side (the same instance measured by several variants, methods or sweeps)."""
+    out: dict = {}
+    for r in rows:
+        if r.get("timeout") or r.get(value) is None:
+            continue
+        key = tuple(r.get(k) for k in ("n", "density", "instance") + match_keys)
+        out.setdefault(key, {})[r[by]] = r[value]
     return out

@@ -8,8 +8,12 @@
                     linear_sum_assignment and lap in the same run, every result checked.
 ``threads``         threads per block of the bidding kernel (64/256/1024), gpu_queues.
 ``graph_tuning``    gpu_graph over both kernels' threads and grid = 1x / 2x the SMs.
-``active_bidders``  bidders per round for the first rounds (1108 persons, density 1);
-                    serial (the deterministic GPU variant has the same rounds), no GPU.
+``active_bidders``  bidders in every round (1108 persons, density 1; the report's Figure 1
+                    drew the first 100); serial (the deterministic GPU variant has the same
+                    rounds), no GPU.
+``scaling``         the serial auction at eps = 1/(m+1) against its eps-scaling twin on the
+                    report's instances (the same ones both ways), every answer certified
+                    optimal; serial, no GPU.
 
 Every preset takes ``quick=True`` (its ``Preset.quick`` sizes, for notebooks in CI and tests).
 
@@ -175,6 +179,26 @@ def _graph_cases(p):
     return _tuning_cases(p, "gpu_graph", settings)
 
 
+def _scaling_cases(p):
+    """One case per instance: the plain serial auction at eps = 1/(m+1) (the report's exact
+    setting, Figure 10) and serial eps-scaling, on the same instance, both certified optimal."""
+    for n in p["sizes"]:
+        for d in p["densities"]:
+            for k in range(p["instances"]):
+                def run(n=n, d=d, k=k):
+                    seed = _seed(p["seed"], n, k)
+                    B = instances.report_instance(n, n, d, seed=seed, limit=p["limit"])
+                    for scaling in (False, True):   # compile both, untimed
+                        solve(_tiny(), variant="serial", scaling=scaling)
+                    common = dict(algorithm="auction", n=n, density=d, seed=seed, instance=k, eps=1.0 / (n + 1))
+                    rows = []
+                    for method, scaling in (("plain", False), ("eps-scaling", True)):
+                        r = solve(B, variant="serial", scaling=scaling)
+                        rows.append(dict(_certified_row(B, r, None, **common), method=method))
+                    return rows
+                yield bench.Case(f"n={n} d={d} #{k}", run)
+
+
 def _active_cases(p):
     n = p["n"]
     for k in range(p["instances"]):
@@ -218,7 +242,11 @@ PRESETS = {
              grid_factors=[1, 2], density=0.5, instances=3, limit=10000, seed=2022),
         _graph_cases, quick=_TUNING_QUICK),
     "active_bidders": bench.Preset(
-        "bidders per round, first 100 rounds, 1108 persons, density 1 (serial Jacobi rounds)",
-        dict(n=1108, rounds=100, density=1.0, instances=3, limit=10000, seed=2022),
+        "bidders in every round, 1108 persons, density 1 (serial Jacobi rounds; the report drew the first 100)",
+        dict(n=1108, rounds=100_000, density=1.0, instances=3, limit=10000, seed=2022),
         _active_cases, needs_gpu=False, quick=dict(n=60)),
+    "scaling": bench.Preset(
+        "serial auction at eps = 1/(m+1) against serial eps-scaling, same instances (density 0.1 and 1)",
+        dict(sizes=REPORT_SIZES[:6], densities=[0.1, 1.0], instances=3, limit=10000, seed=2022),
+        _scaling_cases, needs_gpu=False, quick=dict(sizes=[40, 80], instances=1)),
 }
