@@ -20,7 +20,7 @@ from ..timing import summary
 from .bench import parse_options, parse_size
 
 __all__ = ["algorithm_ms", "with_algorithm_ms", "medians", "verification", "time_split", "fastest_first",
-           "time_shares", "sweep_counts", "tuning_table", "targets_verdict"]
+           "time_shares", "sweep_counts", "levels_per_relabel", "tuning_table", "targets_verdict"]
 
 
 def _num(v) -> bool:
@@ -153,6 +153,20 @@ def sweep_counts(rows, variant: str) -> dict:
     return {"global_relabels": (min(r["global_relabels"] for r in sel), max(r["global_relabels"] for r in sel)),
             "sweeps": (min(r["sweeps"] for r in sel), max(r["sweeps"] for r in sel)),
             "sweeps_per_relabel": (min(per), max(per))}
+
+
+def levels_per_relabel(rows) -> dict:
+    """``{size: median BFS levels per global relabel}`` over the rows that count them
+    (``bfs_levels`` and ``global_relabels``: the ``tuning`` preset's vertex-centric rows).
+
+    >>> levels_per_relabel([dict(size="64x64", bfs_levels=600, global_relabels=2)])
+    {'64x64': 300.0}
+    """
+    per: dict = {}
+    for r in rows:
+        if _num(r.get("bfs_levels")) and _num(r.get("global_relabels")) and r["global_relabels"] > 0:
+            per.setdefault(r.get("size"), []).append(r["bfs_levels"] / r["global_relabels"])
+    return {k: summary(v)["median"] for k, v in per.items()}
 
 
 def tuning_table(rows) -> str:
