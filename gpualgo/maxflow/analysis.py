@@ -8,17 +8,19 @@ performance goal's verdict. Rows are those of a preset, measured now or read bac
 >>> [algorithm_ms(r) for r in rows]
 [2.0, 0.5]
 >>> print(fastest_first(rows))
-  directed   n=     10: gpu_vertex_centric 0.50, serial 2.00
+  directed   n=     10: gpu_vertex_centric 0.50 (kernel), serial 2.00
+>>> medians(rows, ("variant",))
+{('serial',): 2.0, ('gpu_vertex_centric',): 0.5}
 """
 from __future__ import annotations
 
 import math
 
 from ..timing import summary
-from .bench import parse_options
+from .bench import parse_options, parse_size
 
-__all__ = ["algorithm_ms", "with_algorithm_ms", "verification", "time_split", "fastest_first", "time_shares",
-           "tuning_table", "targets_verdict"]
+__all__ = ["algorithm_ms", "with_algorithm_ms", "medians", "verification", "time_split", "fastest_first",
+           "time_shares", "sweep_counts", "levels_per_relabel", "tuning_table", "targets_verdict"]
 
 
 def _num(v) -> bool:
@@ -35,6 +37,18 @@ def algorithm_ms(row: dict) -> float | None:
         if _num(row.get(key)):
             return float(row[key])
     return None
+
+
+def medians(rows, by, value: str = "algorithm_ms") -> dict:
+    """``{(the row's values of the columns `by`): median of `value`}`` over ``rows``, groups in
+    the order they first appear; ``value="algorithm_ms"`` is :func:`algorithm_ms`. Groups with
+    no number in ``value`` are left out."""
+    groups: dict = {}
+    for r in rows:
+        v = algorithm_ms(r) if value == "algorithm_ms" else r.get(value)
+        if _num(v):
+            groups.setdefault(tuple(r.get(k) for k in by), []).append(float(v))
+    return {k: summary(v)["median"] for k, v in groups.items()}
 
 
 def with_algorithm_ms(rows) -> list[dict]:
@@ -82,15 +96,20 @@ def time_split(size_rows) -> str:
     return "\n".join(lines)
 
 
-def fastest_first(size_rows) -> str:
-    """For each graph kind and size, the variants by median execution time
-    (:func:`algorithm_ms`), fastest first: one line each."""
+def fastest_first(size_rows, value: str = "algorithm_ms") -> str:
+    """For each graph kind and size, the variants by median ``value``, fastest first: one line
+    each. With the default, the execution time (:func:`algorithm_ms`): a time marked
+    ``(kernel)`` is the kernels' CUDA-event time, every other the wall time of the algorithm
+    (for versions (a) and (b) their host loop, copies and host BFS included); with
+    ``value="total_ms"``, every version's whole ``solve`` call."""
     lines = []
     for directed in (True, False):
         for n in sorted({int(r["n"]) for r in size_rows if r["directed"] is directed}):
             sel = [r for r in size_rows if int(r["n"]) == n and r["directed"] is directed]
-            med = {v: _median([r for r in sel if r["variant"] == v], "algorithm_ms") for v in {r["variant"] for r in sel}}
-            ranked = ", ".join(f"{v} {ms:.2f}" for v, ms in sorted(med.items(), key=lambda kv: kv[1]))
+            med = {v: _median([r for r in sel if r["variant"] == v], value) for v in {r["variant"] for r in sel}}
+            kernel = {r["variant"] for r in sel if value == "algorithm_ms" and _num(r.get("kernel_ms"))}
+            ranked = ", ".join(f"{v} {ms:.2f}" + (" (kernel)" if v in kernel else "")
+                               for v, ms in sorted(med.items(), key=lambda kv: kv[1]))
             lines.append(f"  {'directed' if directed else 'undirected':10s} n={n:>7,}: {ranked}")
     return "\n".join(lines)
 
@@ -98,15 +117,56 @@ def fastest_first(size_rows) -> str:
 def time_shares(rows):
     """Where the GPU versions spend their time: ``(labels, gr, pr)``, one entry per
     (variant, family, size) of the GPU rows that split their time, with the median
-    milliseconds in global relabels (``gr_ms``) and in push/relabel sweeps (``pr_ms``)."""
+    milliseconds in global relabels (``gr_ms``) and in push/relabel sweeps (``pr_ms``); in the
+    order variant, family, then size by its numbers (16x16 before 128x128).
+
+    >>> rows = [dict(kind="gpu", variant="gpu_bcsr", family="genrmf", size=s, gr_ms=1.0, pr_ms=3.0)
+    ...         for s in ("128x128", "16x16")]
+    >>> time_shares(rows)[0]
+    ['bcsr\\ngenrmf 16x16', 'bcsr\\ngenrmf 128x128']
+    """
     split = [r for r in rows if r.get("kind") == "gpu" and _num(r.get("gr_ms"))]
     labels, gr, pr = [], [], []
-    for key in sorted({(r["variant"], r["family"], r["size"]) for r in split}):
+    keys = {(r["variant"], r["family"], r["size"]) for r in split}
+    for key in sorted(keys, key=lambda k: (k[0], k[1], parse_size(k[2]))):
         sel = [r for r in split if (r["variant"], r["family"], r["size"]) == key]
         labels.append(f"{key[0].replace('gpu_', '')}\n{key[1]} {key[2]}")
         gr.append(_median(sel, "gr_ms"))
         pr.append(_median(sel, "pr_ms"))
     return labels, gr, pr
+
+
+def sweep_counts(rows, variant: str) -> dict:
+    """What the counters of ``variant``'s rows say: ``{"global_relabels": (min, max),
+    "sweeps": (min, max), "sweeps_per_relabel": (min, max)}`` over the rows (sweeps divided by
+    global relabels, row by row), or ``{}`` when no row has the counters.
+
+    >>> sweep_counts([dict(variant="v", sweeps=300, global_relabels=3),
+    ...               dict(variant="v", sweeps=40, global_relabels=2)], "v")
+    {'global_relabels': (2, 3), 'sweeps': (40, 300), 'sweeps_per_relabel': (20.0, 100.0)}
+    """
+    sel = [r for r in rows if r.get("variant") == variant and _num(r.get("sweeps"))
+           and _num(r.get("global_relabels")) and r["global_relabels"] > 0]
+    if not sel:
+        return {}
+    per = [r["sweeps"] / r["global_relabels"] for r in sel]
+    return {"global_relabels": (min(r["global_relabels"] for r in sel), max(r["global_relabels"] for r in sel)),
+            "sweeps": (min(r["sweeps"] for r in sel), max(r["sweeps"] for r in sel)),
+            "sweeps_per_relabel": (min(per), max(per))}
+
+
+def levels_per_relabel(rows) -> dict:
+    """``{size: median BFS levels per global relabel}`` over the rows that count them
+    (``bfs_levels`` and ``global_relabels``: the ``tuning`` preset's vertex-centric rows).
+
+    >>> levels_per_relabel([dict(size="64x64", bfs_levels=600, global_relabels=2)])
+    {'64x64': 300.0}
+    """
+    per: dict = {}
+    for r in rows:
+        if _num(r.get("bfs_levels")) and _num(r.get("global_relabels")) and r["global_relabels"] > 0:
+            per.setdefault(r.get("size"), []).append(r["bfs_levels"] / r["global_relabels"])
+    return {k: summary(v)["median"] for k, v in per.items()}
 
 
 def tuning_table(rows) -> str:

@@ -5,7 +5,7 @@ import numpy as np
 
 from .network import FlowNetwork
 
-__all__ = ["layout", "draw_network"]
+__all__ = ["layout", "frames_layout", "draw_network"]
 
 
 def layout(net: FlowNetwork, seed: int = 1) -> dict:
@@ -17,6 +17,21 @@ def layout(net: FlowNetwork, seed: int = 1) -> dict:
     g.add_edges_from(zip(u.tolist(), v.tolist()))
     fixed = {net.source: (-1.0, 0.0), net.sink: (1.0, 0.0)}
     return nx.spring_layout(g, pos=fixed, fixed=list(fixed), seed=seed)
+
+
+def frames_layout(net: FlowNetwork, a: int) -> dict:
+    """Vertex positions for a genrmf network of a x a frames (:func:`gpualgo.maxflow.genrmf`):
+    the frames side by side from the source's to the sink's, each a slanted grid, so that the
+    arcs between frames do not run through vertices.
+
+    >>> from gpualgo.maxflow import genrmf
+    >>> pos = frames_layout(genrmf(2, 3, seed=0), 2)
+    >>> pos[0], pos[11]
+    ((0.0, 0.0), (7.7, -0.9))
+    """
+    f = a * a
+    return {v: (round(3.0 * (v // f) + 1.2 * (v % a) + 0.5 * ((v % f) // a), 6),
+                round(-1.5 * ((v % f) // a) + 0.6 * (v % a), 6)) for v in range(net.n)}
 
 
 def draw_network(ax, net: FlowNetwork, source_side=None, flow=None, pos=None, title: str | None = None):
