@@ -7,6 +7,7 @@ import time
 import tracemalloc
 from datetime import timedelta
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -48,14 +49,16 @@ def documented(exc: BaseException) -> None:
 
 def answer_or_refusal(f, check=None):
     """``f()``'s answer, checked by ``check``, or None when it refused with a documented
-    exception."""
+    exception. ``check`` fails by raising, or by returning False (a predicate such as
+    ``lambda s: s >= 0`` counts too)."""
     try:
         out = f()
     except DOCUMENTED as exc:
         documented(exc)
         return None
     if check is not None:
-        check(out)
+        verdict = check(out)
+        assert not isinstance(verdict, (bool, np.bool_)) or verdict, f"the answer failed its check: {out!r}"
     return out
 
 

@@ -128,12 +128,7 @@ def _valid_and_invalid(default):
 
 @pytest.mark.parametrize("algo", sorted(bench.SUITES))
 def test_every_preset_parameter_takes_a_single_value_and_rejects_a_wrong_type(algo):
-    try:
-        table = bench.presets(algo)
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("gpualgo."):
-            pytest.skip(f"the {algo} suite is not written yet ({exc})")
-        raise
+    table = bench.presets(algo)
     for preset_name, preset in table.items():
         for name, default in dict(preset.params, quick=False).items():
             single, want, wrong = _valid_and_invalid(default)

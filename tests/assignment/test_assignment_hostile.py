@@ -91,12 +91,35 @@ NUMBERS = st.one_of(st.integers(-2**70, 2**70), st.floats(allow_nan=True, allow_
                     st.sampled_from([0, -1, 2**31, -(2**31), 2**63, 1e300, float("nan"), float("-inf")]))
 
 
+#: a header (m, n) and 4*m*n random bytes after it: files the reader must answer
+WELL_FORMED = st.tuples(st.integers(1, 5), st.integers(1, 5)).flatmap(
+    lambda mn: st.binary(min_size=4 * mn[0] * mn[1], max_size=4 * mn[0] * mn[1])
+    .map(lambda body: np.array(mn, "<i4").tobytes() + body))
+
+
+def _as_written(data):
+    """What a file's bytes hold (numpy, independent of the reader): None unless well formed."""
+    if len(data) < 8:
+        return None
+    m, n = (int(v) for v in np.frombuffer(data[:8], "<i4"))
+    if m < 1 or n < 1 or len(data) != 8 + 4 * m * n:
+        return None
+    vals = np.frombuffer(data[8:], "<i4").reshape(m, n)
+    return np.where(vals == np.iinfo(np.int32).min, -np.inf, vals.astype(np.float64))
+
+
 @FAST
-@given(st.binary(max_size=200))
+@given(st.one_of(st.binary(max_size=200), WELL_FORMED))
 def test_read_instance_random_bytes(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("i") / "x.bin"
     path.write_bytes(data)
-    answer_or_refusal(lambda: A.read_instance(path), lambda B: B.ndim == 2)
+    want = _as_written(data)
+
+    def same(B):
+        assert want is not None, "a file that is not well formed was read"
+        assert B.shape == want.shape and np.array_equal(np.asarray(B, dtype=np.float64), want)
+    if answer_or_refusal(lambda: A.read_instance(path), same) is None:
+        assert want is None, "a well-formed file was refused"
 
 
 @FAST
@@ -106,7 +129,7 @@ def test_read_instance_mutated_valid_file(tmp_path_factory, m, extra, cut, junk)
     A.write_instance(path, A.report_instance(m, m + extra, density=0.7, seed=m))
     raw = path.read_bytes()
     path.write_bytes(raw[:max(0, len(raw) - cut)] + junk)
-    answer_or_refusal(lambda: A.read_instance(path), lambda B: B.shape[0] <= B.shape[1])
+    answer_or_refusal(lambda: A.read_instance(path), lambda B: B.shape == (m, m + extra))
 
 
 LINE = st.one_of(st.text(max_size=30),
@@ -123,9 +146,17 @@ def test_read_batch_config(tmp_path_factory, lines, tail):
     answer_or_refusal(lambda: A.read_batch_config(path))
 
 
+#: arguments every generator must answer (m <= n, a positive limit, high or scale, or a density)
+SENSIBLE = st.integers(1, 10).flatmap(lambda m: st.tuples(
+    st.just(m), st.one_of(st.none(), st.integers(m, m + 6)), st.one_of(st.integers(1, 300), st.floats(0.05, 1.0))))
+
+
 @FAST
-@given(NUMBERS, st.one_of(st.none(), NUMBERS), NUMBERS, st.sampled_from(["report", "uniform", "geom"]))
-def test_generators(m, n, p, kind):
+@given(st.one_of(SENSIBLE, st.tuples(NUMBERS, st.one_of(st.none(), NUMBERS), NUMBERS)),
+       st.sampled_from(["report", "uniform", "geom"]))
+def test_generators(args, kind):
+    m, n, p = args
+
     def run():
         if kind == "report":
             return A.report_instance(m, n, density=p if isinstance(p, float) else 1.0, seed=1,
@@ -135,7 +166,7 @@ def test_generators(m, n, p, kind):
         return A.geom_instance(m, n, side=10.0, scale=p, seed=1)
 
     def small(B):
-        assert B.ndim == 2 and B.shape[0] <= B.shape[1]
+        assert B.shape == (m, m if n is None else n) and B.shape[0] <= B.shape[1]
     cells = abs(m) * abs(m if n is None else n) if isinstance(m, int) and isinstance(n, (int, type(None))) else 0
     if cells > 10**13:   # beyond any host: refused at once, before drawing
         t0 = time.perf_counter()

@@ -70,12 +70,27 @@ NUMBER_TEXT = st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr)
                         st.sampled_from(["nan", "inf", "-inf", "1e400", "-0", "0x10", "1_0", "", "# x"]))
 
 
+#: a value function written out as text (v(empty) = 0, then 2**n - 1 finite values): a file the
+#: reader must answer with those values
+WRITTEN = st.integers(1, 4).flatmap(lambda n: st.lists(
+    st.floats(-1e6, 1e6).map(repr), min_size=2**n - 1, max_size=2**n - 1).map(lambda rest: ["0.0"] + rest))
+
+
 @FAST
-@given(st.lists(st.one_of(NUMBER_TEXT, st.text(max_size=10)), max_size=17), st.binary(max_size=10))
-def test_read_values_text(tmp_path_factory, lines, tail):
+@given(st.one_of(st.tuples(WRITTEN, st.just(b""), st.just(True)),
+                 st.tuples(st.lists(st.one_of(NUMBER_TEXT, st.text(max_size=10)), max_size=17),
+                           st.binary(max_size=10), st.just(False))))
+def test_read_values_text(tmp_path_factory, file):
+    lines, tail, written = file
     path = tmp_path_factory.mktemp("v") / "v.txt"
     path.write_bytes("\n".join(lines).encode("utf-8", "surrogatepass") + tail)
-    answer_or_refusal(lambda: co.read_values(path), lambda v: co.validate_values(v))
+
+    def check(v):
+        co.validate_values(v)
+        if written:
+            assert v.tolist() == [float(w) for w in lines]
+    out = answer_or_refusal(lambda: co.read_values(path), check)
+    assert out is not None or not written, "a value function written as text was refused"
 
 
 @FAST
@@ -148,7 +163,7 @@ def test_cpu_solves(values, version):
 
 
 @FAST
-@given(st.one_of(st.integers(-5, 10**12), st.sampled_from([2.5, "3", None, True, float("nan")])),
+@given(st.one_of(st.integers(1, 31), st.integers(-5, 10**12), st.sampled_from([2.5, "3", None, True, float("nan")])),
        st.sampled_from(["serial", "serial_odp", "gpu_odp", "nope"]), st.sampled_from([None, "dp", "odp", "x"]))
 def test_estimates(n, variant, rule):
     t0 = time.perf_counter()
