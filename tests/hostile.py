@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 #: the exceptions a bad input may end in (each with a message)
 DOCUMENTED = (ValueError, TypeError, FileNotFoundError)
 
-#: hypothesis settings of every property test: a hundred examples, each within 20 s, every
+#: hypothesis settings of every property test: a hundred examples, each within 60 s, every
 #: health check off (the inputs are meant to be odd). The deadline is the one bound on how long
 #: an input may take: a hang or an absurd run fails, while a first call that compiles a serial
 #: version on a busy two-core machine does not (a tighter wall-clock assert did, at 6 s)
-FAST = settings(max_examples=100, deadline=timedelta(seconds=20), suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=100, deadline=timedelta(seconds=60), suppress_health_check=list(HealthCheck))
 
 
 def refused(call, match=None, seconds=1.0, most_bytes=16 * 2**20, error=ValueError) -> str:
