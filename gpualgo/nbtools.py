@@ -227,19 +227,22 @@ def run_and_check(solve, instance, variant: str, check, warm=None, show=(), reco
 def recorded_line(name: str, variant: str, show=(), where: dict | None = None) -> str:
     """One line: what the recorded runs of ``variant`` in ``name`` (``"algo/preset"``)
     measured, on which GPU: the median of each time and of each ``show`` counter over the
-    matching rows (``where`` picks columns' values; by default the smallest size recorded)."""
+    matching rows (``where`` picks columns' values, by default the smallest size recorded;
+    ``where["variant"]`` is the name the rows give the version, where it differs)."""
     from . import results
     algo, preset = name.split("/", 1)
     try:
         rec = results.read(algo, preset)
     except FileNotFoundError:
         return f"  (no recorded runs of {variant} in {name})"
-    rows = [r for r in rec.rows if r.get("variant") == variant and not r.get("timeout")
-            and all(r.get(k) == v for k, v in (where or {}).items())]
+    where = dict(where or {})
+    recorded_as = where.pop("variant", variant)        # the name its rows carry, where it differs
+    rows = [r for r in rec.rows if r.get("variant") == recorded_as and not r.get("timeout")
+            and all(r.get(k) == v for k, v in where.items())]
     if not rows:
-        return f"  (no recorded runs of {variant} in {name} with {where or {}})"
+        return f"  (no recorded runs of {recorded_as} in {name} with {where})"
     size = next((k for k in ("n", "size") if k in rows[0]), None)
-    if where is None and size is not None:
+    if not where and size is not None:
         smallest = min(r[size] for r in rows if r.get(size) is not None)
         rows = [r for r in rows if r.get(size) == smallest]
         where = {size: smallest}
@@ -248,7 +251,7 @@ def recorded_line(name: str, variant: str, show=(), where: dict | None = None) -
         mid = findings.median(r.get(key) for r in rows)
         if mid is not None:
             parts.append(f"{key} {_fmt(mid)}")
-    at = ", ".join(f"{k}={v}" for k, v in (where or {}).items())
+    at = ", ".join(f"{k}={v}" for k, v in where.items())
     gpu_name = (rec.meta.get("device") or {}).get("gpu") or "a GPU"
     runs = f"median of {len(rows)} runs" if len(rows) > 1 else "1 run"
     return f"  recorded on {gpu_name} ({name}, {at}; {runs}): " + "; ".join(parts)
