@@ -265,6 +265,19 @@ def held_karp_bytes(n: int, dtype) -> int:
     return (1 << m) * m * np.dtype(dtype).itemsize
 
 
+def held_karp_steps(n: int) -> int:
+    """Inner steps of Held-Karp on n cities, as :func:`held_karp_table` and the GPU layers run
+    them: one ``dp[prev][k] + W[k][j]`` per set S of the m = n - 1 other cities, last city j in
+    S and previous city k in S minus j, so sum over |S| = s of C(m, s) s (s - 1), which is
+    m (m - 1) 2^(m - 2) (n >= 3; 0 below).
+
+    >>> held_karp_steps(4), held_karp_steps(22)
+    (12, 220200960)
+    """
+    m = n - 1
+    return m * (m - 1) << (m - 2) if m >= 2 else 0
+
+
 def held_karp(W):
     """Serial Held-Karp on solver weights ``W`` (n >= 2); returns (weighted length, tour)."""
     n = W.shape[0]

@@ -40,8 +40,9 @@ BRUTE_FORCE = ("serial_bruteforce", "gpu_host_chunks", "gpu_unrank", "gpu_shared
 #: estimates below
 RATES = {"serial_bruteforce": 7.0e7, "gpu_host_chunks": 4.0e7, "gpu_unrank": 2.0e10,
          "gpu_shared_incremental": 6.0e10}
-#: Held-Karp inner steps (mask, last, previous) per second, serial and GPU
-HK_RATES = {"held_karp": 4.0e8, "gpu_held_karp": 1.0e11}
+#: Held-Karp inner steps (set, last, previous: :func:`~gpualgo.tsp.serial.held_karp_steps`) per
+#: second, serial and GPU, rounded down from the same measurements at n = 20..25
+HK_RATES = {"held_karp": 2.0e8, "gpu_held_karp": 5.0e10}
 #: refuse runs estimated above this many seconds, unless force=True
 MAX_SECONDS = 180.0
 
@@ -49,19 +50,15 @@ MAX_SECONDS = 180.0
 def estimate_work(n: int, variant: str, symmetric: bool = True) -> float:
     """The work of ``variant`` on n cities, as a float: the orders a brute force evaluates
     (:func:`~gpualgo.tsp.enumeration.count_tours`) or the inner steps of Held-Karp
-    (about 2^(n-1) (n-1)^2 / 2); ``math.inf`` beyond the range of a float, so that any n
+    ((n-1)(n-2) 2^(n-3): :func:`~gpualgo.tsp.serial.held_karp_steps`); ``math.inf`` beyond the range of a float, so that any n
     gets an estimate."""
     if variant not in RATES and variant not in HK_RATES:
         raise ValueError(f"unknown variant {variant!r}; known: {list(VARIANTS)}")
     if n > 2000:        # far beyond a float either way: never build the integer
         return math.inf
-    if variant in RATES:
-        work = enumeration.count_tours(n, symmetric)
-    else:
-        m = max(n - 1, 1)
-        work = (1 << m) * m * m
+    work = enumeration.count_tours(n, symmetric) if variant in RATES else serial.held_karp_steps(n)
     try:
-        return float(work) / (1 if variant in RATES else 2)
+        return float(work)
     except OverflowError:
         return math.inf
 
