@@ -148,7 +148,7 @@ def _twenty_cities(data):
     measured = f"19! = {orders:.2g} orders, extrapolated from measured rates: " + "; ".join(parts)
     if years[B] > REPORT_YEARS:
         return F.holds(measured)
-    return F.fails(measured, f"21 years imply {implied:.2g} orders/s, the report's RTX 3080; this GPU runs the "
+    return F.fails(measured, f"21 years imply {implied:.2g} orders/s, the report's hardware of 2022; this GPU runs the "
                              f"report's own procedural version {REPORT_YEARS / years[B]:,.0f}x faster. Still, "
                              f"that buys a city or two: each city more multiplies the work by n")
 

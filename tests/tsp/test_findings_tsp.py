@@ -122,3 +122,23 @@ def test_every_finding_on_the_recorded_data():
 @pytest.mark.parametrize("f", tf.FINDINGS, ids=lambda f: f.where)
 def test_missing_sets_make_a_finding_untestable_not_an_error(f):
     assert verdict(f, {}).verdict in (F.UNTESTABLE, F.FAILS)    # the 2^64 limit needs no rows
+
+
+def test_held_karp_steps_count_the_loops_of_the_code():
+    # one step per (set S, last j in S, previous k in S minus j): the figure of section 8
+    from gpualgo.tsp import serial
+    for n in range(2, 12):
+        m = n - 1
+        loops = sum(bin(s).count("1") * (bin(s).count("1") - 1) for s in range(1 << m))
+        assert serial.held_karp_steps(n) == loops
+
+
+def test_analysis_sentences_from_rows():
+    from gpualgo.tsp import analysis
+    rows = report(TODAY)
+    assert "slower than one CPU core" in analysis.host_bound(rows, 6e7, 12)
+    assert "faster than one CPU core" in analysis.host_bound(rows, 6e7, 12, variant=C)
+    assert analysis.host_bound(rows, 6e7, 9) == "no rows of gpu_host_chunks at n = 9."
+    gains = analysis.halving_gains([dict(n=15, symmetric=False, total_ms=790.0), dict(n=15, symmetric=True, total_ms=610.0),
+                                    dict(n=16, symmetric=None, total_ms=7000.0)])
+    assert list(gains) == [15] and gains[15][2] == pytest.approx(1.295, abs=1e-3)
