@@ -27,18 +27,19 @@ _BRUTE = {"symmetric", "max_free"}
 #: every version, in the order they are taught (see :mod:`gpualgo.variants`)
 VARIANTS = variants.table(
     Variant("serial_bruteforce", "gpualgo.tsp.serial:solve_bruteforce", _BRUTE),
+    Variant("cpu_prange", "gpualgo.tsp.serial:solve_prange", _BRUTE),
     Variant("held_karp", "gpualgo.tsp.serial:solve_held_karp", {"force"}),
     Variant("gpu_host_chunks", "gpualgo.tsp.gpu:host_chunks", _BRUTE | {"block", "batch"}, gpu=True),
     Variant("gpu_unrank", "gpualgo.tsp.gpu:unrank", _BRUTE | {"block"}, gpu=True),
     Variant("gpu_shared_incremental", "gpualgo.tsp.gpu:shared_incremental", _BRUTE | {"block"}, gpu=True),
     Variant("gpu_held_karp", "gpualgo.tsp.gpu:held_karp", {"block", "force"}, gpu=True),
 )
-BRUTE_FORCE = ("serial_bruteforce", "gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
+BRUTE_FORCE = ("serial_bruteforce", "cpu_prange", "gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
 
 #: orders per second each brute-force version sustains at n = 13..15, rounded down from
-#: measurements on an H100 (gpu_*) and one x86 core (serial); used only for the refusal
-#: estimates below
-RATES = {"serial_bruteforce": 7.0e7, "gpu_host_chunks": 4.0e7, "gpu_unrank": 2.0e10,
+#: measurements on an H100 (gpu_*) and one x86 core (serial; cpu_prange is given one core's
+#: rate, as it may run on one); used only for the refusal estimates below
+RATES = {"serial_bruteforce": 7.0e7, "cpu_prange": 7.0e7, "gpu_host_chunks": 4.0e7, "gpu_unrank": 2.0e10,
          "gpu_shared_incremental": 6.0e10}
 #: Held-Karp inner steps (set, last, previous: :func:`~gpualgo.tsp.serial.held_karp_steps`) per
 #: second, serial and GPU, rounded down from the same measurements at n = 20..25
