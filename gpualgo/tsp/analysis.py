@@ -94,12 +94,13 @@ def halving_gains(rows) -> dict:
     return {n: (t[False], t[True], t[False] / t[True]) for n, t in sorted(ms.items()) if len(t) == 2}
 
 
-def host_bound(rows, serial_rate: float, n: int, variant: str = "gpu_host_chunks") -> str:
+def host_bound(rows, serial_rate: float, n: int, variant: str = "gpu_host_chunks",
+               where: str = "one core") -> str:
     """One sentence: ``variant``'s orders per second at ``n`` (:func:`rate_at` of the
-    ``report`` rows) against ``serial_rate``, the numba serial brute force on one core.
+    ``report`` rows) against ``serial_rate``, the numba serial brute force on ``where``.
 
     >>> host_bound([dict(variant="gpu_host_chunks", n=12, perms_per_s=4.7e7)], 6e7, 12)
-    'gpu_host_chunks evaluates 4.7e+07 orders/s at n = 12, the numba serial version 6e+07 on one core: the GPU version is 1.3x slower than one CPU core.'
+    'gpu_host_chunks: 4.7e+07 orders/s at n = 12, the numba serial version 6e+07 on one core: 1.3x slower.'
     """
     got = rate_at(rows, variant, n)
     if got is None:
@@ -107,9 +108,8 @@ def host_bound(rows, serial_rate: float, n: int, variant: str = "gpu_host_chunks
     rate = got[1]
     x = serial_rate / rate if rate < serial_rate else rate / serial_rate
     how = (f"{x:.2g}" if x < 10 else f"{x:,.0f}") + ("x slower" if rate < serial_rate else "x faster")
-    how += " than one CPU core"
-    return (f"{variant} evaluates {rate:.2g} orders/s at n = {n}, the numba serial version {serial_rate:.2g} "
-            f"on one core: the GPU version is {how}.")
+    return (f"{variant}: {rate:.2g} orders/s at n = {n}, the numba serial version {serial_rate:.2g} "
+            f"on {where}: {how}.")
 
 
 def duration(seconds: float) -> str:

@@ -99,6 +99,12 @@ def test_gpu_against_cpu():
     assert v.verdict == F.CAVEAT and "one core" in v.why and "slower than even one core" in v.why
     v = verdict(f, {"tsp/report": report({A: {12: 4e7}, C: {12: 5e7, 13: 5e7}}), "tsp/scaling": scaling(6e7)})
     assert v.verdict == F.FAILS
+    # with the brute force on every core in the same set, the comparison is fair: holds or not
+    on_all = scaling() + [dict(variant=tf.PARALLEL, n=13, perms_per_s=9e8, total_ms=1.0)]
+    v = verdict(f, {"tsp/report": report(TODAY), "tsp/scaling": on_all})
+    assert v.verdict == F.HOLDS and "every core" in v.measured
+    on_all = scaling() + [dict(variant=tf.PARALLEL, n=13, perms_per_s=2e11, total_ms=1.0)]
+    assert verdict(f, {"tsp/report": report(TODAY), "tsp/scaling": on_all}).verdict == F.FAILS
 
 
 def test_shared_matrix_is_untestable_but_shows_the_ratio():
@@ -136,8 +142,8 @@ def test_held_karp_steps_count_the_loops_of_the_code():
 def test_analysis_sentences_from_rows():
     from gpualgo.tsp import analysis
     rows = report(TODAY)
-    assert "slower than one CPU core" in analysis.host_bound(rows, 6e7, 12)
-    assert "faster than one CPU core" in analysis.host_bound(rows, 6e7, 12, variant=C)
+    assert analysis.host_bound(rows, 6e7, 12).endswith("on one core: 1.2x slower.")
+    assert analysis.host_bound(rows, 6e7, 12, variant=C, where="all").endswith("on all: 1,111x faster.")
     assert analysis.host_bound(rows, 6e7, 9) == "no rows of gpu_host_chunks at n = 9."
     gains = analysis.halving_gains([dict(n=15, symmetric=False, total_ms=790.0), dict(n=15, symmetric=True, total_ms=610.0),
                                     dict(n=16, symmetric=None, total_ms=7000.0)])
