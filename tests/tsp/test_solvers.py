@@ -176,7 +176,7 @@ def test_bench_presets_quick_cpu():
     from gpualgo import bench
     rows = bench.run_preset("tsp", "cpu", progress=False, quick=True)
     by = {r["variant"] for r in rows}
-    exact = {"serial_bruteforce", "held_karp"} | ({"python_tsp_dp"} if peers.available("python_tsp") else set())
+    exact = {"serial_bruteforce", "cpu_prange", "held_karp"} | ({"python_tsp_dp"} if peers.available("python_tsp") else set())
     assert exact <= by
     if peers.available("ortools_routing"):
         assert {"ortools_routing", "ortools_routing_gls"} <= by
