@@ -20,34 +20,110 @@ goal GPU Held-Karp at least 50x numba: not measured
 
 from __future__ import annotations
 
+import statistics
 
-__all__ = ["best_rates", "largest_gaps", "targets_report", "RATE_GOAL", "EXACT_GOAL_S",
-           "HK_SPEEDUP_GOAL"]
+
+__all__ = ["best_rates", "rate_at", "halving_gains", "host_bound", "duration", "largest_gaps", "targets_report",
+           "RATE_GOAL", "EXACT_GOAL_S", "HK_SPEEDUP_GOAL", "YEAR_S"]
 
 #: the goals of the ``targets`` preset: orders per second of the fastest brute force at
 #: n = 13..15, seconds to solve n = 16 exactly by brute force, GPU over numba Held-Karp at n = 22
 RATE_GOAL = 2e10
 EXACT_GOAL_S = 120
 HK_SPEEDUP_GOAL = 50
+#: seconds in a (Julian) year, for extrapolated run times
+YEAR_S = 365.25 * 86400
 
 
 def _sci(x: float) -> str:
     return f"{x:.0e}".replace("e+", "e")       # 2e10
 
 
-def best_rates(rows) -> dict:
+def best_rates(rows, typical: bool = False) -> dict:
     """``{variant: ([n, ...], [orders/s at its best block size, ...])}`` of the ``report``
-    rows, n ascending: the best of every repetition and block size."""
-    best: dict = {}
+    rows, n ascending: the best of every repetition and block size, or with ``typical`` the
+    median of the repetitions at each block size, then the best block size.
+
+    >>> rows = [dict(variant="v", n=10, block=32, perms_per_s=r) for r in (1.0, 2.0, 9.0)]
+    >>> best_rates(rows), best_rates(rows, typical=True)
+    ({'v': ([10], [9.0])}, {'v': ([10], [2.0])})
+    """
+    runs: dict = {}
     for r in rows:
-        key = (r["variant"], int(r["n"]))
-        best[key] = max(best.get(key, 0.0), float(r["perms_per_s"]))
+        runs.setdefault((r["variant"], int(r["n"]), r.get("block")), []).append(float(r["perms_per_s"]))
+    best: dict = {}
+    for (v, n, _), rates in runs.items():
+        value = statistics.median(rates) if typical else max(rates)
+        best[(v, n)] = max(best.get((v, n), 0.0), value)
     out: dict = {}
     for (v, n) in sorted(best):
         ns, rates = out.setdefault(v, ([], []))
         ns.append(n)
         rates.append(best[(v, n)])
     return out
+
+
+def rate_at(rows, variant: str, n: int | None = None) -> tuple[int, float] | None:
+    """``(n, orders/s)`` of ``variant`` in ``rows``: the median of its repetitions at its best
+    block size (:func:`best_rates` with ``typical``), at ``n`` or, when ``n`` is None, at the
+    largest n measured; None when there is no such row.
+
+    >>> rate_at([dict(variant="v", n=n, perms_per_s=n * 1e6) for n in (10, 11)], "v")
+    (11, 11000000.0)
+    """
+    got = best_rates([r for r in rows if r["variant"] == variant and r.get("perms_per_s")], typical=True)
+    if variant not in got:
+        return None
+    ns, rates = got[variant]
+    if n is None:
+        return ns[-1], rates[-1]
+    return (n, rates[ns.index(n)]) if n in ns else None
+
+
+def halving_gains(rows) -> dict:
+    """``{n: (ms enumerating all orders, ms with each tour once, their ratio)}`` of the
+    ``targets`` rows that ran both ways (the column ``symmetric`` False and True).
+
+    >>> halving_gains([dict(n=15, symmetric=False, total_ms=780.0), dict(n=15, symmetric=True, total_ms=600.0)])
+    {15: (780.0, 600.0, 1.3)}
+    """
+    ms: dict = {}
+    for r in rows:
+        if r.get("symmetric") in (True, False):
+            ms.setdefault(int(r["n"]), {})[r["symmetric"]] = float(r["total_ms"])
+    return {n: (t[False], t[True], t[False] / t[True]) for n, t in sorted(ms.items()) if len(t) == 2}
+
+
+def host_bound(rows, serial_rate: float, n: int, variant: str = "gpu_host_chunks",
+               where: str = "one core") -> str:
+    """One sentence: ``variant``'s orders per second at ``n`` (:func:`rate_at` of the
+    ``report`` rows) against ``serial_rate``, the numba serial brute force on ``where``.
+
+    >>> host_bound([dict(variant="gpu_host_chunks", n=12, perms_per_s=4.7e7)], 6e7, 12)
+    'gpu_host_chunks: 4.7e+07 orders/s at n = 12, the numba serial version 6e+07 on one core: 1.3x slower.'
+    """
+    got = rate_at(rows, variant, n)
+    if got is None:
+        return f"no rows of {variant} at n = {n}."
+    rate = got[1]
+    x = serial_rate / rate if rate < serial_rate else rate / serial_rate
+    how = (f"{x:.2g}" if x < 10 else f"{x:,.0f}") + ("x slower" if rate < serial_rate else "x faster")
+    return (f"{variant}: {rate:.2g} orders/s at n = {n}, the numba serial version {serial_rate:.2g} "
+            f"on {where}: {how}.")
+
+
+def duration(seconds: float) -> str:
+    """A run time in the unit a reader thinks in: ms, s, minutes, hours, days or years.
+
+    >>> [duration(s) for s in (0.0123, 75, 5e5, 2e9)]
+    ['12.3 ms', '1.2 min', '5.8 days', '63 years']
+    """
+    if seconds < 1:
+        return f"{seconds * 1e3:.3g} ms"
+    for unit, size in (("years", YEAR_S), ("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.2g} {unit}" if seconds / size < 100 else f"{seconds / size:,.0f} {unit}"
+    return f"{seconds:.3g} s"
 
 
 def largest_gaps(rows) -> dict:

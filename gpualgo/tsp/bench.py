@@ -4,13 +4,14 @@
   brute-force version for 10..12 cities and beyond, every block size 32..1024, 20
   repetitions, all (n-1)! orders counted as the report does.
 - ``scaling``: exact solve time against n: GPU brute force up to n = 16, GPU Held-Karp up to
-  n = 25, against the numba serial versions and the CPU peers: python-tsp's exact dynamic
+  n = 25, against the numba serial versions (the brute force on one core and on every core,
+  ``cpu_prange``) and the CPU peers: python-tsp's exact dynamic
   programme (when installed) and OR-tools routing (the heuristic people use: its tour length
   and gap to the exact optimum, local search alone and guided local search for ``gls_ms``).
 - ``targets``: the performance goals: orders/s at n = 13..15, n = 16 solved exactly, GPU
   Held-Karp against numba Held-Karp at n = 22 (:func:`gpualgo.tsp.analysis.targets_report` says
   which are met).
-- ``cpu``: the CPU versions only (numba brute force, numba Held-Karp, the peers): runs
+- ``cpu``: the CPU versions only (numba brute force on one core and on all, numba Held-Karp, the peers): runs
   anywhere, for the notebook's same-run comparison.
 
 Every preset has tiny sizes for CI and headless notebooks (``quick=True``, its
@@ -131,7 +132,7 @@ def _solve_case(variant, n, seed, reps, reference):
 def _scaling_cases(p):
     seed = p["seed"]
     tops = {"gpu_shared_incremental": p["bf_max"], "serial_bruteforce": p["serial_bf_max"],
-            "gpu_held_karp": p["hk_max"], "held_karp": p["serial_hk_max"]}
+            "cpu_prange": p["serial_bf_max"], "gpu_held_karp": p["hk_max"], "held_karp": p["serial_hk_max"]}
     for variant, top in tops.items():
         if variant.startswith("gpu_") and not p["gpu"]:
             continue

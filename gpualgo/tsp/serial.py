@@ -2,7 +2,8 @@
 and the preparation every version shares (:func:`prepare`: weights, symmetric choice, plan).
 
 :func:`solve_bruteforce` and :func:`solve_held_karp` are the versions ``serial_bruteforce``
-and ``held_karp`` of :data:`gpualgo.tsp.VARIANTS`. Both return the best tour, not only its
+and ``held_karp`` of :data:`gpualgo.tsp.VARIANTS`; :func:`solve_prange` (``cpu_prange``) is the
+same brute force on every CPU core, the fair CPU side of a GPU comparison. Both return the best tour, not only its
 length. They follow the same conventions as the GPU versions so that tours can be compared
 exactly:
 
@@ -18,12 +19,13 @@ so a tour is infeasible exactly when its weighted length is >= M (see :func:`wei
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-from numba import njit
+import numba
+from numba import njit, prange
 
-from .. import guards
+from .. import gpu, guards
 from .enumeration import MAX_FREE, Plan, make_plan
 from .instances import NO_EDGE, TSPInstance, as_instance
 from .result import TSPResult, make_result
@@ -189,9 +191,26 @@ def bruteforce_chunks(W, prefix, last, f, k):
     return best, best_chunk, best_perm
 
 
-def bruteforce(W, plan):
-    """Serial brute force over ``plan``; returns (weighted length, tour)."""
-    best, chunk, perm = bruteforce_chunks(W, plan.prefix, plan.last, plan.f, plan.k)
+@njit(cache=True, parallel=True)
+def bruteforce_chunks_prange(W, prefix, last, f, k):
+    """:func:`bruteforce_chunks` with the chunks shared among the CPU's cores (``prange``):
+    each chunk is walked as in the serial version and keeps its first best order; the first
+    chunk with the lowest cost wins, so the answer is the serial one."""
+    nc = last.shape[0]
+    bests = np.empty(nc, dtype=np.int64)
+    perms = np.empty((nc, k), dtype=np.int64)
+    for c in prange(nc):
+        b, _, p = bruteforce_chunks(W, prefix[c:c + 1], last[c:c + 1], f, k)
+        bests[c] = b
+        perms[c, :] = p
+    c = int(np.argmin(bests))          # the first of the lowest: the serial tie rule
+    return bests[c], c, perms[c].copy()
+
+
+def bruteforce(W, plan, parallel: bool = False):
+    """Brute force over ``plan`` (on every core with ``parallel``); returns (weighted length, tour)."""
+    walk = bruteforce_chunks_prange if parallel else bruteforce_chunks
+    best, chunk, perm = walk(W, plan.prefix, plan.last, plan.f, plan.k)
     tour = [0] + [int(c) for c in plan.prefix[chunk, :plan.f]] + [int(c) for c in perm]
     if plan.last[chunk] >= 0:
         tour.append(int(plan.last[chunk]))
@@ -265,6 +284,19 @@ def held_karp_bytes(n: int, dtype) -> int:
     return (1 << m) * m * np.dtype(dtype).itemsize
 
 
+def held_karp_steps(n: int) -> int:
+    """Inner steps of Held-Karp on n cities, as :func:`held_karp_table` and the GPU layers run
+    them: one ``dp[prev][k] + W[k][j]`` per set S of the m = n - 1 other cities, last city j in
+    S and previous city k in S minus j, so sum over |S| = s of C(m, s) s (s - 1), which is
+    m (m - 1) 2^(m - 2) (n >= 3; 0 below).
+
+    >>> held_karp_steps(4), held_karp_steps(22)
+    (12, 220200960)
+    """
+    m = n - 1
+    return m * (m - 1) << (m - 2) if m >= 2 else 0
+
+
 def held_karp(W):
     """Serial Held-Karp on solver weights ``W`` (n >= 2); returns (weighted length, tour)."""
     n = W.shape[0]
@@ -286,6 +318,38 @@ def solve_bruteforce(instance, symmetric=None, max_free: int = MAX_FREE) -> TSPR
     t2 = time.perf_counter()
     return make_result(prep, "serial_bruteforce", best, tour,
                        {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3}, t0)
+
+
+#: chunks per core that :func:`parallel_plan` aims for, so that the cores finish together
+CHUNKS_PER_CORE = 8
+
+
+def parallel_plan(n: int, symmetric: bool, max_free: int = MAX_FREE, cores: int | None = None) -> Plan:
+    """The plan of :func:`make_plan` with more leading cities fixed until there are at least
+    :data:`CHUNKS_PER_CORE` chunks per core (or no city is left to fix): the same orders, in
+    the same order, cut into pieces the cores can share."""
+    cores = cores or numba.get_num_threads()
+    plan = make_plan(n, symmetric, max_free)
+    while plan.n_chunks < CHUNKS_PER_CORE * cores and plan.k > 1:
+        plan = make_plan(n, symmetric, plan.k - 1)
+    return plan
+
+
+def solve_prange(instance, symmetric=None, max_free: int = MAX_FREE) -> TSPResult:
+    """Version ``cpu_prange``: the serial brute force with its chunks shared among every CPU
+    core (numba ``prange``, :func:`bruteforce_chunks_prange`); same orders, same tour."""
+    t0 = time.perf_counter()
+    prep = prepare(instance, symmetric, max_free)
+    if prep.n == 1:
+        return single_city(prep, "cpu_prange", t0)
+    prep = replace(prep, plan=parallel_plan(prep.n, prep.symmetric, max_free))
+    t1 = time.perf_counter()
+    best, tour = bruteforce(prep.W, prep.plan, parallel=True)
+    t2 = time.perf_counter()
+    return make_result(prep, "cpu_prange", best, tour,
+                       {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3,
+                        "threads": numba.get_num_threads(),
+                        "device": gpu.cpu_label(threads=numba.get_num_threads())}, t0)
 
 
 def solve_held_karp(instance, force: bool = False) -> TSPResult:

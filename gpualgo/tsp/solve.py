@@ -28,6 +28,7 @@ _LAUNCH = "gpualgo.tsp.gpu:check_options"
 #: every version, in the order they are taught (see :mod:`gpualgo.variants`)
 VARIANTS = variants.table(
     Variant("serial_bruteforce", "gpualgo.tsp.serial:solve_bruteforce", _BRUTE),
+    Variant("cpu_prange", "gpualgo.tsp.serial:solve_prange", _BRUTE),
     Variant("held_karp", "gpualgo.tsp.serial:solve_held_karp", {"force"}),
     Variant("gpu_host_chunks", "gpualgo.tsp.gpu:host_chunks", _BRUTE | {"block", "batch"}, gpu=True,
             checks=_LAUNCH),
@@ -35,15 +36,16 @@ VARIANTS = variants.table(
     Variant("gpu_shared_incremental", "gpualgo.tsp.gpu:shared_incremental", _BRUTE | {"block"}, gpu=True, checks=_LAUNCH),
     Variant("gpu_held_karp", "gpualgo.tsp.gpu:held_karp", {"block", "force"}, gpu=True, checks=_LAUNCH),
 )
-BRUTE_FORCE = ("serial_bruteforce", "gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
+BRUTE_FORCE = ("serial_bruteforce", "cpu_prange", "gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
 
 #: orders per second each brute-force version sustains at n = 13..15, rounded down from
-#: measurements on an H100 (gpu_*) and one x86 core (serial); used only for the refusal
-#: estimates below
-RATES = {"serial_bruteforce": 7.0e7, "gpu_host_chunks": 4.0e7, "gpu_unrank": 2.0e10,
+#: measurements on an H100 (gpu_*) and one x86 core (serial; cpu_prange is given one core's
+#: rate, as it may run on one); used only for the refusal estimates below
+RATES = {"serial_bruteforce": 7.0e7, "cpu_prange": 7.0e7, "gpu_host_chunks": 4.0e7, "gpu_unrank": 2.0e10,
          "gpu_shared_incremental": 6.0e10}
-#: Held-Karp inner steps (mask, last, previous) per second, serial and GPU
-HK_RATES = {"held_karp": 4.0e8, "gpu_held_karp": 1.0e11}
+#: Held-Karp inner steps (set, last, previous: :func:`~gpualgo.tsp.serial.held_karp_steps`) per
+#: second, serial and GPU, rounded down from the same measurements at n = 20..25
+HK_RATES = {"held_karp": 2.0e8, "gpu_held_karp": 5.0e10}
 #: refuse runs estimated above this many seconds, unless force=True
 MAX_SECONDS = 180.0
 
@@ -51,19 +53,15 @@ MAX_SECONDS = 180.0
 def estimate_work(n: int, variant: str, symmetric: bool = True) -> float:
     """The work of ``variant`` on n cities, as a float: the orders a brute force evaluates
     (:func:`~gpualgo.tsp.enumeration.count_tours`) or the inner steps of Held-Karp
-    (about 2^(n-1) (n-1)^2 / 2); ``math.inf`` beyond the range of a float, so that any n
+    ((n-1)(n-2) 2^(n-3): :func:`~gpualgo.tsp.serial.held_karp_steps`); ``math.inf`` beyond the range of a float, so that any n
     gets an estimate."""
     if variant not in RATES and variant not in HK_RATES:
         raise ValueError(f"unknown variant {variant!r}; known: {list(VARIANTS)}")
     if n > 2000:        # far beyond a float either way: never build the integer
         return math.inf
-    if variant in RATES:
-        work = enumeration.count_tours(n, symmetric)
-    else:
-        m = max(n - 1, 1)
-        work = (1 << m) * m * m
+    work = enumeration.count_tours(n, symmetric) if variant in RATES else serial.held_karp_steps(n)
     try:
-        return float(work) / (1 if variant in RATES else 2)
+        return float(work)
     except OverflowError:
         return math.inf
 

@@ -32,7 +32,7 @@ def _instances(rng, n):
 def test_serial_versions_against_itertools(n, rng):
     for inst in _instances(rng, n):
         want = _every_tour_length(inst)
-        for variant in ("serial_bruteforce", "held_karp"):
+        for variant in ("serial_bruteforce", "cpu_prange", "held_karp"):
             r = tsp.solve(inst, variant=variant)
             assert r.length == want
             assert r.feasible == (want != math.inf)
@@ -162,11 +162,11 @@ def test_gpu_variants_without_gpu_raise():
 
 
 def test_variants_registry():
-    assert list(tsp.VARIANTS) == ["serial_bruteforce", "held_karp", "gpu_host_chunks", "gpu_unrank",
+    assert list(tsp.VARIANTS) == ["serial_bruteforce", "cpu_prange", "held_karp", "gpu_host_chunks", "gpu_unrank",
                                   "gpu_shared_incremental", "gpu_held_karp"]
     brute = {"symmetric", "max_free"}
     assert {v: set(e.options) for v, e in tsp.VARIANTS.items()} == {
-        "serial_bruteforce": brute, "held_karp": {"force"}, "gpu_host_chunks": brute | {"block", "batch"},
+        "serial_bruteforce": brute, "cpu_prange": brute, "held_karp": {"force"}, "gpu_host_chunks": brute | {"block", "batch"},
         "gpu_unrank": brute | {"block"}, "gpu_shared_incremental": brute | {"block"},
         "gpu_held_karp": {"block", "force"}}
     assert [v for v, e in tsp.VARIANTS.items() if e.gpu] == [v for v in tsp.VARIANTS if v.startswith("gpu_")]
@@ -176,7 +176,7 @@ def test_bench_presets_quick_cpu():
     from gpualgo import bench
     rows = bench.run_preset("tsp", "cpu", progress=False, quick=True)
     by = {r["variant"] for r in rows}
-    exact = {"serial_bruteforce", "held_karp"} | ({"python_tsp_dp"} if peers.available("python_tsp") else set())
+    exact = {"serial_bruteforce", "cpu_prange", "held_karp"} | ({"python_tsp_dp"} if peers.available("python_tsp") else set())
     assert exact <= by
     if peers.available("ortools_routing"):
         assert {"ortools_routing", "ortools_routing_gls"} <= by
@@ -195,3 +195,29 @@ def test_bench_presets_quick_cpu():
         assert r["verified"] is want, r
     for name, p in bench.presets("tsp").items():
         assert list(p.cases(bench._params(p, {"quick": True}))), name
+
+
+@pytest.mark.parametrize("n", [4, 6, 8, 9])
+@pytest.mark.parametrize("symmetric", [None, False])
+def test_prange_brute_force_finds_the_serial_tour(n, symmetric, rng):
+    # the chunks shared among the cores, the same orders: the very same tour as the serial walk
+    for inst in _instances(rng, n):
+        sym = symmetric if inst.symmetric else False
+        ref = tsp.solve(inst, variant="serial_bruteforce", symmetric=sym)
+        for max_free in (20, 3):
+            r = tsp.solve(inst, variant="cpu_prange", symmetric=sym, max_free=max_free)
+            assert r.length == ref.length and r.stats["permutations"] == ref.stats["permutations"]
+            assert (r.tour is None) == (ref.tour is None)
+            if r.tour is not None:
+                assert r.tour.tolist() == ref.tour.tolist()
+
+
+@pytest.mark.parametrize("n, symmetric, cores", [(5, True, 2), (9, False, 2), (12, True, 16), (3, False, 64)])
+def test_parallel_plan_cuts_the_same_orders_into_enough_chunks(n, symmetric, cores):
+    from gpualgo.tsp import enumeration, serial
+    plan = serial.parallel_plan(n, symmetric, cores=cores)
+    assert plan.total == enumeration.count_tours(n, symmetric and n >= 4)
+    assert plan.n_chunks >= serial.CHUNKS_PER_CORE * cores or plan.k == 1
+    ranks = [plan.tour_of_rank(g).tolist() for g in range(min(plan.total, 200))]
+    whole = enumeration.make_plan(n, symmetric)
+    assert ranks == [whole.tour_of_rank(g).tolist() for g in range(min(whole.total, 200))]

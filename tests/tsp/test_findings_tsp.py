@@ -1,0 +1,150 @@
+"""The TSP report's findings (gpualgo.tsp.findings): each computed verdict on synthetic rows
+for which it is known, both ways, and every finding on the recorded data."""
+import pytest
+
+from gpualgo import findings as F
+from gpualgo import nbtools
+from gpualgo.tsp import findings as tf
+
+A, B, C, S = tf.A, tf.B, tf.C, tf.SERIAL
+
+
+def finding(where_part: str, claim_part: str = "") -> F.Finding:
+    got = [f for f in tf.FINDINGS if where_part in f.where and claim_part in f.claim]
+    assert len(got) == 1, [f.claim for f in got]
+    return got[0]
+
+
+def verdict(f: F.Finding, data) -> F.Verdict:
+    return F.evaluate([f], data)[0]
+
+
+def report(rates: dict, ms: float = 0.5) -> list[dict]:
+    """``{variant: {n: orders/s}}`` as report rows: two blocks, three runs each."""
+    return [dict(variant=v, n=n, block=block, perms_per_s=rate * (1 + 0.01 * rep), total_ms=ms, rep=rep)
+            for v, by_n in rates.items() for n, rate in by_n.items() for block in (32, 256) for rep in range(3)]
+
+
+def scaling(serial_rate=6e7, hk=None, c_rate=None) -> list[dict]:
+    rows = [dict(variant=S, n=n, perms_per_s=serial_rate, total_ms=1.0) for n in (12, 13)]
+    for v, (n, ms) in (hk or {}).items():
+        rows.append(dict(variant=v, n=n, perms_per_s=0.0, total_ms=ms))
+    if c_rate:
+        rows.append(dict(variant=C, n=16, perms_per_s=c_rate, total_ms=7000.0))
+    return rows
+
+
+TODAY = {A: {10: 4.5e7, 11: 4.5e7, 12: 4.8e7}, B: {10: 1.5e9, 11: 1e10, 12: 2.4e10, 13: 2.6e10, 14: 2.2e10},
+         C: {10: 1.2e9, 11: 1.2e10, 12: 6.6e10, 13: 1.35e11, 14: 1.2e11}}
+
+
+def test_procedural_gain_of_about_150_percent():
+    f = finding("Sec. 2.2, last figure")
+    v = verdict(f, {"tsp/report": report({A: {10: 4e7, 11: 4e7, 12: 4e7}, B: {12: 1e8}})})
+    assert v.verdict == F.HOLDS and "x2" in v.measured
+    v = verdict(f, {"tsp/report": report(TODAY)})
+    assert v.verdict == F.CAVEAT and "held back by the host" in v.why
+    v = verdict(f, {"tsp/report": report({A: {12: 4e7}, B: {12: 3e7}})})
+    assert v.verdict == F.FAILS
+
+
+def test_saturation():
+    f = finding("Sec. 3", "saturation")
+    still_rising = {C: {10: 1e9, 11: 1e10, 12: 6e10, 13: 1.2e11, 14: 2e11}}
+    assert verdict(f, {"tsp/report": report(still_rising)}).verdict == F.HOLDS
+    v = verdict(f, {"tsp/report": report(TODAY, ms=0.6)})
+    assert v.verdict == F.CAVEAT and "peak at n = 13" in v.measured and "0.6 ms" in v.why
+    flat = {C: {10: 5e10, 11: 5.1e10, 12: 5e10}}
+    assert verdict(f, {"tsp/report": report(flat)}).verdict == F.FAILS
+
+
+def test_hundreds_of_millions_per_second():
+    f = finding("Sec. 4", "hundreds of millions")
+    assert verdict(f, {"tsp/report": report(TODAY)}).verdict == F.HOLDS
+    assert verdict(f, {"tsp/report": report({B: {12: 5e7}, C: {12: 9e7}})}).verdict == F.FAILS
+
+
+def test_the_64_bit_limit_is_one_city_further_than_the_report_says():
+    assert tf.limit_verdict(21, 64).verdict == F.FAILS
+    assert tf.limit_verdict(22, 64).verdict == F.HOLDS
+    v = verdict(finding("Sec. 4", "2^64"), {})
+    assert v.verdict == F.FAILS and "22 cities" in v.measured
+
+
+def test_twenty_cities_in_more_than_21_years():
+    f = finding("Sec. 4", "21 years")
+    v = verdict(f, {"tsp/report": report(TODAY), "tsp/scaling": scaling()})
+    assert v.verdict == F.FAILS and "days" in v.measured and "numba, one core" in v.measured
+    slow = {A: {12: 4e7}, B: {12: 1e8}, C: {12: 1.5e8}}      # 19! / 1e8 per s: 38 years
+    v = verdict(f, {"tsp/report": report(slow)})
+    assert v.verdict == F.HOLDS and "years" in v.measured
+
+
+def test_only_hardware_moves_the_time_limit():
+    f = finding("Sec. 4", "more powerful hardware")
+    fast_hk = scaling(hk={"held_karp": (22, 800.0), "gpu_held_karp": (25, 17.0)}, c_rate=9e10)
+    v = verdict(f, {"tsp/scaling": fast_hk})
+    assert v.verdict == F.FAILS and "n = 25" in v.measured
+    small_hk = scaling(hk={"held_karp": (16, 10.0)}, c_rate=9e10)       # Held-Karp never past 20 cities
+    assert verdict(f, {"tsp/scaling": small_hk}).verdict == F.HOLDS
+    # the brute force's rate may come from tsp/report when tsp/scaling has no GPU rows
+    v = verdict(f, {"tsp/scaling": scaling(hk={"held_karp": (22, 800.0)}), "tsp/report": report(TODAY)})
+    assert v.verdict == F.FAILS
+    assert verdict(f, {"tsp/scaling": scaling()}).verdict == F.UNTESTABLE
+
+
+def test_gpu_against_cpu():
+    f = finding("Sec. 3, device figures")
+    v = verdict(f, {"tsp/report": report(TODAY), "tsp/scaling": scaling()})
+    assert v.verdict == F.CAVEAT and "one core" in v.why and "slower than even one core" in v.why
+    v = verdict(f, {"tsp/report": report({A: {12: 4e7}, C: {12: 5e7, 13: 5e7}}), "tsp/scaling": scaling(6e7)})
+    assert v.verdict == F.FAILS
+    # with the brute force on every core in the same set, the comparison is fair: holds or not
+    on_all = scaling() + [dict(variant=tf.PARALLEL, n=13, perms_per_s=9e8, total_ms=1.0)]
+    v = verdict(f, {"tsp/report": report(TODAY), "tsp/scaling": on_all})
+    assert v.verdict == F.HOLDS and "every core" in v.measured
+    on_all = scaling() + [dict(variant=tf.PARALLEL, n=13, perms_per_s=2e11, total_ms=1.0)]
+    assert verdict(f, {"tsp/report": report(TODAY), "tsp/scaling": on_all}).verdict == F.FAILS
+
+
+def test_shared_matrix_is_untestable_but_shows_the_ratio():
+    v = verdict(finding("Sec. 2.2", "sliding"), {"tsp/report": report(TODAY)})
+    assert v.verdict == F.UNTESTABLE and "x5.5" in v.measured and "three things" in v.why
+
+
+def test_every_finding_on_the_recorded_data():
+    rows, _ = nbtools.findings_data(tf.FINDINGS)
+    verdicts = F.evaluate(tf.FINDINGS, rows)
+    assert len(verdicts) == len(tf.FINDINGS) == 13
+    got = {f.where + " | " + f.claim[:30]: v.verdict for f, v in zip(tf.FINDINGS, verdicts)}
+    expected = [F.UNTESTABLE] * 4 + [F.CAVEAT, F.UNTESTABLE, F.CAVEAT, F.UNTESTABLE, F.CAVEAT, F.HOLDS,
+                                     F.FAILS, F.FAILS, F.FAILS]
+    assert list(got.values()) == expected, got
+    for f, v in zip(tf.FINDINGS, verdicts):
+        if v.verdict == F.UNTESTABLE:
+            assert "needs" in v.why.lower() or "there is no" in v.why, (f.claim, v.why)
+
+
+@pytest.mark.parametrize("f", tf.FINDINGS, ids=lambda f: f.where)
+def test_missing_sets_make_a_finding_untestable_not_an_error(f):
+    assert verdict(f, {}).verdict in (F.UNTESTABLE, F.FAILS)    # the 2^64 limit needs no rows
+
+
+def test_held_karp_steps_count_the_loops_of_the_code():
+    # one step per (set S, last j in S, previous k in S minus j): the figure of section 8
+    from gpualgo.tsp import serial
+    for n in range(2, 12):
+        m = n - 1
+        loops = sum(bin(s).count("1") * (bin(s).count("1") - 1) for s in range(1 << m))
+        assert serial.held_karp_steps(n) == loops
+
+
+def test_analysis_sentences_from_rows():
+    from gpualgo.tsp import analysis
+    rows = report(TODAY)
+    assert analysis.host_bound(rows, 6e7, 12).endswith("on one core: 1.2x slower.")
+    assert analysis.host_bound(rows, 6e7, 12, variant=C, where="all").endswith("on all: 1,111x faster.")
+    assert analysis.host_bound(rows, 6e7, 9) == "no rows of gpu_host_chunks at n = 9."
+    gains = analysis.halving_gains([dict(n=15, symmetric=False, total_ms=790.0), dict(n=15, symmetric=True, total_ms=610.0),
+                                    dict(n=16, symmetric=None, total_ms=7000.0)])
+    assert list(gains) == [15] and gains[15][2] == pytest.approx(1.295, abs=1e-3)
