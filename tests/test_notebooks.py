@@ -109,3 +109,14 @@ def test_an_exercise_notebook_with_its_starters_runs_headless_without_tracebacks
     assert row["ok"], row["error"]
     text = _outputs_text(tmp_path / "notebooks" / path.name)
     assert "Traceback" not in text and "dgs.row_max" in text
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_gpu_cells_show_recorded_runs_without_a_gpu(path):
+    """Every GPU version a notebook runs names where its runs were recorded, so that a
+    reader without a GPU sees what it measured (nbtools.run_and_check's recorded_in)."""
+    for c in _cells(path):
+        src = "".join(c["source"]) if c["cell_type"] == "code" else ""
+        for call in re.finditer(r"run_and_check\((?:[^()]|\([^()]*\))*\)", src):
+            if re.search(r"""['"]gpu\w*['"]""", call.group(0)):
+                assert "recorded_in=" in call.group(0), f"{path.name}: {call.group(0)[:120]}"
