@@ -120,3 +120,19 @@ def test_gpu_cells_show_recorded_runs_without_a_gpu(path):
         for call in re.finditer(r"run_and_check\((?:[^()]|\([^()]*\))*\)", src):
             if re.search(r"""['"]gpu\w*['"]""", call.group(0)):
                 assert "recorded_in=" in call.group(0), f"{path.name}: {call.group(0)[:120]}"
+
+
+REPORT_NOTEBOOKS = [p for p in NOTEBOOKS if p.name[:2] in {"01", "02", "03", "04", "05"}]
+
+
+@pytest.mark.parametrize("path", REPORT_NOTEBOOKS, ids=lambda p: p.name)
+def test_the_reports_findings_are_tested_before_the_take_away(path):
+    """The template: a section of the report's findings, computed by show_findings from a
+    package FINDINGS table, just before the last section (what to take away)."""
+    cells = _cells(path)
+    heads = [(i, "".join(c["source"]).splitlines()[0]) for i, c in enumerate(cells)
+             if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## ")]
+    assert re.match(r"## \d+ · The report's findings, tested", heads[-2][1]), heads[-2][1]
+    assert re.match(r"## \d+ · What to take away", heads[-1][1]), heads[-1][1]
+    between = "".join("".join(c["source"]) for c in cells[heads[-2][0]:heads[-1][0]] if c["cell_type"] == "code")
+    assert re.search(r"nbtools\.show_findings\(\w+\.FINDINGS", between)
