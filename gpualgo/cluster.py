@@ -33,7 +33,7 @@ import uuid
 from . import gpu
 
 __all__ = ["ClusterUnavailableError", "available", "unavailable_reason", "require", "client", "close", "session", "local_cluster",
-           "run_tasks", "where", "workers", "describe", "lose_one_worker", "WORKER_COLUMNS"]
+           "run_tasks", "where", "worker_address", "workers", "describe", "lose_one_worker", "WORKER_COLUMNS"]
 
 class ClusterUnavailableError(RuntimeError):
     """A cluster was asked for, but Dask (or, for GPU workers, dask-cuda or a GPU) is missing."""
@@ -159,6 +159,15 @@ def where() -> dict:
         else:
             index = int(gpu.require().cuda.Device().id)
     return {"worker_host": socket.gethostname(), "worker_gpu": index}
+
+
+def worker_address() -> str | None:
+    """The address of the Dask worker running the calling task (None outside a task)."""
+    try:
+        from distributed import get_worker
+        return get_worker().address
+    except (ImportError, ValueError):
+        return None
 
 
 def _worker_info() -> dict:
