@@ -30,7 +30,8 @@ from .solve import VARIANTS, solve
 
 __all__ = ["PRESETS", "GPU_VARIANTS", "copy_bandwidth"]
 
-GPU_VARIANTS = tuple(v for v in VARIANTS if VARIANTS[v].gpu)
+#: the versions on one GPU (gpu_odp_multi has its own preset, ``multigpu``)
+GPU_VARIANTS = tuple(v for v in VARIANTS if VARIANTS[v].gpu and v != "gpu_odp_multi")
 
 
 def copy_bandwidth(nbytes: int = 1 << 30, reps: int = 5) -> float:
@@ -74,9 +75,12 @@ def _row(r, n, dist, seed, rep=0, verified=None, **extra) -> dict:
                parts=len(r.partition))
     if "reads_saved" in s:
         row["reads_saved"] = int(s["reads_saved"])
-    if r.variant == "gpu_odp":
+    if r.variant in ("gpu_odp", "gpu_odp_multi"):
         row.update(tiles_loaded=int(s["tiles_loaded"]), iterations=int(s["iterations"]),
                    low_bits=int(s["low_bits"]))
+    if r.variant == "gpu_odp_multi":
+        row.update(devices=int(s["devices"]), peer_access=bool(s["peer_access"]), compute_ms=s["compute_ms"],
+                   exchange_ms=s["exchange_ms"], exchanged_bytes=int(s["exchanged_bytes"]))
     row["ms_per_level"] = json.dumps({k: round(v, 3) for k, v in s["ms_per_level"].items()})
     row.update(extra)
     return row
@@ -128,7 +132,7 @@ def _copy_case(nbytes):
 def _report_cases(p):
     top = {"serial": p["serial_max"], "serial_odp": p["serial_max"], "gpu_report": p["report_max"],
            "gpu_shared_splits": p["report_max"], "gpu_odp": p["odp_max"]}
-    for variant in VARIANTS:
+    for variant in top:
         if VARIANTS[variant].gpu and not p["gpu"]:
             continue
         for n in range(p["n_min"], top[variant] + 1):
