@@ -34,6 +34,7 @@ import json
 import numbers
 import pathlib
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -337,6 +338,7 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
     todo = [i for i in range(len(cases)) if i not in done]
     seeds = p.seeds or params.get("seeds") or ([params["seed"]] if "seed" in params else None)
     extra: dict = {}
+    started = time.perf_counter()
     path = pathlib.Path(out) / f"{name}.csv" if out is not None else None
     bar = None
     if progress:
@@ -351,6 +353,7 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
         if out is not None:  # rewritten after every case: an interrupted sweep keeps what it measured
             order = sorted(done)
             extra["cases_recorded"] = [[j, cases[j].label, len(done[j])] for j in order]
+            extra["wall_s"] = round(time.perf_counter() - started, 3)   # this run's cases so far
             path = results.write(out, name, [r for j in order for r in done[j]], params, seeds=seeds,
                                  progress={"cases_done": len(done), "cases": len(cases),
                                            "complete": len(done) == len(cases)}, extra=extra)

@@ -209,6 +209,67 @@ def _targets_cases(p):
         yield Case(f"gpu_odp n={n}", big)
 
 
+# ------------------------------------------------------------------------- several GPUs
+
+def _multigpu_cases(p):
+    """gpu_odp_multi on 1 and more GPUs at each n of ``scaling_n`` (each answer compared with
+    the one-GPU answer of the same run: the same partition and DP value), then ``large_n`` on
+    the most GPUs, then what the GPUs could hold (computed from their memory, not run)."""
+    seed, dist = p["seed"], p["distribution"]
+    top = max(p["devices"])
+    for n in p["scaling_n"]:
+        def run(n=n):
+            _warm("gpu_odp")
+            for d in p["devices"]:
+                solve(_tiny(), variant="gpu_odp_multi", devices=d)      # warm every device
+            v = _instance(n, dist, seed)
+            rows, first = [], None
+            for d in p["devices"]:
+                r = solve(v, variant="gpu_odp_multi", devices=d, force=True)
+                first = first or r
+                same = r.partition == first.partition and r.stats["table_value"] == first.stats["table_value"]
+                rows.append(_row(r, n, dist, seed, matches_fewest_gpus=same))
+            base = rows[0]["total_ms"]
+            for row in rows:
+                row["speedup_vs_fewest"] = base / row["total_ms"]
+            del v
+            return rows
+        yield Case(f"gpu_odp_multi n={n} on {p['devices']} GPU(s)", run)
+    for n in p["large_n"]:
+        def big(n=n):
+            solve(_tiny(), variant="gpu_odp_multi", devices=top)
+            v = _instance(n, dist, seed)
+            row = _row(solve(v, variant="gpu_odp_multi", devices=top, force=True), n, dist, seed)
+            del v
+            return [row]
+        yield Case(f"gpu_odp_multi n={n} on {top} GPU(s)", big)
+
+    def capacity():
+        from .. import guards
+        from .gpu import device_ids
+        from .solve import table_need
+        cp = gpu.require()
+        ids = device_ids(top)
+        free = []
+        for d in ids:
+            with cp.cuda.Device(d):
+                free.append(gpu.usable_bytes())
+        n = 1
+        while table_need(n + 1, np.float32, "gpu_odp_multi")[0] <= guards.MEMORY_FRACTION * min(free):
+            n += 1
+        need = table_need(n, np.float32, "gpu_odp_multi")[0]
+        return [dict(algorithm="coalitions", variant="gpu_odp_multi", n=n, devices=len(ids), dtype="float32",
+                     bytes_per_gpu=need, usable_bytes_per_gpu=min(free), measured=False,
+                     device="; ".join(sorted({_device_of(cp, d) for d in ids})),
+                     note="the largest n whose table (and merge buffer) every GPU holds; computed, not run")]
+    yield Case("the largest n the GPUs hold", capacity)
+
+
+def _device_of(cp, d):
+    with cp.cuda.Device(d):
+        return gpu.device_name()
+
+
 PRESETS = {
     "report": Preset(
         description="solve time against agents: numba serial DP and ODP against the report's GPU "
@@ -231,6 +292,12 @@ PRESETS = {
                     distribution="uniform", copy_bytes=1 << 30),
         quick=dict(ratio_n=12, n_fast=14, n_large=15, copy_bytes=1 << 24),
         cases=_targets_cases, needs_gpu=True, seeds=[3]),
+    "multigpu": Preset(
+        description="gpu_odp_multi on 1 and 2 GPUs at n = 27 and 29 (same answer, speed-up), n = 31 on 2 "
+                    "GPUs, and the largest n the GPUs hold",
+        params=dict(scaling_n=[27, 29], devices=[1, 2], large_n=[31], seed=5, distribution="uniform"),
+        quick=dict(scaling_n=[12], large_n=[14]),
+        cases=_multigpu_cases, needs_gpu=True, seeds=[5]),
     "cpu": Preset(
         description="serial versions only (numba DP and ODP)",
         params=dict(n_min=8, serial_max=18, report_max=0, odp_max=0, reps=2, serial_reps=2,
