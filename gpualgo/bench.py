@@ -42,7 +42,7 @@ from . import gpu, results
 from .cluster import ClusterUnavailableError
 
 __all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "row", "peer_row", "warm_up", "repeat", "REPEAT_BELOW_S",
-           "suite", "presets", "run_preset", "live_or_recorded", "content", "main"]
+           "suite", "presets", "run_preset", "live_or_recorded", "content", "compare_sweeps", "main"]
 
 #: algorithm name -> module defining PRESETS
 SUITES = {
@@ -463,6 +463,21 @@ def live_or_recorded(algo: str, preset: str, progress: bool = True, **overrides)
         return [], (f"No GPU found ({gpu.unavailable_reason()}), and no recorded GPU results yet "
                     f"for {algo}/{preset}.")
     return rec.rows, f"No GPU found here: these results were {rec.source()}."
+
+
+def compare_sweeps(one, many) -> dict:
+    """Two recorded runs of one sweep (:class:`gpualgo.results.Recorded`), e.g. on one GPU and
+    on a cluster: ``same`` (their rows are equal in :func:`content`), the wall times of their
+    cases (``wall_s`` of their metadata) and ``speedup`` (one's over many's), the devices of
+    the cluster's workers."""
+    same = len(one.rows) == len(many.rows) and all(
+        {k: v for k, v in content(a).items() if v is not None} == {k: v for k, v in content(b).items() if v is not None}
+        for a, b in zip(one.rows, many.rows))
+    w1, w2 = one.meta.get("wall_s"), many.meta.get("wall_s")
+    workers = (many.meta.get("cluster") or {}).get("workers", [])
+    return {"same": same, "rows": len(one.rows), "wall_one_s": w1, "wall_many_s": w2,
+            "speedup": (w1 / w2) if w1 and w2 else None, "workers": len(workers),
+            "devices": sorted({w.get("device") for w in workers})}
 
 
 def _value(text: str):

@@ -97,11 +97,11 @@ def local_cluster(n_workers: int | None = None, kind: str = "auto"):
         if n_workers is not None and not 1 <= n_workers <= gpus:
             raise ValueError(f"n_workers must be in 1..{gpus} (one worker per GPU), got {n_workers}")
         devices = ",".join(str(i) for i in range(n_workers or gpus))
-        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=devices, threads_per_worker=1, dashboard_address=None)
+        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=devices, threads_per_worker=1, dashboard_address=":0")
     n = (os.cpu_count() or 1) if n_workers is None else int(n_workers)
     if n < 1:
         raise ValueError(f"n_workers must be at least 1, got {n_workers}")
-    return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+    return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
 
 
 def client(cluster="local", n_workers: int | None = None):
