@@ -24,7 +24,7 @@ $(VENV)/.installed: pyproject.toml
 	@echo "Setting up $(VENV) (first use only: a few minutes) ..."
 	@$(PYTHON) -m venv $(VENV)
 	@$(PIP) --upgrade pip
-	@$(PIP) -e '.[notebooks,test,peers]'
+	@$(PIP) -e '.[notebooks,test,peers,cluster]'
 	@touch $@
 	@echo "$(VENV) ready."
 

@@ -13,6 +13,8 @@ Examples::
     python -m gpualgo.bench auction --preset report --out data/results/auction
     python -m gpualgo.bench auction --preset exact --set sizes=1024,2048 --set reps=2
     python -m gpualgo.bench auction --preset exact --set sizes=8192
+    python -m gpualgo.bench tsp --preset cpu --cluster local          # every GPU (or core) here
+    python -m gpualgo.bench tsp --preset cpu --scheduler tcp://head:8786
 
 Every override takes the type of the preset's default: one value where the default is a
 list is a list of one, and a value of the wrong type is an error naming the parameter.
@@ -28,16 +30,19 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import json
 import numbers
 import pathlib
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from . import gpu, results
+from .cluster import ClusterUnavailableError
 
 __all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "row", "peer_row", "warm_up", "repeat", "REPEAT_BELOW_S",
-           "suite", "presets", "run_preset", "live_or_recorded", "main"]
+           "suite", "presets", "run_preset", "live_or_recorded", "content", "compare_sweeps", "main"]
 
 #: algorithm name -> module defining PRESETS
 SUITES = {
@@ -278,54 +283,164 @@ def _check_counts(params: dict, defaults: dict) -> None:
 
 
 def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace: bool = False,
-               **overrides) -> list[dict]:
+               cluster=None, **overrides) -> list[dict]:
     """Run every case of a preset and return the rows; write them to ``out`` if given.
 
     ``overrides`` replace the preset's parameters (``quick=True`` for tiny sizes).
-    A results file already in ``out`` with more rows than this run wrote is kept, and this
-    run's rows go to ``<preset>.new.csv`` beside it, unless ``replace=True``.
+    With ``out``, the file is rewritten after every finished case (with the cases it holds,
+    ``cases_recorded`` in its metadata), so an interrupted sweep keeps what it measured, and
+    a rerun with the same parameters over an unfinished file runs only the cases it lacks.
+    A finished results file already in ``out`` with more rows than this run wrote is kept,
+    and this run's rows go to ``<preset>.new.csv`` beside it, unless ``replace=True`` (which
+    also measures every case again).
+
+    ``cluster``: run the cases as tasks of a Dask cluster (:mod:`gpualgo.cluster`: ``"local"``,
+    a scheduler's address, or a client), one case per worker at a time. The rows come back in
+    the preset's order, the same as a sequential run's but for the times and the two columns
+    :data:`gpualgo.cluster.WORKER_COLUMNS` naming the host and GPU each case ran on; the
+    metadata describes the cluster.
+
     Raises ValueError for a bad parameter, an ``out`` that is a file, or a preset that yields
-    no case; GPUUnavailableError when the preset needs a GPU and none is present.
+    no case; GPUUnavailableError when the preset needs a GPU and none is present (on a
+    cluster: no worker has one).
     """
     p = _preset(algo, preset)
     params = _params(p, overrides)  # a bad parameter is reported before anything else
     if out is not None and pathlib.Path(out).exists() and not pathlib.Path(out).is_dir():
         raise ValueError(f"--out {out} is a file; it must be a folder (created if missing)")
-    if p.needs_gpu:
-        gpu.require()
+    client = None
+    if cluster is None:
+        if p.needs_gpu:
+            gpu.require()
+    else:
+        from . import cluster as _cluster
+        _cluster.require()
     cases = list(p.cases(params))
     if not cases:
         raise ValueError(f"{algo}/{preset} with these parameters has nothing to measure (no case)")
     name = preset
+    kept = 0
+    done: dict[int, list] = {}
     if out is not None and not replace:
         try:
-            kept = len(results.read(out, preset).rows)
+            rec = results.read(out, preset)
         except FileNotFoundError:
-            kept = 0
-        if kept:
+            rec = None
+        kept = len(rec.rows) if rec is not None else 0
+        prior = _recorded_cases(rec, params, cases) if kept else None
+        if prior is not None:
+            done.update(prior)
+            if progress:
+                print(f"{algo}/{preset}: {len(done)} of {len(cases)} cases already in {rec.path}; "
+                      "running the others (--replace measures them all again)")
+        elif kept:
             name = f"{preset}.new"   # renamed to the preset's file at the end if it holds as many rows
-    rows: list[dict] = []
+    todo = [i for i in range(len(cases)) if i not in done]
+    seeds = p.seeds or params.get("seeds") or ([params["seed"]] if "seed" in params else None)
+    extra: dict = {}
+    started = time.perf_counter()
+    path = pathlib.Path(out) / f"{name}.csv" if out is not None else None
+    bar = None
     if progress:
         from tqdm.auto import tqdm
-        bar = tqdm(cases, desc=f"{algo}/{preset}", unit="case")
-    else:
-        bar = cases
-    seeds = p.seeds or params.get("seeds") or ([params["seed"]] if "seed" in params else None)
-    for done, case in enumerate(bar, 1):
-        if progress:
-            bar.set_postfix_str(case.label[:40])
-        rows.extend(case.run())
+        bar = tqdm(total=len(cases), initial=len(done), desc=f"{algo}/{preset}", unit="case")
+
+    def finished(i: int, rows: list) -> None:
+        nonlocal path
+        done[i] = rows
+        if bar is not None:
+            bar.update(1)
         if out is not None:  # rewritten after every case: an interrupted sweep keeps what it measured
-            path = results.write(out, name, rows, params, seeds=seeds,
-                                 progress={"cases_done": done, "cases": len(cases), "complete": done == len(cases)})
+            order = sorted(done)
+            extra["cases_recorded"] = [[j, cases[j].label, len(done[j])] for j in order]
+            extra["wall_s"] = round(time.perf_counter() - started, 3)   # this run's cases so far
+            path = results.write(out, name, [r for j in order for r in done[j]], params, seeds=seeds,
+                                 progress={"cases_done": len(done), "cases": len(cases),
+                                           "complete": len(done) == len(cases)}, extra=extra)
+
+    try:
+        if cluster is None:
+            for i in todo:
+                if bar is not None:
+                    bar.set_postfix_str(cases[i].label[:40])
+                finished(i, cases[i].run())
+        elif todo:
+            from . import cluster as _cluster
+            with _cluster.session(cluster) as client:
+                info = _cluster.describe(client)
+                if p.needs_gpu and all(w["worker_gpu"] is None for w in info["workers"]):
+                    raise gpu.GPUUnavailableError(f"{algo}/{preset} needs a GPU and no worker of the cluster "
+                                                  f"at {info['scheduler']} has one")
+                extra["cluster"] = info
+                _cluster.run_tasks(client, _run_case, [cases[i].run for i in todo],
+                                   on_done=lambda k, rows: finished(todo[k], rows), name=f"{algo}-{preset}")
+    finally:
+        if bar is not None:
+            bar.close()
+    rows = [r for i in sorted(done) for r in done[i]]
     if out is not None:
         if name != preset and len(rows) >= kept:
             path = results.rename(out, name, preset)
-        print(f"wrote {len(rows)} rows to {path} (+ {path.with_suffix('.json').name})")
+        if todo:
+            print(f"wrote {len(rows)} rows to {path} (+ {path.with_suffix('.json').name})")
+        else:
+            print(f"all {len(cases)} cases of {algo}/{preset} are already in {path}; nothing to run "
+                  "(--replace measures them again)")
         if name != preset and path.stem == name:
             print(f"kept {pathlib.Path(out) / preset}.csv: it holds {kept} rows, more than this run's "
                   f"{len(rows)}; pass --replace to overwrite it")
     return rows
+
+
+def _run_case(run) -> list:
+    """A case as a task of a cluster: its rows, each naming the host and GPU it ran on."""
+    from .cluster import where
+    rows = run()
+    here = where()
+    return [dict(r, **here) for r in rows]
+
+
+def _recorded_cases(rec, params: dict, cases: list):
+    """``{case index: rows}`` of an unfinished results file written by this preset with the
+    same parameters (its ``cases_recorded`` name each case by index and label), or None when
+    it cannot be resumed: finished, other parameters, other cases, or no record of its cases."""
+    meta = rec.meta
+    recorded = meta.get("cases_recorded")
+    if not recorded or (meta.get("progress") or {}).get("complete", True):
+        return None
+    if json.loads(json.dumps(params, default=str)) != meta.get("params"):
+        return None
+    if sum(k for _, _, k in recorded) != len(rec.rows):
+        return None
+    out, at = {}, 0
+    for i, label, k in recorded:
+        if not (isinstance(i, int) and 0 <= i < len(cases)) or cases[i].label != label:
+            return None
+        out[i] = [{c: v for c, v in r.items() if v is not None} for r in rec.rows[at:at + k]]
+        at += k
+    return out
+
+
+#: columns that hold times, rates or what follows from them (a speed-up, a goal met in time):
+#: two runs of one sweep differ there (and in where a cluster ran each case,
+#: :data:`gpualgo.cluster.WORKER_COLUMNS`); see :func:`content`
+TIMING_SUFFIXES = ("_ms", "_per_s", "ms_per_level", "_of_copy")
+TIMING_WORDS = ("speedup",)
+TIMING_COLUMNS = ("met",)
+
+
+def content(row: dict) -> dict:
+    """A row without what a rerun of the same sweep changes: its times, rates and speed-ups
+    (:data:`TIMING_SUFFIXES`) and where a cluster ran it. Two runs of a sweep, sequential or
+    on a cluster, give rows of equal content.
+
+    >>> content({"n": 8, "total_ms": 1.5, "objective": 3, "perms_per_s": 2e9, "worker_gpu": 1})
+    {'n': 8, 'objective': 3}
+    """
+    from .cluster import WORKER_COLUMNS
+    return {k: v for k, v in row.items()
+            if k not in WORKER_COLUMNS and k not in TIMING_COLUMNS and not k.endswith(TIMING_SUFFIXES)
+            and not any(w in k for w in TIMING_WORDS)}
 
 
 def live_or_recorded(algo: str, preset: str, progress: bool = True, **overrides):
@@ -350,6 +465,21 @@ def live_or_recorded(algo: str, preset: str, progress: bool = True, **overrides)
     return rec.rows, f"No GPU found here: these results were {rec.source()}."
 
 
+def compare_sweeps(one, many) -> dict:
+    """Two recorded runs of one sweep (:class:`gpualgo.results.Recorded`), e.g. on one GPU and
+    on a cluster: ``same`` (their rows are equal in :func:`content`), the wall times of their
+    cases (``wall_s`` of their metadata) and ``speedup`` (one's over many's), the devices of
+    the cluster's workers."""
+    same = len(one.rows) == len(many.rows) and all(
+        {k: v for k, v in content(a).items() if v is not None} == {k: v for k, v in content(b).items() if v is not None}
+        for a, b in zip(one.rows, many.rows))
+    w1, w2 = one.meta.get("wall_s"), many.meta.get("wall_s")
+    workers = (many.meta.get("cluster") or {}).get("workers", [])
+    return {"same": same, "rows": len(one.rows), "wall_one_s": w1, "wall_many_s": w2,
+            "speedup": (w1 / w2) if w1 and w2 else None, "workers": len(workers),
+            "devices": sorted({w.get("device") for w in workers})}
+
+
 def _value(text: str):
     """Parse a --set value: Python literal, or comma-separated list of literals."""
     try:
@@ -371,8 +501,14 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run)")
     ap.add_argument("--replace", action="store_true",
                     help="overwrite a results file that holds more rows than this run writes")
+    ap.add_argument("--cluster", metavar="local|ADDR",
+                    help="run the cases on a Dask cluster: 'local' (one worker per GPU here; CPU workers "
+                         "without a GPU), 'local-cpu', or a scheduler's address tcp://HOST:PORT")
+    ap.add_argument("--scheduler", metavar="ADDR", help="the same as --cluster ADDR: an existing Dask cluster")
     ap.add_argument("--list", action="store_true", help="list algorithms and presets")
     args = ap.parse_args(argv)
+    if args.cluster and args.scheduler:
+        ap.error("give --cluster or --scheduler, not both")
 
     if args.list or not args.algo:
         for algo in SUITES:
@@ -398,8 +534,9 @@ def main(argv=None) -> int:
         overrides["quick"] = True
     out = pathlib.Path(args.out) if args.out else pathlib.Path("build") / "results" / args.algo
     try:
-        run_preset(args.algo, args.preset, out=out, replace=args.replace, **overrides)
-    except (ValueError, gpu.GPUUnavailableError) as exc:
+        run_preset(args.algo, args.preset, out=out, replace=args.replace,
+                   cluster=args.cluster or args.scheduler, **overrides)
+    except (ValueError, gpu.GPUUnavailableError, ClusterUnavailableError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -89,7 +89,7 @@ def metadata(params: dict, seeds=None, command: str | None = None) -> dict:
 
 
 def write(out_dir, name: str, rows: list[dict], params: dict, seeds=None, command: str | None = None,
-          progress: dict | None = None) -> pathlib.Path:
+          progress: dict | None = None, extra: dict | None = None) -> pathlib.Path:
     """Write ``rows`` to ``out_dir/name.csv`` and the metadata to ``out_dir/name.json``.
 
     Parameters
@@ -99,6 +99,7 @@ def write(out_dir, name: str, rows: list[dict], params: dict, seeds=None, comman
     rows: flat dicts of str / int / float / bool; the columns are the union of their keys.
     params, seeds: what produced the rows (stored in the metadata).
     progress: for a sweep written as it goes, ``{"cases_done", "cases", "complete"}``.
+    extra: more metadata (a sweep's ``cases_recorded``; the ``cluster`` that measured it).
 
     Returns the CSV path.
     """
@@ -116,6 +117,7 @@ def write(out_dir, name: str, rows: list[dict], params: dict, seeds=None, comman
     meta["rows"] = len(rows)
     if progress is not None:
         meta["progress"] = progress
+    meta.update(extra or {})
     (out / f"{name}.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
     return csv_path
 

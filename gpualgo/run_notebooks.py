@@ -9,6 +9,10 @@ every figure it drew as ``OUT/figures/<notebook>/fig-NN.png``, writes a readable
 with the summary table.  It prints one line per notebook and a summary.  Extra papermill parameters: ``-p NAME VALUE`` (repeatable).
 ``--hide-peers`` runs the kernels as if the optional CPU peers (``gpualgo.peers``) were
 not installed, which is how the tests prove that a missing peer never stops a notebook.
+``--cluster local|ADDR`` runs the notebooks in parallel, one per worker of a Dask cluster
+(:mod:`gpualgo.cluster`: ``local`` is one worker per GPU here, or CPU workers without a GPU;
+the workers of a remote cluster must see the same files), with the same lines (in the
+notebooks' order), summary, HTML copies and exit status.
 Exit status 1 when a notebook failed.
 """
 from __future__ import annotations
@@ -28,7 +32,8 @@ import time
 
 from . import gpu, peers
 
-__all__ = ["default_notebooks", "parameters_for", "execute", "hidden_peers", "save_figures", "write_html", "write_index", "main"]
+__all__ = ["default_notebooks", "parameters_for", "execute", "execute_on_cluster", "hidden_peers", "save_figures",
+           "write_html", "write_index", "main"]
 
 
 def save_figures(executed: pathlib.Path, fig_dir: pathlib.Path) -> int:
@@ -136,6 +141,28 @@ def execute(nb_path: pathlib.Path, out: pathlib.Path, parameters: dict, kernel: 
     return row
 
 
+def _execute_task(item) -> dict:
+    """One notebook as a task of a cluster: :func:`execute`, then where it ran."""
+    from .cluster import where
+    nb_path, out, parameters, hide_peers = item
+    row = execute(pathlib.Path(nb_path), pathlib.Path(out), parameters, hide_peers=hide_peers)
+    row.update(where())
+    return row
+
+
+def execute_on_cluster(paths, out: pathlib.Path, parameters: dict, cluster="local", hide_peers: bool = False,
+                       on_done=None) -> list:
+    """:func:`execute` for every notebook of ``paths``, each a task of a Dask cluster
+    (``cluster``: see :func:`gpualgo.cluster.client`); their rows in the order of ``paths``.
+    ``on_done(index, row)`` is called as each one finishes. Paths are made absolute: the
+    workers of a remote cluster must see the same files."""
+    from . import cluster as _cluster
+    items = [(str(pathlib.Path(p).resolve()), str(pathlib.Path(out).resolve()),
+              parameters_for(pathlib.Path(p), parameters), hide_peers) for p in paths]
+    with _cluster.session(cluster) as c:
+        return _cluster.run_tasks(c, _execute_task, items, on_done=on_done, name="notebook")
+
+
 def write_html(executed: pathlib.Path, html_dir: pathlib.Path) -> pathlib.Path:
     """Write ``html_dir/<notebook>.html``: the executed notebook, figures embedded, for reading."""
     from nbconvert import HTMLExporter
@@ -234,6 +261,9 @@ def main(argv=None) -> int:
                     help="a papermill parameter for every notebook")
     ap.add_argument("--hide-peers", action="store_true",
                     help="run as if the optional CPU peers (lap, OR-tools, igraph, python-tsp) were not installed")
+    ap.add_argument("--cluster", metavar="local|ADDR",
+                    help="run the notebooks in parallel, one per worker of a Dask cluster: 'local' (one worker "
+                         "per GPU here; CPU workers without a GPU), 'local-cpu', or a scheduler's address")
     args = ap.parse_args(argv)
 
     paths = [pathlib.Path(p) for p in args.notebooks] or default_notebooks()
@@ -258,18 +288,38 @@ def main(argv=None) -> int:
     else:
         header = f"No GPU found ({gpu.unavailable_reason()}): GPU sections plot recorded results."
     print(header)
-    rows = []
-    for nb in paths:
-        print(f"{nb.name:34}", end=" ", flush=True)  # the name first: the line ends when it is done
-        row = execute(nb, out, parameters_for(nb, params), hide_peers=args.hide_peers)
+    def finish(row: dict) -> str:
         note = ""
         if pathlib.Path(row["executed"]).exists():  # a failed run still shows where it stopped
             try:
                 row["html"] = str(write_html(pathlib.Path(row["executed"]), out / "html"))
             except Exception as exc:  # nbconvert missing or without its templates: the run goes on
                 note = f"  (no HTML copy: {(str(exc).strip().splitlines() or [type(exc).__name__])[0][:120]})"
-        rows.append(row)
-        print(_status(row) + note, flush=True)
+        return _status(row) + note
+
+    rows = []
+    if args.cluster:
+        from .cluster import ClusterUnavailableError
+        lines: dict = {}
+
+        def done(i: int, row: dict) -> None:   # the lines in the notebooks' order, each once it is due
+            lines[i] = f"{paths[i].name:34} " + finish(row)
+            while len(rows) < len(paths) and len(rows) in lines:
+                print(lines[len(rows)], flush=True)
+                rows.append(None)
+        try:
+            got = execute_on_cluster(paths, out, params, cluster=args.cluster, hide_peers=args.hide_peers,
+                                     on_done=done)
+        except (ClusterUnavailableError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        rows[:] = got
+    else:
+        for nb in paths:
+            print(f"{nb.name:34}", end=" ", flush=True)  # the name first: the line ends when it is done
+            row = execute(nb, out, parameters_for(nb, params), hide_peers=args.hide_peers)
+            rows.append(row)
+            print(finish(row), flush=True)
     index = write_index(rows, out / "html", header)
     failed = sum(not r["ok"] for r in rows)
     print(f"{len(rows)} notebooks, {len(rows) - failed} ok, {failed} failed in "

@@ -1,16 +1,24 @@
-"""Shared test set-up: GPU tests skip, with the reason, where there is no GPU."""
+"""Shared test set-up: GPU tests skip, with the reason, where there is no GPU (multigpu tests
+where fewer than two are visible)."""
 import pytest
 
 from gpualgo import gpu
 
 
+def _gpu_count() -> int:
+    return int(gpu.require().cuda.runtime.getDeviceCount()) if gpu.available() else 0
+
+
 def pytest_collection_modifyitems(config, items):
-    if gpu.available():
-        return
+    count = _gpu_count()
     skip = pytest.mark.skip(reason=f"needs a GPU: {gpu.unavailable_reason()}")
+    skip_two = pytest.mark.skip(reason=f"needs two GPUs, {count} visible"
+                                + (f" ({gpu.unavailable_reason()})" if not count else ""))
     for item in items:
-        if "gpu" in item.keywords:
+        if "gpu" in item.keywords and not count:
             item.add_marker(skip)
+        if "multigpu" in item.keywords and count < 2:
+            item.add_marker(skip_two)
 
 
 @pytest.fixture

@@ -91,7 +91,7 @@ def test_every_problem_uses_the_contract():
 BAD_LAUNCH = {"block": 7, "bid_threads": 100, "assign_threads": 2048, "grid_factor": 0, "rounds_per_graph": 3,
               "warps_per_block": 0, "blocks_per_sm": 0, "rounds_per_check": 5, "tail_max": 33, "batch": 0,
               "cycle": 0, "tile": 3, "ops": 0, "gr_max_iters": 0, "gr_alpha": 0.0, "gr_balance": -1.0,
-              "per_thread": 3, "share": 1, "low_bits": 13, "tiles_per_block": 0, "trace_capacity": 0}
+              "per_thread": 3, "share": 1, "low_bits": 13, "tiles_per_block": 0, "trace_capacity": 0, "devices": 0}
 
 
 def _gpu_tables():

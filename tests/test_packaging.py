@@ -28,8 +28,11 @@ def test_environment_yml_matches_pyproject():
     proj = PYPROJECT["project"]
     wanted = {_name(r) for r in proj["dependencies"]}
     for extra, reqs in proj["optional-dependencies"].items():
-        if extra in ("cuda12", "cuda13"):
-            continue  # conda's single 'cupy' package covers both
+        if extra in ("cuda12", "cuda13", "cluster-gpu"):
+            continue  # conda's single 'cupy' package covers both; dask-cuda comes from the rapidsai channel
+        if extra == "cluster":   # conda-forge splits dask[distributed] into dask and distributed
+            wanted |= {"dask", "distributed"}
+            continue
         wanted |= {_name(r) for r in reqs}
     conda = _conda_deps()
     assert "cupy" in conda
@@ -48,7 +51,7 @@ def test_extras_and_package_data():
 
 def test_markers_registered():
     markers = " ".join(PYPROJECT["tool"]["pytest"]["ini_options"]["markers"])
-    assert "gpu:" in markers and "slow:" in markers and "browser:" in markers
+    assert "gpu:" in markers and "slow:" in markers and "browser:" in markers and "multigpu:" in markers
 
 
 def test_readme_commands_match_makefile_and_ci():

@@ -392,3 +392,29 @@ def target_lines(rows) -> list[str]:
     if best is not None:
         lines.append(f"best speed-up over the numba serial DP: {num(best)}x (goal: at least 100x)")
     return lines
+
+
+def multigpu_lines(rows) -> list[str]:
+    """Sentences on the DP on several GPUs (the ``multigpu`` preset): the speed-up of each
+    GPU count over the fewest at each n, whether the answers agree, the runs on the most GPUs
+    alone, and the largest n the GPUs hold (computed from their memory, not run)."""
+    from ..guards import gib
+    lines = []
+    runs = [r for r in rows if r.get("measured") is not False]
+    for n in sorted({r["n"] for r in runs}):
+        at = sorted((r for r in runs if r["n"] == n), key=lambda r: r["devices"])
+        if len(at) > 1:
+            parts = [f"{r['devices']} GPU(s) {r['total_ms'] / 1e3:.2f} s" for r in at]
+            same = all(r.get("matches_fewest_gpus") for r in at)
+            lines.append(f"n = {n}: " + "; ".join(parts) + f": {at[0]['total_ms'] / at[-1]['total_ms']:.2f}x "
+                         f"on {at[-1]['devices']} GPUs ({'the same partition and DP value' if same else 'ANSWERS DIFFER'};"
+                         f" merging the tables took {at[-1].get('exchange_ms', 0) / 1e3:.2f} s)")
+        else:
+            r = at[0]
+            lines.append(f"n = {n} on {r['devices']} GPU(s): {r['total_ms'] / 1e3:.1f} s, exact (the partition's "
+                         f"value equals the DP's)")
+    for r in rows:
+        if r.get("measured") is False:
+            lines.append(f"the largest n the {r['devices']} GPUs hold: n = {r['n']}, {gib(r['bytes_per_gpu'])} on each "
+                         f"of {gib(r['usable_bytes_per_gpu'])} usable (computed from the memory, not run)")
+    return lines

@@ -30,7 +30,8 @@ from .solve import VARIANTS, solve
 
 __all__ = ["PRESETS", "GPU_VARIANTS", "copy_bandwidth"]
 
-GPU_VARIANTS = tuple(v for v in VARIANTS if VARIANTS[v].gpu)
+#: the versions on one GPU (gpu_odp_multi has its own preset, ``multigpu``)
+GPU_VARIANTS = tuple(v for v in VARIANTS if VARIANTS[v].gpu and v != "gpu_odp_multi")
 
 
 def copy_bandwidth(nbytes: int = 1 << 30, reps: int = 5) -> float:
@@ -74,9 +75,12 @@ def _row(r, n, dist, seed, rep=0, verified=None, **extra) -> dict:
                parts=len(r.partition))
     if "reads_saved" in s:
         row["reads_saved"] = int(s["reads_saved"])
-    if r.variant == "gpu_odp":
+    if r.variant in ("gpu_odp", "gpu_odp_multi"):
         row.update(tiles_loaded=int(s["tiles_loaded"]), iterations=int(s["iterations"]),
                    low_bits=int(s["low_bits"]))
+    if r.variant == "gpu_odp_multi":
+        row.update(devices=int(s["devices"]), peer_access=bool(s["peer_access"]), compute_ms=s["compute_ms"],
+                   exchange_ms=s["exchange_ms"], exchanged_bytes=int(s["exchanged_bytes"]))
     row["ms_per_level"] = json.dumps({k: round(v, 3) for k, v in s["ms_per_level"].items()})
     row.update(extra)
     return row
@@ -103,10 +107,22 @@ def _solve_rows(variant, n, dist, seed, reps, **extra):
     return Case(f"{variant} n={n}", run)
 
 
-def _copy_case(nbytes, state):
+@functools.lru_cache(maxsize=None)
+def _measured_bandwidth(nbytes: int, device_id: int) -> float:
+    return copy_bandwidth(nbytes)
+
+
+def _bandwidth(nbytes: int) -> float:
+    """The copy bandwidth of this process's GPU, measured at its first use and then kept: the
+    cases that compare against it read the same figure as the preset's copy case, whichever
+    order the cases run in (a sweep on a cluster runs them on several processes)."""
+    cp = gpu.require()
+    return _measured_bandwidth(int(nbytes), int(cp.cuda.Device().id))
+
+
+def _copy_case(nbytes):
     def copy():
-        state["bw"] = copy_bandwidth(nbytes)
-        return [dict(algorithm="coalitions", variant="device_copy", n=0, copy_bytes_per_s=state["bw"],
+        return [dict(algorithm="coalitions", variant="device_copy", n=0, copy_bytes_per_s=_bandwidth(nbytes),
                      device=gpu.device_name())]
     return Case("device-to-device copy", copy)
 
@@ -116,7 +132,7 @@ def _copy_case(nbytes, state):
 def _report_cases(p):
     top = {"serial": p["serial_max"], "serial_odp": p["serial_max"], "gpu_report": p["report_max"],
            "gpu_shared_splits": p["report_max"], "gpu_odp": p["odp_max"]}
-    for variant in VARIANTS:
+    for variant in top:
         if VARIANTS[variant].gpu and not p["gpu"]:
             continue
         for n in range(p["n_min"], top[variant] + 1):
@@ -127,8 +143,7 @@ def _report_cases(p):
 # -------------------------------------------------------------------------- bandwidth
 
 def _bandwidth_cases(p):
-    state = {}
-    yield _copy_case(p["copy_bytes"], state)
+    yield _copy_case(p["copy_bytes"])
     for variant in GPU_VARIANTS:
         for n in p["sizes"]:
             if variant != "gpu_odp" and n > p["report_max"]:
@@ -141,7 +156,7 @@ def _bandwidth_cases(p):
                 for rep in range(int(p["reps"])):
                     r = solve(v, variant=variant, force=True)
                     rows.append(_with_bandwidth(_row(r, n, p["distribution"], p["seed"], rep=rep), r,
-                                                v.itemsize, state["bw"]))
+                                                v.itemsize, _bandwidth(p["copy_bytes"])))
                 return rows
             yield Case(f"{variant} n={n}", run)
 
@@ -150,8 +165,7 @@ def _bandwidth_cases(p):
 
 def _targets_cases(p):
     seed, dist = p["seed"], p["distribution"]
-    state = {}
-    yield _copy_case(p["copy_bytes"], state)
+    yield _copy_case(p["copy_bytes"])
 
     def ratio():
         n = p["ratio_n"]
@@ -189,10 +203,71 @@ def _targets_cases(p):
             r = solve(v, variant="gpu_odp", force=True)
             row = _row(r, n, dist, seed, goal=f"n={n} in <= {limit_s:g} s", limit_s=limit_s,
                        met=r.stats["total_ms"] <= limit_s * 1e3)
-            _with_bandwidth(row, r, v.itemsize, state["bw"])
+            _with_bandwidth(row, r, v.itemsize, _bandwidth(p["copy_bytes"]))
             del v
             return [row]
         yield Case(f"gpu_odp n={n}", big)
+
+
+# ------------------------------------------------------------------------- several GPUs
+
+def _multigpu_cases(p):
+    """gpu_odp_multi on 1 and more GPUs at each n of ``scaling_n`` (each answer compared with
+    the one-GPU answer of the same run: the same partition and DP value), then ``large_n`` on
+    the most GPUs, then what the GPUs could hold (computed from their memory, not run)."""
+    seed, dist = p["seed"], p["distribution"]
+    top = max(p["devices"])
+    for n in p["scaling_n"]:
+        def run(n=n):
+            _warm("gpu_odp")
+            for d in p["devices"]:
+                solve(_tiny(), variant="gpu_odp_multi", devices=d)      # warm every device
+            v = _instance(n, dist, seed)
+            rows, first = [], None
+            for d in p["devices"]:
+                r = solve(v, variant="gpu_odp_multi", devices=d, force=True)
+                first = first or r
+                same = r.partition == first.partition and r.stats["table_value"] == first.stats["table_value"]
+                rows.append(_row(r, n, dist, seed, matches_fewest_gpus=same))
+            base = rows[0]["total_ms"]
+            for row in rows:
+                row["speedup_vs_fewest"] = base / row["total_ms"]
+            del v
+            return rows
+        yield Case(f"gpu_odp_multi n={n} on {p['devices']} GPU(s)", run)
+    for n in p["large_n"]:
+        def big(n=n):
+            solve(_tiny(), variant="gpu_odp_multi", devices=top)
+            v = _instance(n, dist, seed)
+            row = _row(solve(v, variant="gpu_odp_multi", devices=top, force=True), n, dist, seed)
+            del v
+            return [row]
+        yield Case(f"gpu_odp_multi n={n} on {top} GPU(s)", big)
+
+    def capacity():
+        from .. import guards
+        from .gpu import device_ids
+        from .solve import table_need
+        cp = gpu.require()
+        ids = device_ids(top)
+        free = []
+        for d in ids:
+            with cp.cuda.Device(d):
+                free.append(gpu.usable_bytes())
+        n = 1
+        while table_need(n + 1, np.float32, "gpu_odp_multi")[0] <= guards.MEMORY_FRACTION * min(free):
+            n += 1
+        need = table_need(n, np.float32, "gpu_odp_multi")[0]
+        return [dict(algorithm="coalitions", variant="gpu_odp_multi", n=n, devices=len(ids), dtype="float32",
+                     bytes_per_gpu=need, usable_bytes_per_gpu=min(free), measured=False,
+                     device="; ".join(sorted({_device_of(cp, d) for d in ids})),
+                     note="the largest n whose table (and merge buffer) every GPU holds; computed, not run")]
+    yield Case("the largest n the GPUs hold", capacity)
+
+
+def _device_of(cp, d):
+    with cp.cuda.Device(d):
+        return gpu.device_name()
 
 
 PRESETS = {
@@ -217,6 +292,12 @@ PRESETS = {
                     distribution="uniform", copy_bytes=1 << 30),
         quick=dict(ratio_n=12, n_fast=14, n_large=15, copy_bytes=1 << 24),
         cases=_targets_cases, needs_gpu=True, seeds=[3]),
+    "multigpu": Preset(
+        description="gpu_odp_multi on 1 and 2 GPUs at n = 27 and 29 (same answer, speed-up), n = 31 on 2 "
+                    "GPUs, and the largest n the GPUs hold",
+        params=dict(scaling_n=[27, 29], devices=[1, 2], large_n=[31], seed=5, distribution="uniform"),
+        quick=dict(scaling_n=[12], large_n=[14]),
+        cases=_multigpu_cases, needs_gpu=True, seeds=[5]),
     "cpu": Preset(
         description="serial versions only (numba DP and ODP)",
         params=dict(n_min=8, serial_max=18, report_max=0, odp_max=0, reps=2, serial_reps=2,

@@ -13,6 +13,8 @@ launches):
 - :func:`odp` (``gpu_odp``): beyond the report: the ODP-pruned DP on shared-memory tiles
   (see the kernel's comment), coalesced reads of whole table segments, each value then
   used many times.
+- :func:`odp_multi` (``gpu_odp_multi``): :func:`odp` on every GPU of the machine, each size's
+  tiles split between them, the tables merged over peer access before the next size.
 
 All versions keep only the table f on the device and rebuild the partition with the
 report's Algorithm 2 (one search kernel per coalition of the answer). Every grid and block
@@ -31,7 +33,8 @@ from . import serial
 from .result import make_result
 from .values import popcounts
 
-__all__ = ["KERNELS", "report", "shared_splits", "odp", "run", "launch_config", "masks_of_size", "DEFAULTS",
+__all__ = ["KERNELS", "report", "shared_splits", "odp", "odp_multi", "run", "run_multi", "device_ids",
+           "EXCHANGE_BYTES", "launch_config", "masks_of_size", "DEFAULTS",
            "SHARE_MAX", "LOW_BITS", "REBUILD_BLOCK"]
 
 #: the kernels each GPU version launches, in the order it launches them
@@ -39,6 +42,7 @@ KERNELS = {
     "gpu_report": ("report_kernel", "find_split_kernel"),
     "gpu_shared_splits": ("shared_splits_kernel", "find_split_kernel"),
     "gpu_odp": ("odp_tile_kernel", "find_split_kernel"),
+    "gpu_odp_multi": ("odp_tile_kernel", "find_split_kernel"),
 }
 
 #: default options of each variant
@@ -79,7 +83,8 @@ def masks_of_size(n, s):
     return out
 
 
-def check_options(block=None, per_thread=None, share=None, low_bits=None, tiles_per_block=None, **_) -> dict:
+def check_options(block=None, per_thread=None, share=None, low_bits=None, tiles_per_block=None, devices=None,
+                  **_) -> dict:
     """The launch options of the GPU versions, their defaults filled in (``low_bits`` stays
     None: its default and its upper bound depend on the instance); checked before a GPU is
     asked for (:class:`gpualgo.variants.Variant`'s ``checks``) and again by :func:`run`."""
@@ -90,6 +95,13 @@ def check_options(block=None, per_thread=None, share=None, low_bits=None, tiles_
            "tiles_per_block": guards.integer(DEFAULTS["tiles_per_block"] if tiles_per_block is None
                                              else tiles_per_block, "tiles_per_block"),
            "low_bits": None if low_bits is None else guards.integer(low_bits, "low_bits", 1, 12)}
+    if isinstance(devices, (list, tuple)):        # ids: checked against the GPUs there by device_ids
+        if not devices:
+            raise ValueError("devices must be a count or a list of distinct GPU ids, got []")
+        for d in devices:
+            guards.integer(d, "a GPU id in devices", lo=0)
+    elif devices is not None:
+        guards.integer(devices, "devices")
     return out
 
 
@@ -329,6 +341,224 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles_per_block, events, stats
             end.record()
     return {"low_bits": b, "tiles_per_block": int(tiles), "tiles_loaded": int(tiles_loaded),
             "blocks": int(blocks_run), "iterations": int(iterations), "bytes_moved": int(moved)}
+
+
+# ------------------------------------------------------------------- ODP tiles on several GPUs
+
+#: bytes of each peer's table a device copies at once when the tables are merged after a level
+EXCHANGE_BYTES = 1 << 30
+
+
+def odp_multi(v, devices=None, rule="odp", block=None, low_bits=None, tiles_per_block=None):
+    """The version ``gpu_odp_multi``: :func:`odp` on several GPUs of this machine.
+
+    ``devices``: how many GPUs (the first ones), or a list of device ids; default every
+    visible GPU (one GPU runs the same code, with nothing to exchange). Every GPU holds the
+    whole table f. At each coalition size, the high masks of every launch of :func:`odp` are
+    split into one contiguous share per GPU, and each GPU launches the same kernel, with the
+    same arguments, on its share: it updates only the coalitions whose high part it owns.
+    Then the tables are merged before the next size: each GPU copies the others' tables from
+    their memory (peer to peer where the GPUs allow it) in pieces of :data:`EXCHANGE_BYTES`
+    and keeps the larger value of each entry. That is exact: the entries a GPU did not own
+    are equal on every GPU (final from the earlier sizes, or still v), and the DP only ever
+    raises an entry. The partition is rebuilt on the first GPU as by :func:`odp`.
+
+    Stats add ``devices``, ``peer_access`` (whether every pair of GPUs reads the other's
+    memory directly), ``compute_ms`` and ``exchange_ms`` (wall clock, summed over the sizes)
+    and ``exchanged_bytes``; ``kernel_ms`` is the compute part, ``ms_per_level`` both.
+    """
+    return run_multi(v, _agents(v), devices=devices, rule=rule, block=block, low_bits=low_bits,
+                     tiles_per_block=tiles_per_block)
+
+
+def device_ids(devices=None) -> list:
+    """The GPUs ``gpu_odp_multi`` runs on: ``devices`` (a count of the first GPUs, or ids),
+    every visible GPU by default. ValueError for a count or an id that is not there."""
+    cp = gpu.require()
+    count = int(cp.cuda.runtime.getDeviceCount())
+    if devices is None:
+        return list(range(count))
+    if isinstance(devices, (int, np.integer)) and not isinstance(devices, bool):
+        if not 1 <= devices <= count:
+            raise ValueError(f"devices must be in 1..{count} (the GPUs visible), got {devices}")
+        return list(range(int(devices)))
+    ids = [int(d) for d in devices] if isinstance(devices, (list, tuple)) else None
+    if not ids or len(set(ids)) != len(ids) or any(not 0 <= d < count for d in ids):
+        raise ValueError(f"devices must be a count or distinct ids in 0..{count - 1}, got {devices!r}")
+    return ids
+
+
+def _peer_access(cp, ids) -> bool:
+    """Let every GPU of ``ids`` read the others' memory; True when every pair can."""
+    rt = cp.cuda.runtime
+    every = True
+    for d in ids:
+        with cp.cuda.Device(d):
+            for o in ids:
+                if o == d:
+                    continue
+                if not rt.deviceCanAccessPeer(d, o):
+                    every = False      # copies between them then go through the host
+                    continue
+                try:
+                    rt.deviceEnablePeerAccess(o)
+                except rt.CUDARuntimeError:   # already enabled (by CuPy or an earlier call)
+                    pass
+    return every
+
+
+def _share(count: int, parts: int, i: int) -> tuple[int, int]:
+    """The ``i``-th of ``parts`` contiguous, nearly equal shares of ``count`` items."""
+    q, r = divmod(count, parts)
+    lo = i * q + min(i, r)
+    return lo, lo + q + (i < r)
+
+
+def _merge_tables(cp, devs, chunk_items: int) -> int:
+    """Make every device's table the entrywise max of all of them; returns the bytes copied.
+    Piece by piece: each device copies the piece of every other table into its buffers, all
+    wait, then each keeps the max (no device reads a piece another is changing)."""
+    size = devs[0]["f"].size
+    item = devs[0]["f"].dtype.itemsize
+    copied = 0
+    for lo in range(0, size, chunk_items):
+        hi = min(size, lo + chunk_items)
+        for d in devs:
+            with cp.cuda.Device(d["id"]):
+                for j, o in enumerate(x for x in devs if x is not d):
+                    d["bufs"][j][:hi - lo].data.copy_from_device_async(o["f"][lo:hi].data, (hi - lo) * item)
+                    copied += (hi - lo) * item
+        _sync(cp, devs)
+        for d in devs:
+            with cp.cuda.Device(d["id"]):
+                piece = d["f"][lo:hi]
+                for buf in d["bufs"]:
+                    cp.maximum(piece, buf[:hi - lo], out=piece)
+        _sync(cp, devs)
+    return copied
+
+
+def _sync(cp, devs) -> None:
+    for d in devs:
+        with cp.cuda.Device(d["id"]):
+            cp.cuda.Device(d["id"]).synchronize()
+
+
+def run_multi(v, n, devices=None, rule="odp", block=None, low_bits=None, tiles_per_block=None,
+              exchange_bytes: int | None = None):
+    """:func:`odp_multi` on the validated value function ``v`` (``2**n`` values)."""
+    t0 = time.perf_counter()
+    cp = gpu.require()
+    serial.check_rule(rule)
+    block = _check_pow2("block", DEFAULTS["block"] if block is None else block, 32, 1024)
+    ids = device_ids(devices)
+    b = min(n, LOW_BITS[v.dtype]) if low_bits is None else low_bits
+    if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not 1 <= b <= min(n, 12):
+        raise ValueError(f"low_bits must be an integer in 1..{min(n, 12)}, got {low_bits!r}")
+    b = int(b)
+    if v.dtype == np.float64 and b > 11:
+        raise ValueError("low_bits is at most 11 for float64 tables (shared memory)")
+    tiles = DEFAULTS["tiles_per_block"] if tiles_per_block is None else tiles_per_block
+    if isinstance(tiles, bool) or not isinstance(tiles, (int, np.integer)) or tiles < 1:
+        raise ValueError(f"tiles_per_block must be a positive integer, got {tiles!r}")
+    item = v.dtype.itemsize
+    chunk_items = max(1, min(len(v), (exchange_bytes or EXCHANGE_BYTES) // item))
+    peer = _peer_access(cp, ids) if len(ids) > 1 else True
+    H = n - b
+    pc_low = popcounts(b)
+    order = np.argsort(pc_low, kind="stable")
+    cnt_le_h = np.cumsum(np.bincount(pc_low, minlength=b + 1)).astype(np.int32)
+    highs = [masks_of_size(H, h) for h in range(H + 1)]
+    high_off = np.concatenate([[0], np.cumsum([len(x) for x in highs])])
+    all_highs = np.concatenate(highs)
+    devs = []
+    for d in ids:   # the same uploads as odp, on every device
+        with cp.cuda.Device(d):
+            mod = _module(v.dtype)
+            devs.append(dict(id=d, mod=mod, kern=mod.get_function("odp_tile_kernel"), f=gpu.to_device(v),
+                             bypop=gpu.to_device(order.astype(np.uint16)), cnt_le=gpu.to_device(cnt_le_h),
+                             high_all=gpu.to_device(all_highs),
+                             bufs=[cp.empty(chunk_items, dtype=v.dtype) for _ in range(len(ids) - 1)]))
+    _sync(cp, devs)
+    t1 = time.perf_counter()
+    r = serial.RULES.index(rule)
+    tiles_loaded = blocks_run = iterations = moved = exchanged = 0
+    compute_ms = exchange_ms = 0.0
+    per_level = {}
+    for s in range(2, n + 1):
+        if r == 1 and s < n and 3 * s > 2 * n:
+            continue
+        ts = time.perf_counter()
+        launched = False
+        for h in range(max(0, s - b), min(H, s) + 1):
+            t = s - h
+            lim = n - s
+            ok = 0     # high splits of this launch that leave a non-empty range of low sizes (as odp)
+            for h1 in range(0, max(h, 1)):
+                h2 = h - h1
+                jlo, jhi = 0, t
+                if r == 2 and s < n:
+                    jlo, jhi = max(0, h2 + t - lim), min(t, lim - h1)
+                if jlo <= jhi:
+                    ok += math.comb(h - 1, h1) if h else 1
+                    iterations += (math.comb(H, h) * (math.comb(h - 1, h1) if h else 1)
+                                   * math.comb(b, t) * (1 << t))
+            if not ok:
+                continue
+            for i, d in enumerate(devs):
+                lo, hi = _share(len(highs[h]), len(devs), i)
+                count_h = hi - lo
+                if not count_h:
+                    continue
+                cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
+                                    tiles=tiles, itemsize=item)
+                grid, m = cfg["grid"], cfg["low_coalitions"]
+                with cp.cuda.Device(d["id"]):
+                    d["kern"]((grid,), (cfg["block"],),
+                              (d["f"], d["high_all"][int(high_off[h]) + lo:], np.int32(cfg["chunks"]),
+                               np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s), np.int32(h),
+                               np.int32(r == 2), d["bypop"], d["cnt_le"], np.int32(cfg["group"])),
+                              shared_mem=cfg["shared_bytes"])
+                launched = True
+                loaded = count_h * ok
+                tiles_loaded += loaded
+                blocks_run += grid
+                moved += loaded * 2 * int(cnt_le_h[t]) * item + grid * m * item
+        if not launched:
+            continue
+        _sync(cp, devs)
+        tc = time.perf_counter()
+        if len(devs) > 1:
+            exchanged += _merge_tables(cp, devs, chunk_items)
+        te = time.perf_counter()
+        compute_ms += (tc - ts) * 1e3
+        exchange_ms += (te - tc) * 1e3
+        per_level[s] = (te - ts) * 1e3
+    first = devs[0]
+    with cp.cuda.Device(first["id"]):
+        with gpu.CudaTimer() as rb:
+            partition = _rebuild(cp, first["mod"], first["f"], v, n)
+        table_value = first["f"][-1].get()[()]
+        names = sorted({_name_of(cp, d["id"]) for d in devs})
+    t2 = time.perf_counter()
+    splits = sum(serial.level_splits(n, rule).values())
+    stats = {"device": f"{len(devs)} x {names[0]}" if len(names) == 1 else "; ".join(names),
+             "block": block, "prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3, "kernel_ms": compute_ms,
+             "ms_per_level": per_level, "rebuild_ms": rb.ms, "devices": len(devs), "device_ids": list(ids),
+             "peer_access": bool(peer), "compute_ms": compute_ms, "exchange_ms": exchange_ms,
+             "exchanged_bytes": int(exchanged), "low_bits": b, "tiles_per_block": int(tiles),
+             "tiles_loaded": int(tiles_loaded), "blocks": int(blocks_run), "iterations": int(iterations),
+             "bytes_moved": int(moved), "splits": splits}
+    stats["splits_per_s"] = splits / max(compute_ms, 1e-9) * 1e3
+    stats["bytes_per_s"] = moved / max(compute_ms, 1e-9) * 1e3
+    for d in devs:     # free every device's table before the check below reads v again
+        d.clear()
+    return make_result(v, partition, table_value, "gpu_odp_multi", stats, rule=rule, t0=t0)
+
+
+def _name_of(cp, device_id: int) -> str:
+    with cp.cuda.Device(device_id):
+        return gpu.device_name()
 
 
 # ------------------------------------------------------------------------------- rebuild

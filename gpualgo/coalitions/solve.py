@@ -22,18 +22,20 @@ VARIANTS = variants.table(
             gpu=True, checks=_LAUNCH),
     Variant("gpu_odp", "gpualgo.coalitions.gpu:odp", {"rule", "block", "low_bits", "tiles_per_block"}, gpu=True,
             checks=_LAUNCH),
+    Variant("gpu_odp_multi", "gpualgo.coalitions.gpu:odp_multi",
+            {"devices", "rule", "block", "low_bits", "tiles_per_block"}, gpu=True, checks=_LAUNCH),
 )
 
 #: splits per second (serial_odp: subsets enumerated, IDP's splits), rounded down from the
 #: recorded ``report`` preset (serial: one x86 core at n = 18..22, 4.4e8 to 5.1e8 for DP and
 #: 3.8e8 to 7.5e8 for ODP; gpu_*: an H100 at n = 22..29); used only for the refusal estimates
 RATES = {"serial": 4.0e8, "serial_odp": 3.5e8, "gpu_report": 1.0e11, "gpu_shared_splits": 1.0e11,
-         "gpu_odp": 5.0e11}
+         "gpu_odp": 5.0e11, "gpu_odp_multi": 5.0e11}   # gpu_odp_multi: one GPU's rate (not yet measured on two)
 #: refuse runs estimated above this many seconds, unless force=True
 MAX_SECONDS = 600.0
 
 #: the rule each version uses when none is given (the versions' own defaults)
-_DEFAULT_RULE = {"serial_odp": "odp", "gpu_odp": "odp"}
+_DEFAULT_RULE = {"serial_odp": "odp", "gpu_odp": "odp", "gpu_odp_multi": "odp"}
 
 
 def total_splits(n: int, rule: str = "dp") -> int:
@@ -54,7 +56,12 @@ def estimate_seconds(n: int, variant: str, rule: str | None = None) -> float:
 def table_need(n: int, dtype, variant: str) -> tuple[int, str]:
     """``(bytes, where)``: the tables ``variant`` keeps on n agents, and where (``"GPU"`` or
     ``"host"``): the serial versions hold v and f on the host; on the GPU, gpu_odp holds f
-    alone, the report's versions f and room for as much again (the lists of coalitions)."""
+    alone, the report's versions f and room for as much again (the lists of coalitions),
+    gpu_odp_multi f on each GPU and the buffer it merges the other GPUs' tables through."""
+    if variant == "gpu_odp_multi":
+        from .gpu import EXCHANGE_BYTES
+        table = table_bytes(n, dtype, tables=1)
+        return table + min(table, EXCHANGE_BYTES), "GPU"
     if VARIANTS[variant].gpu:
         return table_bytes(n, dtype, tables=2 if variant != "gpu_odp" else 1), "GPU"
     return table_bytes(n, dtype, tables=2), "host"
@@ -75,7 +82,8 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
             of 32 up to 1024), ``per_thread`` (gpu_report, gpu_shared_splits: splits per
             thread), ``share`` (gpu_shared_splits: coalitions evaluated together, 2..8),
             ``low_bits`` (gpu_odp: agents per shared-memory tile, 1..12),
-            ``tiles_per_block`` (gpu_odp).
+            ``tiles_per_block`` (gpu_odp), ``devices`` (gpu_odp_multi: how many GPUs, or
+            their ids; default every visible GPU).
 
     Returns:
         a :class:`CoalitionResult`.
@@ -93,7 +101,7 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
         gpu.require()   # no GPU: say so before any estimate
     guards.time(estimate_seconds(n, variant, rule), f"{variant} on n={n} agents evaluates "
                 f"{total_splits(n, rule):.3g} splits", MAX_SECONDS, force,
-                hint="use gpu_odp" if variant != "gpu_odp" else "")
+                hint="use gpu_odp" if variant not in ("gpu_odp", "gpu_odp_multi") else "")
     need, where = table_need(n, v.dtype, variant)
     guards.memory(need, f"n={n} agents as {v.dtype.name}", force, where=where,
                   hint="float32 halves it" if v.dtype == np.float64 else "")

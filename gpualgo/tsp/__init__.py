@@ -17,11 +17,12 @@ from .enumeration import count_tours, make_plan
 from .instances import (MAX_DISTANCE, NO_EDGE, TSPInstance, as_instance, random_asymmetric,
                         random_euclidean, random_graph, validate_matrix)
 from .result import TSPResult, make_result
+from .distributed import solve_on_cluster
 from .solve import VARIANTS, estimate_seconds, estimate_work, solve
 from .tsplib import TSPLIBError, coord_distances, read_tsplib, write_tsplib
 
 __all__ = [
-    "solve", "VARIANTS", "TSPResult", "make_result", "estimate_seconds", "estimate_work",
+    "solve", "solve_on_cluster", "VARIANTS", "TSPResult", "make_result", "estimate_seconds", "estimate_work",
     "TSPInstance", "NO_EDGE", "MAX_DISTANCE", "as_instance", "validate_matrix",
     "random_euclidean", "random_graph", "random_asymmetric",
     "read_tsplib", "write_tsplib", "TSPLIBError", "coord_distances",

@@ -165,3 +165,22 @@ def targets_report(rows) -> str:
     lines.append(verdict(f"GPU Held-Karp at least {HK_SPEEDUP_GOAL}x numba", speedup and f"best {speedup[0]:.0f}x",
                          speedup and speedup[0] >= HK_SPEEDUP_GOAL))
     return "\n".join(lines)
+
+
+def cluster_lines(rows) -> list[str]:
+    """Sentences on brute force across workers (the ``multigpu`` and ``cluster_cpu`` presets):
+    at each n, the time on each number of workers and the speed-up over one worker; each
+    length verified against Held-Karp where the row says so."""
+    lines = []
+    for n in sorted({r["n"] for r in rows}):
+        at = sorted((r for r in rows if r["n"] == n), key=lambda r: r["workers"])
+        one = next((r["total_ms"] for r in at if r["workers"] == 1), None)
+        parts = []
+        for r in at:
+            part = f"{r['workers']} worker(s) {r['total_ms'] / 1e3:.2f} s"
+            if one and r["workers"] != 1:
+                part += f" ({one / r['total_ms']:.2f}x one)"
+            parts.append(part)
+        checked = "verified against Held-Karp" if all(r.get("verified") for r in at) else "not verified"
+        lines.append(f"n = {n}: " + "; ".join(parts) + f" [{at[0]['device']}...; {checked}]")
+    return lines

@@ -189,6 +189,36 @@ def _targets_cases(p):
     yield Case("held-karp ratio", hk_ratio)
 
 
+# ---------------------------------------------------------------------- on several workers
+
+def _cluster_cases(p):
+    """Brute force on 1, 2... workers of a local cluster (:func:`gpualgo.tsp.solve_on_cluster`),
+    each length checked against Held-Karp: ``sizes`` on every worker count, ``exact_n`` on the
+    most workers only. GPU versions get one worker per GPU, ``serial_bruteforce`` CPU workers."""
+    from .. import cluster
+    from .distributed import solve_on_cluster
+    variant, seed = p["variant"], p["seed"]
+    kind = "local-cpu" if variant == "serial_bruteforce" else "local"
+    reference = "held_karp" if variant == "serial_bruteforce" else "gpu_held_karp"
+    top = max(p["workers"])
+    runs = [(w, n) for n in p["sizes"] for w in p["workers"]] + [(top, n) for n in [p["exact_n"]] if n]
+    for w, n in runs:
+        def run(w=w, n=n):
+            inst = instances.random_euclidean(n, seed=seed)
+            ref = solve(inst, variant=reference)
+            with cluster.session(kind, n_workers=w) as c:
+                solve_on_cluster(instances.random_euclidean(8, seed=0), c, variant=variant, tasks=4 * w)   # warm
+                r = solve_on_cluster(inst, c, variant=variant, force=True)
+            row = _row(r, inst, ref, seed=seed, workers=w)
+            row.update(tasks=r.stats["tasks"], task_ms=r.stats["task_ms"], workers_used=r.stats["workers"])
+            return [row]
+        yield Case(f"{variant} n={n} on {w} worker(s)", run)
+
+
+def _sweep_cases(p):
+    return _report_cases(p)
+
+
 #: the tiny sizes of ``scaling`` and ``cpu``: brute force n = 5..7, Held-Karp n = 5..9
 _SCALING_QUICK = dict(min_n=5, bf_max=7, serial_bf_max=7, hk_max=9, serial_hk_max=9, peers_min=5, peers_max=7,
                       gls_ms=50, reps=1)
@@ -213,6 +243,23 @@ PRESETS = {
         params=dict(rate_sizes=[13, 14, 15], exact_n=16, hk_n=22, seed=3),
         cases=_targets_cases, needs_gpu=True, seeds=[3],
         quick=dict(rate_sizes=[6, 7], exact_n=7, hk_n=10)),
+    "multigpu": Preset(
+        description="brute force across GPUs: n = 16 on 1 and 2 GPUs (one Dask worker each), n = 17 on all",
+        params=dict(sizes=[16], exact_n=17, workers=[1, 2], variant="gpu_shared_incremental", seed=4),
+        cases=_cluster_cases, needs_gpu=True, seeds=[4],
+        quick=dict(sizes=[9], exact_n=10)),
+    "cluster_cpu": Preset(
+        description="numba brute force across CPU workers of a local Dask cluster: 1 and 2 workers",
+        params=dict(sizes=[11], exact_n=0, workers=[1, 2], variant="serial_bruteforce", seed=4),
+        cases=_cluster_cases, needs_gpu=False, seeds=[4],
+        quick=dict(sizes=[9])),
+    "sweep": Preset(
+        description="a sweep of GPU cases that takes minutes on one GPU (the report's measurement, two "
+                    "versions, n = 12..15, 2 repetitions): to time one GPU against every GPU of a cluster",
+        params=dict(variants=["gpu_unrank", "gpu_shared_incremental"], sizes=[12, 13], beyond=[14, 15],
+                    blocks=list(BLOCKS), reps=2, seed=1),
+        cases=_sweep_cases, needs_gpu=True, seeds=[1],
+        quick=dict(sizes=[6], beyond=[7], blocks=[32, 256], reps=1)),
     "cpu": Preset(
         description="CPU versions only: numba brute force and Held-Karp, python-tsp, OR-tools routing",
         params=dict(min_n=8, bf_max=11, serial_bf_max=11, hk_max=0, serial_hk_max=16, peers_min=6, peers_max=10,

@@ -107,10 +107,11 @@ def _times(t0, t1, t2, **stats) -> dict:
     return dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, device=gpu.device_name(), **stats)
 
 
-def _launches(plan):
-    """(first chunk, chunks) of each launch."""
+def _launches(plan, c_lo: int = 0, c_hi: int | None = None):
+    """(first chunk, chunks) of each launch over the chunks ``c_lo .. c_hi - 1`` (default: all)."""
+    c_hi = plan.n_chunks if c_hi is None else c_hi
     per = max(1, LAUNCH_ORDERS // plan.kfact)
-    return [(c0, min(per, plan.n_chunks - c0)) for c0 in range(0, plan.n_chunks, per)]
+    return [(c0, min(per, c_hi - c0)) for c0 in range(c_lo, c_hi, per)]
 
 
 def _prepare_bruteforce(instance, symmetric, max_free, block):
@@ -123,19 +124,19 @@ def _prepare_bruteforce(instance, symmetric, max_free, block):
     return prepare(inst, symmetric, max_free), block, t0
 
 
-def _device_bruteforce(instance, symmetric, max_free, block, variant) -> TSPResult:
-    """Versions (b) and (c): the orders built on the device, the minimum reduced there."""
+def _device_search(prep, variant, block, c_lo: int = 0, c_hi: int | None = None):
+    """Versions (b) and (c) over the chunks ``c_lo .. c_hi - 1`` of the plan, on the current
+    device: the orders built there, the minimum reduced there. Returns (best weighted length,
+    global rank of the first best order, the time the uploads were done (perf_counter), the
+    launches' stats)."""
     cp = gpu.require()
-    prep, block, t0 = _prepare_bruteforce(instance, symmetric, max_free, block)
-    if prep.n == 1:
-        return single_city(prep, variant, t0)
     W, plan, n = prep.W, prep.plan, prep.n
     mod = _module(W.dtype)
     kern = mod.get_function(KERNELS[variant][0])
     reduce_k = mod.get_function("reduce_best_kernel")
     dW = gpu.to_device(W)
     prefix, last = gpu.to_device(plan.prefix), gpu.to_device(plan.last)
-    t1 = time.perf_counter()
+    t_up = time.perf_counter()
     F = plan.prefix.shape[1]
     kfact = plan.kfact
     out_c = cp.empty(1, dtype=W.dtype)
@@ -144,7 +145,8 @@ def _device_bruteforce(instance, symmetric, max_free, block, variant) -> TSPResu
     kernel_ms = 0.0
     grid_max = 0
     contiguous = variant == "gpu_shared_incremental"
-    for c0, cc in _launches(plan):
+    launches = _launches(plan, c_lo, c_hi)
+    for c0, cc in launches:
         total = cc * kfact
         grid, per_thread = launch_config(kern, block, total, MIN_PER_THREAD if contiguous else 1)
         extra = (np.int64(per_thread),) if contiguous else ()
@@ -162,10 +164,31 @@ def _device_bruteforce(instance, symmetric, max_free, block, variant) -> TSPResu
         cost, g = int(out_c.get()[0]), int(out_g.get()[0])
         if best is None or cost < best:
             best, best_rank = cost, c0 * kfact + g
+    return best, best_rank, t_up, dict(kernel_ms=kernel_ms, launches=len(launches), grid=grid_max, block=block)
+
+
+def _device_bruteforce(instance, symmetric, max_free, block, variant) -> TSPResult:
+    """Versions (b) and (c): the orders built on the device, the minimum reduced there."""
+    gpu.require()
+    prep, block, t0 = _prepare_bruteforce(instance, symmetric, max_free, block)
+    if prep.n == 1:
+        return single_city(prep, variant, t0)
+    best, best_rank, t1, launch_stats = _device_search(prep, variant, block)   # t1: the uploads done
     t2 = time.perf_counter()
-    tour = plan.tour_of_rank(best_rank)
-    stats = _times(t0, t1, t2, kernel_ms=kernel_ms, launches=len(_launches(plan)), grid=grid_max, block=block)
+    tour = prep.plan.tour_of_rank(best_rank)
+    stats = _times(t0, t1, t2, **launch_stats)
     return make_result(prep, variant, best, tour, stats, t0)
+
+
+def search_range(prep, variant: str, c_lo: int, c_hi: int, block: int = 256):
+    """The GPU brute force (``gpu_unrank`` or ``gpu_shared_incremental``) over the chunks
+    ``c_lo .. c_hi - 1`` of ``prep.plan``, on the current device: ``(best weighted length,
+    global rank of the first best order)``, the rank in the plan's enumeration order. The
+    pieces of a search split across GPUs (:func:`gpualgo.tsp.distributed.solve_on_cluster`)."""
+    if variant not in ("gpu_unrank", "gpu_shared_incremental"):
+        raise ValueError(f"a range of chunks is searched by gpu_unrank or gpu_shared_incremental, got {variant!r}")
+    best, best_rank, _, _ = _device_search(prep, variant, _check_block(block), c_lo, c_hi)
+    return best, best_rank
 
 
 def unrank(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256) -> TSPResult:

@@ -26,7 +26,7 @@ import numba
 from numba import njit, prange
 
 from .. import gpu, guards
-from .enumeration import MAX_FREE, Plan, make_plan
+from .enumeration import MAX_FREE, Plan, make_plan, rank
 from .instances import NO_EDGE, TSPInstance, as_instance
 from .result import TSPResult, make_result
 
@@ -215,6 +215,18 @@ def bruteforce(W, plan, parallel: bool = False):
     if plan.last[chunk] >= 0:
         tour.append(int(plan.last[chunk]))
     return int(best), np.asarray(tour, dtype=np.int64)
+
+
+def search_range(prep: Prepared, c_lo: int, c_hi: int):
+    """Serial brute force over the chunks ``c_lo .. c_hi - 1`` of ``prep.plan`` (a slice of
+    the plan's chunks is a plan of its own): ``(best weighted length, global rank of the
+    first best order)``, the rank in the plan's enumeration order. The pieces of a search
+    split across workers (:func:`gpualgo.tsp.distributed.solve_on_cluster`)."""
+    plan = prep.plan
+    if not 0 <= c_lo < c_hi <= plan.n_chunks:
+        raise ValueError(f"chunk range {c_lo}..{c_hi} outside the plan's 0..{plan.n_chunks}")
+    best, chunk, perm = bruteforce_chunks(prep.W, plan.prefix[c_lo:c_hi], plan.last[c_lo:c_hi], plan.f, plan.k)
+    return int(best), (c_lo + int(chunk)) * plan.kfact + rank([int(c) for c in perm])
 
 
 # ------------------------------------------------------------------------ Held-Karp
