@@ -122,7 +122,7 @@ def shared_splits_faster(data):
     if gain <= 0:
         return fails(measured, "reusing the reads in registers costs more than the reads it saves here")
     if gain < SHARED_GAIN_FLOOR:
-        return caveat(measured, f"faster, but by less than the report's 40 %")
+        return caveat(measured, "faster, but by less than the report's 40 %")
     if faster_from is not None and faster_from > min(ups):
         return holds(measured, f"below n = {faster_from} the launches, not the reads, set the time")
     return holds(measured)

@@ -450,7 +450,8 @@ def run_multi(v, n, devices=None, rule="odp", block=None, low_bits=None, tiles_p
     t0 = time.perf_counter()
     cp = gpu.require()
     serial.check_rule(rule)
-    block = _check_pow2("block", DEFAULTS["block"] if block is None else block, 32, 1024)
+    opts = check_options(block=block, low_bits=low_bits, tiles_per_block=tiles_per_block, devices=devices)
+    block, tiles = opts["block"], opts["tiles_per_block"]
     ids = device_ids(devices)
     b = min(n, LOW_BITS[v.dtype]) if low_bits is None else low_bits
     if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not 1 <= b <= min(n, 12):
@@ -458,9 +459,6 @@ def run_multi(v, n, devices=None, rule="odp", block=None, low_bits=None, tiles_p
     b = int(b)
     if v.dtype == np.float64 and b > 11:
         raise ValueError("low_bits is at most 11 for float64 tables (shared memory)")
-    tiles = DEFAULTS["tiles_per_block"] if tiles_per_block is None else tiles_per_block
-    if isinstance(tiles, bool) or not isinstance(tiles, (int, np.integer)) or tiles < 1:
-        raise ValueError(f"tiles_per_block must be a positive integer, got {tiles!r}")
     item = v.dtype.itemsize
     chunk_items = max(1, min(len(v), (exchange_bytes or EXCHANGE_BYTES) // item))
     peer = _peer_access(cp, ids) if len(ids) > 1 else True

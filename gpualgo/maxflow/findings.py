@@ -341,7 +341,7 @@ def vertex_centric_comparable_dense(data):
         if not c or not m:
             raise Missing(f"no gpu_vertex_centric or gpu_matrix rows in the density sweep of {REPORT}")
         ps = sorted(set(c) & set(m))
-        lo, hi = m[ps[0]] / c[ps[0]], m[ps[-1]] / c[ps[-1]]
+        hi = m[ps[-1]] / c[ps[-1]]
         high.append(hi)
         parts.append(f"{label}: matrix / vertex-centric {_x(m[ps[0]], c[ps[0]])} at p = {ps[0]}, "
                      f"{_x(m[ps[-1]], c[ps[-1]])} at p = {ps[-1]}")

@@ -187,7 +187,7 @@ def search_range(prep, variant: str, c_lo: int, c_hi: int, block: int = 256):
     pieces of a search split across GPUs (:func:`gpualgo.tsp.distributed.solve_on_cluster`)."""
     if variant not in ("gpu_unrank", "gpu_shared_incremental"):
         raise ValueError(f"a range of chunks is searched by gpu_unrank or gpu_shared_incremental, got {variant!r}")
-    best, best_rank, _, _ = _device_search(prep, variant, _check_block(block), c_lo, c_hi)
+    best, best_rank, _, _ = _device_search(prep, variant, guards.threads(block), c_lo, c_hi)
     return best, best_rank
 
 
