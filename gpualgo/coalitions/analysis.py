@@ -40,7 +40,7 @@ REPORT = {"n": 29, "gpu_seconds": 7200.0, "cpu_seconds": 83 * 3600.0, "speedup":
 #: same counter of the next coalitions
 LABELS = {"serial": "serial DP", "serial_odp": "serial ODP", "gpu_report": "GPU: report kernel",
           "gpu_shared_splits": "GPU: reads reused in registers ('shared splits')",
-          "gpu_odp": "GPU: ODP, shared-memory tiles"}
+          "gpu_odp": "GPU: ODP, shared-memory tiles", "gpu_odp_multi": "GPUs: ODP split over every GPU"}
 
 #: bytes a global-memory read fetches at the least (one sector of a cache line)
 SECTOR_BYTES = 32
