@@ -65,6 +65,19 @@ def test_greedy_start_and_given_start(rng):
     assert best_exchange(B, r.assignment) <= 0
 
 
+@pytest.mark.parametrize("init", ["random", "greedy"])
+def test_phases_are_timed_on_request_and_change_nothing(rng, init):
+    B = A.uniform_instance(120, 130, 1, 1000, seed=rng)
+    plain = A.solve(B, algorithm="dgs", variant="serial", seed=3, init=init)
+    r = A.solve(B, algorithm="dgs", variant="serial", seed=3, init=init, phases=True)
+    assert np.array_equal(r.assignment, plain.assignment) and r.stats["switches"] == plain.stats["switches"]
+    assert not {"eval_ms", "switch_ms", "reeval_ms"} & set(plain.stats)          # off the default path
+    s = r.stats
+    assert all(isinstance(s[k], float) and s[k] >= 0 for k in ("eval_ms", "switch_ms", "reeval_ms", "start_ms"))
+    assert s["eval_ms"] > 0 and s["reeval_ms"] <= s["switch_ms"]
+    assert s["eval_ms"] + s["switch_ms"] <= s["exec_ms"] and s["start_ms"] <= s["prepare_ms"]
+
+
 def test_deterministic_for_a_seed(rng):
     B = A.uniform_instance(50, 60, 1, 20, seed=rng)
     r1 = A.solve(B, algorithm="dgs", variant="serial", seed=7)
@@ -205,7 +218,7 @@ def test_memory_guard_counts_a_and_its_transpose_and_force_insists(monkeypatch, 
 
 def test_unknown_option_names_the_options():
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['max_rounds'\] for serial; it takes "
-                                         r"\['force', 'init', 'seed', 'time_limit', 'trace_capacity'\]"):
+                                         r"\['force', 'init', 'phases', 'seed', 'time_limit', 'trace_capacity'\]"):
         A.solve(np.ones((2, 2)), algorithm="dgs", variant="serial", max_rounds=3)
 
 

@@ -64,7 +64,7 @@ def test_kernels_table_names_kernels_of_the_cu_file():
     assert set().union(*dgs_gpu.KERNELS.values()) == defined     # every kernel is some version's
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize("name", sorted(set(PRESETS) - {"serial_phases"}))
 def test_recorded_results_are_migrated(name):
     rec = results.read("dgs", name)
     cols = set().union(*(r.keys() for r in rec.rows))
@@ -187,3 +187,45 @@ def test_quick_presets_run_and_check_every_row(name):
     dgs = [r for r in runs if r["variant"] in A.VARIANTS["dgs"]]
     assert dgs and all(r["verified"] is True and r["gap"] >= 0 for r in dgs)
     assert all(r["device"] for r in runs)
+
+
+# ------------------------------------------------------- serial DGS's start and phases (CPU)
+
+
+def test_serial_phases_runs_on_the_cpu_and_checks_every_row():
+    assert not PRESETS["serial_phases"].needs_gpu
+    rows = bench.run_preset("dgs", "serial_phases", progress=False, quick=True, sizes=[24], families=["uniform"])
+    ref, *dgs = rows
+    assert ref["variant"] == "scipy" and ref["optimum"] == A.reference_objective(
+        bench_dgs.make_instance("uniform", 24, ref["seed"]))
+    assert ref["verified"] is (ref["verified_by"] == "lap")
+    assert [r["init"] for r in dgs] == ["random", "greedy"]
+    for r in dgs:
+        assert r["verified"] is True and r["gap"] >= 0 and r["optimum"] == ref["optimum"]
+        assert all(r[c] >= 0 for c in bench_dgs.PHASE_COLUMNS)
+        assert r["eval_ms"] + r["switch_ms"] <= r["exec_ms"] and r["reeval_ms"] <= r["switch_ms"]
+
+
+def test_recorded_serial_phases():
+    rec = results.read("dgs", "serial_phases")
+    assert rec.meta["progress"]["complete"] and rec.meta["device"]["gpu"] is None    # a CPU recorded it
+    runs = [r for r in rec.rows if r["variant"] == "serial"]
+    assert {r["init"] for r in runs} == {"random", "greedy"} and all(r["verified"] for r in rec.rows)
+    assert all(r["eval_ms"] + r["switch_ms"] <= r["exec_ms"] for r in runs)
+    assert {(r["family"], r["n"]) for r in runs} == {(f, n) for f in ("geom", "uniform") for n in (256, 512, 1024, 2048)}
+
+
+def test_start_and_phase_analysis():
+    def run(init, gap, ms, seed=1, **more):
+        return dict(dict(family="geom", n=64, seed=seed, kind="run", variant="serial", init=init, gap=gap,
+                         total_ms=ms, exec_ms=ms - 1, start_ms=0.1, switches=10), **more)
+    rows = [run("random", 0.02, 11.0, eval_ms=5.0, switch_ms=4.0, reeval_ms=2.0),
+            run("greedy", 0.01, 6.0, eval_ms=3.0, switch_ms=1.0, reeval_ms=0.5),
+            dict(family="geom", n=64, seed=1, kind="run", variant="scipy", total_ms=3.0, gap=0.0)]
+    assert analysis.phase_shares(rows) == {("geom", 64): dict(eval=0.5, switch=0.4, reeval=0.2, all_eval=0.7,
+                                                               exec_ms=10.0)}
+    assert [(a["init"], b["init"]) for a, b in analysis.start_pairs(rows)] == [("random", "greedy")]
+    assert "| geom | 64 | 2.000% | 1.000% | 11.0 | 6.0 |" in analysis.start_table(rows)
+    assert analysis.phase_lines(rows) == ["geom, serial DGS from a random start, share of its loop's time: n = 64: "
+                                          "evaluation 50% (with the re-evaluations 70%), switching 40%"]
+    assert analysis.start_table(rows[2:]) == "" and analysis.phase_lines([]) == []

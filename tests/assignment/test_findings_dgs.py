@@ -7,7 +7,7 @@ from gpualgo import nbtools
 from gpualgo.assignment.dgs import findings as dgs_findings
 
 BY_TEST = {f.test.__name__: f for f in dgs_findings.FINDINGS if f.test.__name__ != "<lambda>"}
-REPORT, GAP, TARGETS = "dgs/report", "dgs/gap", "dgs/targets"
+REPORT, GAP, TARGETS, PHASES = "dgs/report", "dgs/gap", "dgs/targets", "dgs/serial_phases"
 
 
 def verdict(name, data):
@@ -34,8 +34,8 @@ def test_every_finding_has_the_papers_words_a_place_and_a_test():
     assert len(dgs_findings.FINDINGS) == 16
     for f in dgs_findings.FINDINGS:
         assert f.claim and f.where.startswith("Sec.") and callable(f.test)
-        assert set(f.uses) <= {REPORT, GAP, TARGETS}
-    assert len(BY_TEST) == 12
+        assert set(f.uses) <= {REPORT, GAP, TARGETS, PHASES}
+    assert len(BY_TEST) == 15
 
 
 def test_gap_within_the_papers_bound():
@@ -162,16 +162,69 @@ def test_full_gpu_against_serial_dgs():
     assert verdict("_order_below_serial", {REPORT: solvers(4096, {"serial": 10.0, "gpu": 40.0})}).verdict == F.FAILS
 
 
+def starts(family, n, gaps, times, seeds=(1, 2, 3, 4)):
+    """Serial DGS rows of the serial_phases preset: ``gaps`` and ``times`` = (random, greedy)."""
+    return [dict(family=family, n=n, seed=s, kind="run", variant="serial", init=init, gap=g + s * 1e-5, total_ms=t,
+                 exec_ms=t * 0.9, start_ms=0.1 if init == "random" else 0.4, switches=100 if init == "random" else 40)
+            for s in seeds for init, g, t in zip(("random", "greedy"), gaps, times)]
+
+
+def phases(n, eval_share, switch_share, family="geom", reeval_share=0.2, seeds=(1, 2, 3)):
+    """Serial DGS rows from a random start whose loop (100 ms) splits as given."""
+    return [dict(family=family, n=n, seed=s, kind="run", variant="serial", init="random", gap=0.0, total_ms=101.0,
+                 exec_ms=100.0, eval_ms=100 * eval_share, switch_ms=100 * switch_share, reeval_ms=100 * reeval_share,
+                 start_ms=0.1, switches=10) for s in seeds]
+
+
+def test_random_or_greedy_start():
+    even = starts("geom", 512, (0.0002, 0.0002), (10.0, 11.0))       # same gaps (seed-wise ties), greedy a bit longer
+    v = verdict("_start", {PHASES: even})
+    assert v.verdict == F.HOLDS and "closer from greedy on 0 of 4 instances" in v.measured
+    assert "whole run 1.10x, the start alone 4.0x, switches 0.40x" in v.measured
+    assert verdict("_start", {PHASES: starts("geom", 512, (0.0002, 0.0002), (10.0, 9.0))}).verdict == F.CAVEAT
+    greedy_better = starts("uniform", 512, (0.01, 0.003), (10.0, 5.0))
+    v = verdict("_start", {PHASES: even + greedy_better})
+    assert v.verdict == F.CAVEAT and v.why.startswith("no clear advantage on geom, but on uniform DGS from a greedy "
+                                                      "start ends closer to the optimum on 4 of 4 instances")
+    assert verdict("_start", {PHASES: greedy_better}).verdict == F.FAILS
+    v = verdict("_start", {PHASES: starts("geom", 512, (0.0002, 0.0002), (10.0, 4.0))})
+    assert v.verdict == F.FAILS and "from a greedy start is 2.5x faster" in v.why
+    assert verdict("_start", {PHASES: phases(512, 0.5, 0.5)}).verdict == F.UNTESTABLE     # no greedy runs
+    assert verdict("_start", {REPORT: even}).verdict == F.UNTESTABLE
+
+
+def test_evaluation_share():
+    v = verdict("_evaluation_share", {PHASES: phases(256, 0.5, 0.45) + phases(2048, 0.72, 0.25)})
+    assert v.verdict == F.HOLDS and "geom 50% at 256, 72% at 2048" in v.measured and "70% at 256" in v.measured
+    v = verdict("_evaluation_share", {PHASES: phases(256, 0.3, 0.65) + phases(2048, 0.52, 0.45, "uniform")})
+    assert v.verdict == F.CAVEAT and v.why.startswith("at most 52% in the full passes (uniform, n = 2048), not 70%")
+    assert v.why.endswith("gives up to 72%")
+    assert verdict("_evaluation_share", {PHASES: phases(2048, 0.9, 0.08)}).verdict == F.CAVEAT
+    v = verdict("_evaluation_share", {PHASES: phases(2048, 0.2, 0.75)})
+    assert v.verdict == F.FAILS and "switching, not the evaluation" in v.why
+    assert verdict("_evaluation_share", {PHASES: starts("geom", 512, (0.0, 0.0), (1.0, 1.0))}).verdict == F.UNTESTABLE
+
+
+def test_switching_share():
+    v = verdict("_switching_share", {PHASES: phases(256, 0.5, 0.45) + phases(2048, 0.6, 0.38)})
+    assert v.verdict == F.HOLDS and v.measured.endswith("geom 45% at 256, 38% at 2048")
+    v = verdict("_switching_share", {PHASES: phases(256, 0.3, 0.66) + phases(2048, 0.6, 0.38)})
+    assert v.verdict == F.CAVEAT and v.why == "within 35% to 60% at 1 of 2 family and size pairs; outside at geom n = 256 (66%)"
+    assert verdict("_switching_share", {PHASES: phases(256, 0.8, 0.15)}).verdict == F.FAILS
+    assert verdict("_switching_share", {}).verdict == F.UNTESTABLE
+
+
 def test_findings_without_data_here_say_what_would_measure_them():
     untested = [f for f in dgs_findings.FINDINGS if f.test.__name__ == "<lambda>"]
-    assert [f.where for f in untested] == ["Sec. 3.1", "Sec. 5", "Sec. 5", "Sec. 5, Alg. 3 and 4"]
+    assert [f.where for f in untested] == ["Sec. 5, Alg. 3 and 4"]
     for v in F.evaluate(untested, {REPORT: solvers(512, {"gpu": 1.0})}):
         assert v.verdict == F.UNTESTABLE and ("needs" in v.why)
 
 
 def test_the_recorded_data_give_these_verdicts():
     rows, sources = nbtools.findings_data(dgs_findings.FINDINGS)
-    assert set(rows) == {REPORT, GAP, TARGETS} and all("H100" in s for s in sources.values())
+    assert set(rows) == {REPORT, GAP, TARGETS, PHASES}
+    assert all("H100" in s for n, s in sources.items() if n != PHASES) and "(CPU)" in sources[PHASES]
     verdicts = F.evaluate(dgs_findings.FINDINGS, rows)
     assert all(isinstance(v, F.Verdict) for v in verdicts)
     got = {f.test.__name__ if f.test.__name__ != "<lambda>" else f.where: v.verdict
@@ -180,11 +233,12 @@ def test_the_recorded_data_give_these_verdicts():
         "_within_gap": F.CAVEAT,            # GEOM within 0.6%, uniform and report not at n = 256
         "_huge_gain": F.CAVEAT,             # huge against scipy, 3-16x against the exact GPU auction
         "_anytime": F.HOLDS,
-        "Sec. 3.1": F.UNTESTABLE,
-        "Sec. 5": F.UNTESTABLE,
+        "_start": F.CAVEAT,                 # no clear advantage on GEOM; on uniform greedy ends closer
+        "_evaluation_share": F.CAVEAT,      # about half in the full passes, more counting the re-evaluations
         "_gpu_evaluation": F.CAVEAT,        # 1.5x (global) at n = 512, 82x (shared) at 8192
         "_shared_beats_global": F.CAVEAT,   # about 3x, from a thread per cell rather than shared memory
         "_evaluation_growth": F.CAVEAT,     # CPU about n^2, not exponential
+        "_switching_share": F.CAVEAT,       # within 35-60% at the larger sizes, above at the smaller
         "Sec. 5, Alg. 3 and 4": F.UNTESTABLE,
         "_full_gpu_paramount": F.HOLDS,
         "_below_evaluation_alone": F.CAVEAT,  # only at n = 256

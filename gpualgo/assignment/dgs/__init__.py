@@ -11,7 +11,7 @@ _LAUNCH = "gpualgo.assignment.dgs.gpu:check_options"
 
 #: every version, in the order they are taught
 VARIANTS = variants.table(
-    Variant("serial", "gpualgo.assignment.dgs.serial:solve_serial", _SERIAL_ORDER),
+    Variant("serial", "gpualgo.assignment.dgs.serial:solve_serial", _SERIAL_ORDER | {"phases"}),
     *(Variant(v, f"gpualgo.assignment.dgs.gpu:{v}", _SERIAL_ORDER, gpu=True, checks=_LAUNCH)
       for v in ("gpu_de_global", "gpu_de_shared", "gpu_mixed")),
     Variant("gpu", "gpualgo.assignment.dgs.gpu:gpu_full",

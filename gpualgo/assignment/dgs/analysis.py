@@ -24,7 +24,8 @@ from ...timing import summary
 
 __all__ = ["GAP_FLOOR", "DGS_VARIANTS", "gap", "runs", "families", "median_of", "sizes", "speedup", "speedups",
            "speedup_lines", "speedup_by_set", "growth", "extrapolate", "evaluation_times", "mean_table", "target_lines",
-           "goal", "verdict", "against_the_paper", "takeaways"]
+           "goal", "verdict", "against_the_paper", "takeaways", "phase_shares", "start_pairs", "start_table",
+           "phase_lines"]
 
 #: a gap of 0 (the optimum) is drawn at this floor on the log axes
 GAP_FLOOR = 1e-7
@@ -332,4 +333,78 @@ def takeaways(report_rows, gap_rows, target_rows) -> list[str]:
         if g and a and gp is not None:
             out.append(f"{fam}, n = {size}: full-GPU DGS {g:.0f} ms for a gap of {gp:.3%}, the exact GPU auction "
                        f"{a:.0f} ms ({a / g:.1f}x longer) for the optimum.")
+    return out
+
+
+# ------------------------------------------------ serial DGS: its start and its phases
+
+
+def _serial(rows, init=None) -> list[dict]:
+    """The serial DGS runs of the ``serial_phases`` preset (from ``init``, or any start)."""
+    return [r for r in runs(rows) if r.get("variant") == "serial" and r.get("init") is not None
+            and (init is None or r["init"] == init)]
+
+
+def phase_shares(rows, init: str = "random") -> dict[tuple[str, int], dict[str, float]]:
+    """``{(family, n): shares}``: the median over the instances of each phase's share of the
+    DGS loop (``exec_ms``) of serial DGS from ``init`` (the ``serial_phases`` preset):
+    ``eval`` the full difference evaluations (the paper's Sec. 3.2), ``switch`` the switching
+    phases (Sec. 3.3: picking, applying and re-evaluating the touched rows), ``reeval`` those
+    re-evaluations, ``all_eval`` every evaluation (``eval + reeval``); and ``exec_ms``.
+
+    >>> phase_shares([dict(family="geom", n=8, variant="serial", init="random", total_ms=12.0, exec_ms=10.0,
+    ...                    eval_ms=6.0, switch_ms=3.5, reeval_ms=2.0)])[("geom", 8)]["switch"]
+    0.35
+    """
+    cells: dict = {}
+    for r in _serial(rows, init):
+        if all(_number(r.get(k)) for k in ("exec_ms", "eval_ms", "switch_ms", "reeval_ms")) and r["exec_ms"] > 0:
+            cells.setdefault((r["family"], r["n"]), []).append(r)
+    out = {}
+    for key in sorted(cells, key=lambda k: (families(rows).index(k[0]), k[1])):
+        rs = cells[key]
+        share = {p: float(np.median([r[f"{p}_ms"] / r["exec_ms"] for r in rs])) for p in ("eval", "switch", "reeval")}
+        share["all_eval"] = float(np.median([(r["eval_ms"] + r["reeval_ms"]) / r["exec_ms"] for r in rs]))
+        share["exec_ms"] = float(np.median([r["exec_ms"] for r in rs]))
+        out[key] = share
+    return out
+
+
+def start_pairs(rows, a: str = "random", b: str = "greedy") -> list[tuple[dict, dict]]:
+    """The runs of serial DGS from start ``a`` and from start ``b`` on the same instance
+    (family, size, seed), as pairs ``(run from a, run from b)``."""
+    by = {(r["family"], r["n"], r.get("seed"), r["init"]): r for r in _serial(rows)}
+    return [(ra, by[(f, n, s, b)]) for (f, n, s, i), ra in by.items() if i == a and (f, n, s, b) in by]
+
+
+def start_table(rows) -> str:
+    """A Markdown table, a line per family and size: the medians of serial DGS's gap, whole
+    time (``total_ms``), start time (``start_ms``) and switches from a random and from a greedy
+    start on the same instances ('' without such pairs)."""
+    pairs = start_pairs(rows)
+    if not pairs:
+        return ""
+    cells: dict = {}
+    for ra, rb in pairs:
+        cells.setdefault((ra["family"], ra["n"]), []).append((ra, rb))
+    lines = ["| family | n | gap random | gap greedy | total ms random | total ms greedy | start ms random | "
+             "start ms greedy | switches random | switches greedy |", "|---" * 10 + "|"]
+    for (fam, n), ps in cells.items():
+        def med(k, side):
+            return float(np.median([p[side][k] for p in ps]))
+        lines.append(f"| {fam} | {n} | {med('gap', 0):.3%} | {med('gap', 1):.3%} | {med('total_ms', 0):.1f} | "
+                     f"{med('total_ms', 1):.1f} | {med('start_ms', 0):.2f} | {med('start_ms', 1):.2f} | "
+                     f"{med('switches', 0):.0f} | {med('switches', 1):.0f} |")
+    return "\n".join(lines)
+
+
+def phase_lines(rows) -> list[str]:
+    """A line per family: the share of the loop's time serial DGS spends in each phase, from a
+    random start (:func:`phase_shares`), at every size."""
+    shares = phase_shares(rows)
+    out = []
+    for fam in dict.fromkeys(f for f, _ in shares):
+        parts = [f"n = {n}: evaluation {s['eval']:.0%} (with the re-evaluations {s['all_eval']:.0%}), switching "
+                 f"{s['switch']:.0%}" for (f, n), s in shares.items() if f == fam]
+        out.append(f"{fam}, serial DGS from a random start, share of its loop's time: " + "; ".join(parts))
     return out

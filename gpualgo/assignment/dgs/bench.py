@@ -15,6 +15,11 @@
              auction, scipy and lap (serial and mixed DGS up to ``cpu_max``, scipy up to
              ``scipy_max``, lap up to ``lap_max``: on GEOM instances both take seconds at
              n = 4096, see ``data/results/dgs/``).
+``serial_phases``  on the CPU only (no GPU needed): serial DGS from a random and from a greedy
+             start on the same GEOM and uniform instances, with the time of its phases
+             (``phases=True``: ``eval_ms`` the full difference evaluations, ``switch_ms`` the
+             switching phases, ``reeval_ms`` the re-evaluations within them, ``start_ms`` the
+             start), beside scipy's optimum (checked with lap where lap is installed).
 
 Every preset takes ``quick=True`` (its ``Preset.quick`` sizes).  Rows (:func:`gpualgo.bench.row`):
 ``variant`` (serial, gpu_mixed, gpu, gpu_eps_scaling, scipy, lap, or de_cpu / de_global /
@@ -45,7 +50,7 @@ from . import gpu as dgs_gpu
 from .analysis import gap
 from .checks import check_result
 
-__all__ = ["PRESETS", "FAMILIES", "make_instance", "dgs_row", "evaluation_row"]
+__all__ = ["PRESETS", "FAMILIES", "PHASE_COLUMNS", "make_instance", "dgs_row", "evaluation_row"]
 
 FAMILIES = ("geom", "uniform", "report", "ties")
 
@@ -199,6 +204,49 @@ def _targets_cases(p):
                 yield bench.Case(f"{fam} n={n} #{k}", run)
 
 
+#: the columns of serial DGS's phases (``phases=True``) a ``serial_phases`` row adds
+PHASE_COLUMNS = ("start_ms", "eval_ms", "switch_ms", "reeval_ms")
+
+
+def _optimum(B, fields, rep: int):
+    """scipy's optimum, as a row and a number, without a GPU: checked against lap's where lap is
+    installed (a disagreement raises), else recorded unverified."""
+    from scipy.optimize import linear_sum_assignment
+    (rr, cc), t = timed(linear_sum_assignment, B, maximize=True)
+    opt = int(B[rr, cc].astype(np.int64).sum())
+    by = None
+    if peers.available("lap"):
+        other = checks.objective(B, peers.lap_assignment(B))
+        if other != opt:
+            raise RuntimeError(f"scipy {opt} != lap {other} on {fields}")
+        by = "lap"
+    row = dict(bench.peer_row("scipy", opt, t, rep=rep, verified=by is not None, **fields), optimum=opt, gap=0.0,
+               verified_by=by)
+    return row, opt
+
+
+def _phases_cases(p):
+    for fam in p["families"]:
+        for n in p["sizes"]:
+            for k in range(p["instances"]):
+                def run(fam=fam, n=n, k=k):
+                    tiny = make_instance("uniform", 32, 0)
+                    for init in p["inits"]:    # compiles what is timed, the timed phases included
+                        solve_dgs(tiny, variant="serial", init=init, phases=True)
+                    seed = _seed(p["seed"], n, k)
+                    B = make_instance(fam, n, seed)
+                    fields = dict(algorithm="dgs", family=fam, n=n, seed=seed)
+                    ref, opt = _optimum(B, fields, k)
+                    rows = [ref]
+                    for init in p["inits"]:
+                        r = solve_dgs(B, variant="serial", init=init, seed=seed, phases=True)
+                        row = dgs_row(B, r, opt, k, **fields, init=init)
+                        row.update({c: r.stats[c] for c in PHASE_COLUMNS}, passes=r.stats["passes"])
+                        rows.append(row)
+                    return rows
+                yield bench.Case(f"{fam} n={n} #{k}", run)
+
+
 PRESETS = {
     "report": bench.Preset(
         "the paper's experiments on dense GEOM instances: evaluation time CPU / GPU global / GPU shared, "
@@ -218,4 +266,10 @@ PRESETS = {
         dict(sizes=[1024, 2048, 4096, 8192, 16384], families=["geom", "uniform"], instances=1, seed=2012,
              cpu_max=8192, scipy_max=2048, lap_max=4096, variants=["serial", "gpu_mixed", "gpu"]),
         _targets_cases, quick=dict(sizes=[128, 256], instances=1, cpu_max=512)),
+    "serial_phases": bench.Preset(
+        "CPU only: serial DGS from a random and from a greedy start on GEOM and uniform instances, the time of "
+        "its difference evaluation and of its switching, its gap to scipy's optimum (checked with lap)",
+        dict(sizes=[256, 512, 1024, 2048], families=["geom", "uniform"], instances=3, seed=2013,
+             inits=["random", "greedy"]),
+        _phases_cases, needs_gpu=False, quick=dict(sizes=[64, 128], instances=1)),
 }

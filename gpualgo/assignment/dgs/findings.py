@@ -7,7 +7,8 @@ a solver entirely on the GPU, compared with the GPU auction of Vasconcelos and R
 :data:`FINDINGS` holds every conclusion the paper states, each with a test that computes its
 verdict from the rows of the ``dgs`` presets (:mod:`gpualgo.assignment.dgs.bench`): ``report``
 (the paper's experiments on GEOM instances), ``gap`` (the gap to the optimum on four
-families, and the anytime traces) and ``targets`` (sizes up to 16384).
+families, and the anytime traces), ``targets`` (sizes up to 16384) and ``serial_phases`` (serial
+DGS on the CPU from a random and a greedy start, with the time of its phases).
 
 The paper's versions are rebuilt here (serial, ``gpu_de_global``, ``gpu_de_shared``,
 ``gpu_mixed``, ``gpu``); its GPU auction is not: every comparison with an auction uses the
@@ -26,9 +27,10 @@ from __future__ import annotations
 from ... import findings as F
 from . import analysis as A
 
-__all__ = ["FINDINGS", "GAP_CLAIM", "PAPER_SPEEDUP", "SERIAL_SPEEDUP", "DRAMATIC"]
+__all__ = ["FINDINGS", "GAP_CLAIM", "PAPER_SPEEDUP", "SERIAL_SPEEDUP", "DRAMATIC", "CLEAR_WINS", "CLEAR_TIME",
+           "EVAL_SHARE", "SWITCH_SHARE"]
 
-REPORT, GAP, TARGETS = "dgs/report", "dgs/gap", "dgs/targets"
+REPORT, GAP, TARGETS, PHASES = "dgs/report", "dgs/gap", "dgs/targets", "dgs/serial_phases"
 #: the paper's worst gap to the optimum (Sec. 1 and 3)
 GAP_CLAIM = A.PAPER_GAP
 #: the paper's largest speed-up of GPU DGS over the GPU auction (Sec. 6, Fig. 3)
@@ -37,6 +39,15 @@ PAPER_SPEEDUP = 400.0
 SERIAL_SPEEDUP = 20.0
 #: "one order of magnitude", "dramatic", "paramount", "huge": read as at least 10x
 DRAMATIC = 10.0
+#: a start has a clear advantage in quality when it ends closer to the optimum on more than this
+#: share of the instances where the two starts end apart
+CLEAR_WINS = 0.75
+#: ... or in time when the whole run from one start is more than this many times faster (medians)
+CLEAR_TIME = 1.5
+#: the paper's share of the C solver's time in difference evaluation (Sec. 5), and how close counts
+EVAL_SHARE, SHARE_CLOSE = 0.70, 0.10
+#: the paper's range of the switching phase's share (Sec. 5)
+SWITCH_SHARE = (0.35, 0.60)
 #: the baseline every auction comparison uses, and why it is not the paper's
 BASELINE = "gpu_eps_scaling"
 NOT_THE_PAPERS = ("the baseline is not the paper's: its GPU auction (Vasconcelos and Rosenhahn, 2009, on a GTX 295) "
@@ -351,6 +362,99 @@ def _order_below_serial(data):
     return F.fails(measured, "full-GPU DGS is not faster than serial DGS at the large sizes")
 
 
+# ------------------------------------------------------- serial DGS on the CPU (Sec. 3.1, 5)
+
+
+def _start(data):
+    pairs = A.start_pairs(F.need(data, PHASES))
+    if not pairs:
+        _missing(f"serial DGS from a random and from a greedy start on the same instances in {PHASES}")
+    parts, clear, even = [], [], []
+    for fam in A.families([a for a, _ in pairs]):
+        ps = [(a, b) for a, b in pairs if a["family"] == fam]
+        greedy = sum(b["gap"] < a["gap"] for a, b in ps)
+        rand = sum(a["gap"] < b["gap"] for a, b in ps)
+        ratio = F.median(b["total_ms"] / a["total_ms"] for a, b in ps)
+        parts.append(f"{fam}: median gap random {F.median(a['gap'] for a, _ in ps):.3%}, greedy "
+                     f"{F.median(b['gap'] for _, b in ps):.3%}, closer from greedy on {greedy} of {len(ps)} instances, "
+                     f"from random on {rand}; whole run greedy / random {ratio:.2f}x")
+        decided = greedy + rand
+        if decided >= 4 and max(greedy, rand) > CLEAR_WINS * decided:
+            clear.append(f"on {fam} DGS from a {'greedy' if greedy > rand else 'random'} start ends closer to the "
+                         f"optimum on {max(greedy, rand)} of {decided} instances")
+        elif ratio < 1 / CLEAR_TIME or ratio > CLEAR_TIME:
+            clear.append(f"on {fam} the whole run from a {'greedy' if ratio < 1 else 'random'} start is "
+                         f"{max(ratio, 1 / ratio):.1f}x faster")
+        else:
+            even.append(fam)
+    ratio = F.median(b["total_ms"] / a["total_ms"] for a, b in pairs)
+    start = F.median(b["start_ms"] / a["start_ms"] for a, b in pairs if a["start_ms"] > 0)
+    sw = F.median(b["switches"] / a["switches"] for a, b in pairs if a["switches"] > 0)
+    measured = ("; ".join(parts) + f"; over all {len(pairs)} instances, greedy / random (medians of the ratios): "
+                f"whole run {ratio:.2f}x" + (f", the start alone {start:.1f}x" if start is not None else "")
+                + (f", switches {sw:.2f}x" if sw is not None else ""))
+    if clear and not even:
+        return F.fails(measured, "; ".join(clear))
+    if clear:
+        return F.caveat(measured, f"no clear advantage on {', '.join(even)}, but " + "; ".join(clear)
+                        + " (the greedy start leaves DGS fewer switches to make)")
+    if ratio < 1:
+        return F.caveat(measured, "no clear advantage in quality; the greedy start itself takes longer, but the whole "
+                                  "run from it is not longer (DGS has fewer switches to make from it)")
+    return F.holds(measured)
+
+
+def _phase_cells(data):
+    shares = A.phase_shares(F.need(data, PHASES))
+    if not shares:
+        _missing(f"serial DGS's phases (eval_ms, switch_ms) from a random start in {PHASES}")
+    return shares
+
+
+def _at(shares, key) -> str:
+    parts = []
+    for fam in dict.fromkeys(f for f, _ in shares):
+        vals = [(n, s[key]) for (f, n), s in shares.items() if f == fam]
+        parts.append(f"{fam} " + ", ".join(f"{x:.0%} at {n}" for n, x in vals))
+    return "; ".join(parts)
+
+
+def _evaluation_share(data):
+    shares = _phase_cells(data)
+    top_key = max(shares, key=lambda k: shares[k]["eval"])
+    top = shares[top_key]["eval"]
+    measured = (f"serial DGS from a random start on this CPU, median share of its loop's time in the full difference "
+                f"evaluations: {_at(shares, 'eval')} (counting the re-evaluations of the touched rows too: "
+                f"{_at(shares, 'all_eval')})")
+    lo, hi = EVAL_SHARE - SHARE_CLOSE, EVAL_SHARE + SHARE_CLOSE
+    if lo <= top <= hi:
+        return F.holds(measured)
+    if top > hi:
+        return F.caveat(measured, f"the evaluation takes even more than {EVAL_SHARE:.0%}, up to {top:.0%} "
+                                  f"({top_key[0]}, n = {top_key[1]})")
+    every = max(s["all_eval"] for s in shares.values())
+    if top >= 0.4:
+        return F.caveat(measured, f"at most {top:.0%} in the full passes ({top_key[0]}, n = {top_key[1]}), not "
+                                  f"{EVAL_SHARE:.0%}, the rest going to switching, whose every step scans all stored "
+                                  f"gains and re-evaluates two agents and two jobs; counting those re-evaluations as "
+                                  f"evaluation too gives up to {every:.0%}")
+    return F.fails(measured, f"at most {top:.0%}: switching, not the evaluation, takes most of the time here")
+
+
+def _switching_share(data):
+    shares = _phase_cells(data)
+    measured = (f"serial DGS from a random start on this CPU, median share of its loop's time in the switching phases "
+                f"(picking, applying and re-evaluating the touched rows): {_at(shares, 'switch')}")
+    inside = {k for k, s in shares.items() if SWITCH_SHARE[0] <= s["switch"] <= SWITCH_SHARE[1]}
+    if len(inside) == len(shares):
+        return F.holds(measured)
+    out = ", ".join(f"{f} n = {n} ({shares[(f, n)]['switch']:.0%})" for f, n in shares if (f, n) not in inside)
+    if inside:
+        return F.caveat(measured, f"within {SWITCH_SHARE[0]:.0%} to {SWITCH_SHARE[1]:.0%} at {len(inside)} of "
+                                  f"{len(shares)} family and size pairs; outside at {out}")
+    return F.fails(measured, f"outside {SWITCH_SHARE[0]:.0%} to {SWITCH_SHARE[1]:.0%} everywhere: {out}")
+
+
 # ------------------------------------------------------------------ not measured here
 
 
@@ -366,21 +470,17 @@ FINDINGS = [
     F.Finding("DGS starts from a full assignment and keeps improving it, so it can be interrupted at a deadline "
               "with the best assignment found so far", "Sec. 3", [GAP], _anytime),
     F.Finding("A random or a greedy initial assignment: no clear advantage to either (greedy takes a bit longer)",
-              "Sec. 3.1", [],
-              _untestable("no recorded run starts from a greedy assignment: every preset starts DGS at random; "
-                          "needs the report preset run with both starts (an init option it does not have yet)")),
-    F.Finding("Difference evaluation takes as much as 70% of the total time of the C solver", "Sec. 5", [],
-              _untestable("the rows record each run's total time, not its phases: needs the serial solver's "
-                          "evaluation and switching times per run, which no preset records yet")),
+              "Sec. 3.1", [PHASES], _start),
+    F.Finding("Difference evaluation takes as much as 70% of the total time of the C solver", "Sec. 5", [PHASES],
+              _evaluation_share),
     F.Finding("A dramatic improvement from the CPU difference evaluation to both GPU ones, even with memory "
               "transfers at every iteration", "Sec. 5, Fig. 1", [REPORT], _gpu_evaluation),
     F.Finding("The shared-memory evaluation behaves consistently better than the global-memory one",
               "Sec. 5, Fig. 1", [REPORT], _shared_beats_global),
     F.Finding("The evaluation time grows linearly with the size for both GPU versions, against the exponential "
               "growth of the CPU version", "Sec. 5, Fig. 1", [REPORT], _evaluation_growth),
-    F.Finding("The switching phase takes between 35% and 60% of the total time of the solver", "Sec. 5", [],
-              _untestable("the rows record each run's total time, not its phases: needs the switching time of "
-                          "serial DGS per run (gpu_mixed measures it but no preset records it yet)")),
+    F.Finding("The switching phase takes between 35% and 60% of the total time of the solver", "Sec. 5", [PHASES],
+              _switching_share),
     F.Finding("Check-Conflicts selects the non-conflicting 2-exchanges, which are then applied in parallel",
               "Sec. 5, Alg. 3 and 4", [],
               _untestable("the paper's Check-Conflicts selection is not built here: the full-GPU version applies "

@@ -110,7 +110,8 @@ def prepare(B, force: bool = False, transpose: bool = True):
 
 @njit(cache=True)
 def _greedy(A):
-    """Agents in index order, each takes its best free job (ties to the lowest job)."""
+    """The greedy start: agents in index order, each takes its best free job (ties to the
+    lowest job); ``O(m n)``, the cost of one full difference evaluation."""
     m, n = A.shape
     taken = np.zeros(n, dtype=np.bool_)
     tau = np.empty(m, dtype=np.int64)
@@ -127,7 +128,13 @@ def _greedy(A):
 def initial_assignment(A, init="random", seed=0) -> np.ndarray:
     """The start of DGS: ``"random"`` (a random injective map, from ``seed``), ``"greedy"``
     (agents in order take their best free job), or an explicit int array of ``m`` distinct
-    jobs.  Returns int64 ``tau`` (the job of each agent)."""
+    jobs.  Returns int64 ``tau`` (the job of each agent).
+
+    The paper (Sec. 3.1) offers both starts, a random one and "a greedy initial assignment
+    where the benefit is taken into account", without saying which greedy rule; ``"greedy"``
+    is the simplest one (:func:`_greedy`). It found no clear advantage to either and kept
+    the random start, the greedy one taking a bit longer; the ``serial_phases`` preset of
+    :mod:`gpualgo.assignment.dgs.bench` measures both on the same instances."""
     m, n = A.shape
     if isinstance(init, str):
         if init == "random":
@@ -292,12 +299,18 @@ def pick_and_apply(A, tau, holder, cur, ad, aj, jd, ji, tol, out):
 
 
 @njit(cache=False)
-def switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end):
+def switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end, phases):
     """Switch while a stored gain exceeds ``tol``, re-evaluating the touched agents and jobs
     on the CPU.  ``state = [objective, switches, steps, t0_us]`` is updated in place.
-    Returns the number of switches applied (stops early when the clock passes ``t_end``)."""
+    Returns the number of switches applied (stops early when the clock passes ``t_end``).
+
+    ``phases``: an empty float64 array, or ``[evaluation_us, switching_us, reevaluation_us]``
+    (see :func:`dgs`), whose last entry then gains the time of the re-evaluations (one more
+    clock reading per switch: the one after it is the trace's)."""
     out = np.empty(4, dtype=np.int64)
     applied = 0
+    timed = phases.size == 3
+    t_re = 0.0
     while True:
         r = pick_and_apply(A, tau, holder, cur, ad, aj, jd, ji, tol, out)
         if r == 0.0:
@@ -308,8 +321,12 @@ def switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_
         state[0] += r - 2.0
         state[1] += 1
         applied += 1
+        if timed:
+            t_re = now_us(clk)
         reevaluate(A, AT, tau, holder, cur, ad, aj, jd, ji, out[0], out[1], out[2], out[3])
         t = now_us(clk)
+        if timed:
+            phases[2] += t - t_re
         record_trace(trace[0], trace[1], trace[2], tr_meta, np.int64(state[1]), state[0], t - state[3])
         if t > t_end:
             break
@@ -349,7 +366,8 @@ def switch_steps(A, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta
     return applied
 
 
-def dgs(A, AT, tau, tol, trace, tr_meta, state, time_limit_us, evaluate=None, python_steps=False, report=None):
+def dgs(A, AT, tau, tol, trace, tr_meta, state, time_limit_us, evaluate=None, python_steps=False, report=None,
+        phases=None):
     """The DGS loop (the paper's Algorithm 1) on ``tau`` (modified in place): a full
     difference evaluation, then a switching phase, until a pass applies nothing.
 
@@ -359,7 +377,13 @@ def dgs(A, AT, tau, tol, trace, tr_meta, state, time_limit_us, evaluate=None, py
     compiled :func:`switch_phase`; ``report(kind, **what)`` also hears ``"pass"`` (its
     ``number`` and the stored ``agent_gains`` and ``job_gains``). ``state = [objective,
     switches, steps, t0_us]`` is updated in place; the run stops after the pass during which
-    the clock passed ``t0_us + time_limit_us``. Returns ``(passes, converged)``."""
+    the clock passed ``t0_us + time_limit_us``. Returns ``(passes, converged)``.
+
+    ``phases``: None, or a float64 array of three zeros that receives the microseconds spent
+    in the full difference evaluations (the paper's Sec. 3.2), in the switching phases (Sec.
+    3.3: picking, applying and re-evaluating the touched rows) and, within the switching, in
+    those re-evaluations (compiled switching only). Three clock readings per pass, and one per
+    switch; without it, nothing is read."""
     holder, cur = start_state(A, tau)
     m, n = A.shape
     evaluate = CpuEvaluation(A, AT) if evaluate is None else evaluate
@@ -367,17 +391,27 @@ def dgs(A, AT, tau, tol, trace, tr_meta, state, time_limit_us, evaluate=None, py
     jd, ji = np.empty(n), np.empty(n, dtype=np.int64)
     clk = new_clock()
     t_end = state[3] + time_limit_us
+    ph = np.empty(0) if phases is None else phases
     passes = 0
     while True:
         passes += 1
+        if phases is not None:
+            t_a = now_us(clk)
         evaluate(tau, holder, cur, ad, aj, jd, ji)
+        if phases is not None:
+            ph[0] += now_us(clk) - t_a
         if report is not None:
             report("pass", number=passes, agent_gains=ad.copy(), job_gains=jd.copy())
+        if phases is not None:
+            t_b = now_us(clk)
         if python_steps:
             applied = switch_steps(A, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end,
                                    evaluate, report)
         else:
-            applied = switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end)
+            applied = switch_phase(A, AT, tau, holder, cur, ad, aj, jd, ji, tol, state, trace, tr_meta, clk, t_end,
+                                   ph)
+        if phases is not None:
+            ph[1] += now_us(clk) - t_b
         # a pass that applied nothing ran to its end (the clock stops a phase only after a
         # switch): the assignment is exchange-optimal, even when the limit has passed meanwhile
         if applied == 0:
@@ -482,7 +516,7 @@ def parallel_rounds(A, AT, tau, tol, max_rounds):
 
 
 def solve_serial(B, eps=None, init="random", seed=0, time_limit=None, trace_capacity: int = 4096,
-                 force: bool = False) -> AssignmentResult:
+                 force: bool = False, phases: bool = False) -> AssignmentResult:
     """Serial DGS (numba).  ``init``: ``"random"`` (from ``seed``), ``"greedy"`` or an
     assignment array; ``time_limit``: seconds, after which the best assignment so far (the
     current one: DGS only ever improves it) is returned with ``stats["converged"] = False``.
@@ -495,7 +529,11 @@ def solve_serial(B, eps=None, init="random", seed=0, time_limit=None, trace_capa
     copies and the start; ``exec_ms``: the DGS loop), ``switches`` applied, ``steps`` (switch
     attempts, stale ones included), ``passes`` (full evaluations), ``converged``, ``tol``,
     the start's objective and the anytime trace (``trace_switches``, ``trace_objective``,
-    ``trace_ms``).
+    ``trace_ms``), ``start_ms`` (the start's own time, within ``prepare_ms``). With
+    ``phases=True`` also the phases of ``exec_ms`` (see :func:`dgs`): ``eval_ms`` (the full
+    difference evaluations), ``switch_ms`` (the switching phases) and ``reeval_ms`` (the
+    re-evaluations of the touched rows, part of ``switch_ms``); their sum stays below
+    ``exec_ms``, the rest being the loop's own work.
 
     Raises ValueError for a bad matrix (see :func:`prepare`, which also refuses a matrix too
     large for the host's memory unless ``force``), a bad ``init`` or ``seed``, a negative or
@@ -510,15 +548,20 @@ def solve_serial(B, eps=None, init="random", seed=0, time_limit=None, trace_capa
                       where="host", hint="use a smaller trace_capacity")
     trace, meta = new_trace(trace_capacity)
     A, AT, tol = prepare(B, force)
+    ts = time.perf_counter()
     tau = initial_assignment(A, init, seed)
+    start_ms = (time.perf_counter() - ts) * 1e3
     start_obj = float(A[np.arange(A.shape[0]), tau].sum())
+    ph = np.zeros(3) if phases else None
     t1 = time.perf_counter()
     state = np.array([start_obj, 0.0, 0.0, host_us()])
-    passes, converged = dgs(A, AT, tau, tol, trace, meta, state, limit_us)
+    passes, converged = dgs(A, AT, tau, tol, trace, meta, state, limit_us, phases=ph)
     t2 = time.perf_counter()
     exec_ms = (t2 - t1) * 1e3
     sw, ob, ms = trace_arrays(trace, meta, start_obj, (int(state[1]), state[0], exec_ms))
     stats = {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": exec_ms, "device": gpu.cpu_label(),
              "switches": int(state[1]), "steps": int(state[2]), "passes": int(passes), "converged": bool(converged),
-             "tol": tol, "init": init if isinstance(init, str) else "given"}
+             "tol": tol, "init": init if isinstance(init, str) else "given", "start_ms": start_ms}
+    if phases:
+        stats.update(eval_ms=float(ph[0]) / 1e3, switch_ms=float(ph[1]) / 1e3, reeval_ms=float(ph[2]) / 1e3)
     return make_dgs_result(B, tau, "serial", stats, t0, start_obj, sw, ob, ms)
