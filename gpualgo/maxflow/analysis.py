@@ -20,7 +20,8 @@ from ..timing import summary
 from .bench import parse_options, parse_size
 
 __all__ = ["algorithm_ms", "with_algorithm_ms", "medians", "verification", "time_split", "fastest_first",
-           "time_shares", "sweep_counts", "levels_per_relabel", "tuning_table", "targets_verdict"]
+           "time_shares", "sweep_counts", "levels_per_relabel", "tuning_table", "targets_verdict",
+           "instance_label", "heuristic_medians", "heuristics_table", "cut_medians", "cut_table"]
 
 
 def _num(v) -> bool:
@@ -209,4 +210,102 @@ def targets_verdict(rows, ours: str = "gpu_vertex_centric", limit_ms: float = 21
             lines.append(f"    faster than the fastest CPU library in every run: {max(tot) < min(peer_ms.values())}")
         if size == "128x128":
             lines.append(f"    under {limit_ms:,.0f} ms: best run {min(tot) < limit_ms}, every run {max(tot) < limit_ms}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ the serial_heuristics preset
+
+def _instance(row) -> tuple:
+    return (row.get("family"), row.get("experiment"), row.get("directed"), int(row["n"]),
+            row.get("density") if row.get("experiment") == "density" else None, row.get("size"))
+
+
+def instance_label(key: tuple) -> str:
+    """A readable name for an instance of ``serial_heuristics`` (:func:`heuristic_medians`' keys).
+
+    >>> instance_label(("gnp", "size", True, 3162, None, None)), instance_label(("genrmf", "genrmf", True, 4096, None, "16x16"))
+    ('gnp n = 3,162 directed', 'genrmf 16x16 (n = 4,096)')
+    >>> instance_label(("gnp", "density", True, 1000, 0.5, None))
+    'gnp n = 1,000 p = 0.5'
+    """
+    family, experiment, directed, n, density, size = key
+    if family == "genrmf":
+        return f"genrmf {size} (n = {n:,})"
+    if experiment == "density":
+        return f"gnp n = {n:,} p = {density}"
+    return f"gnp n = {n:,} {'directed' if directed else 'undirected'}"
+
+
+def heuristic_medians(rows) -> dict:
+    """``{instance: {heuristics: {"ms": .., "relabels": .., "pushes": ..}}}`` over the ``step="flow"``
+    rows of ``serial_heuristics``: the medians of the serial version's execution time (``exec_ms``)
+    and counters, per instance (:func:`instance_label`) and set of heuristics, instances in the
+    order they first appear.
+
+    >>> rows = [dict(step="flow", family="gnp", experiment="size", directed=True, n=100, heuristics=h,
+    ...              exec_ms=ms, relabels=k, pushes=k) for h, ms, k in (("none", 8.0, 900), ("gap", 1.0, 90))]
+    >>> heuristic_medians(rows)[("gnp", "size", True, 100, None, None)]["none"]
+    {'ms': 8.0, 'relabels': 900.0, 'pushes': 900.0}
+    """
+    groups: dict = {}
+    for r in rows:
+        if r.get("step") == "flow" and _num(r.get("exec_ms")):
+            groups.setdefault(_instance(r), {}).setdefault(r["heuristics"], []).append(r)
+    return {k: {h: {"ms": _median(rs, "exec_ms"), "relabels": _median(rs, "relabels"), "pushes": _median(rs, "pushes")}
+                for h, rs in hs.items()} for k, hs in groups.items()}
+
+
+def _ms_text(v) -> str:
+    if v is None:
+        return "-"
+    return f"{v:,.0f}" if v >= 100 else (f"{v:.1f}" if v >= 1 else f"{v:.3f}")
+
+
+def heuristics_table(rows, order=("global relabel + gap", "global relabel", "gap", "none")) -> str:
+    """The serial version with and without its heuristics, one line per instance: the median
+    execution time (ms) and relabels of each set of heuristics (``-`` where it did not run: the
+    preset runs those without the global relabel only up to ``plain_max`` vertices), and how
+    many times slower the plain version (``none``) was than with both."""
+    med = heuristic_medians(rows)
+    head = "".join(f"{h:>24s}" for h in order)
+    lines = [f"median ms (relabels)            {head}   none / both", ]
+    for key, m in med.items():
+        cells = "".join(f"{_ms_text(m[h]['ms']) + ' (' + format(int(m[h]['relabels']), ',') + ')' if h in m else '-':>24s}"
+                        for h in order)
+        ratio = f"{m['none']['ms'] / m[order[0]]['ms']:,.0f}x" if "none" in m and order[0] in m else "-"
+        lines.append(f"  {instance_label(key):30s}{cells}   {ratio:>10s}")
+    return "\n".join(lines)
+
+
+def cut_medians(rows) -> dict:
+    """``{instance: {"flow": ms, method: ms}}`` over the ``step="cut"`` rows of
+    ``serial_heuristics``: the median time of the push-relabel run the cut was read from, and
+    of each way of reading it (``heights``, ``bfs``, ``scan``: the row's variant ``cut_<method>``).
+
+    >>> rows = [dict(step="cut", family="gnp", experiment="size", directed=True, n=100, variant=f"cut_{m}",
+    ...              exec_ms=ms, flow_ms=2.0) for m, ms in (("bfs", 0.1), ("scan", 40.0))]
+    >>> cut_medians(rows)[("gnp", "size", True, 100, None, None)]
+    {'flow': 2.0, 'bfs': 0.1, 'scan': 40.0}
+    """
+    groups: dict = {}
+    for r in rows:
+        if r.get("step") == "cut" and _num(r.get("exec_ms")):
+            g = groups.setdefault(_instance(r), {})
+            g.setdefault("flow", []).append(r)
+            g.setdefault(r["variant"].removeprefix("cut_"), []).append(r)
+    return {k: {m: _median(rs, "flow_ms" if m == "flow" else "exec_ms") for m, rs in g.items()}
+            for k, g in groups.items()}
+
+
+def cut_table(rows) -> str:
+    """The minimum-cut step on its own, one line per instance: the median time (ms) of the
+    push-relabel run and of each way of reading its cut: from the heights (O(n)), the BFS on
+    the transposed residual graph (O(n + m)) and the report's first search (a scan of every arc
+    for each vertex that reaches the sink), and the scan's time over push-relabel's."""
+    lines = [f"median ms                       {'push-relabel':>14s}{'heights':>10s}{'BFS':>10s}{'scan':>10s}"
+             "   scan / push-relabel"]
+    for key, m in cut_medians(rows).items():
+        ratio = f"{m['scan'] / m['flow']:,.1f}x" if "scan" in m and m.get("flow") else "-"
+        lines.append(f"  {instance_label(key):30s}{_ms_text(m.get('flow')):>14s}" +
+                     "".join(f"{_ms_text(m.get(k)):>10s}" for k in ("heights", "bfs", "scan")) + f"   {ratio:>19s}")
     return "\n".join(lines)

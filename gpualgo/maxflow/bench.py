@@ -12,6 +12,9 @@
   ratios of the vertex-centric version to the fastest CPU library.
 - ``tuning``: the vertex-centric version's options on genrmf, each configuration in full.
 - ``cpu``: serial against the CPU peers on small instances (no GPU needed).
+- ``serial_heuristics``: the serial version with and without its two heuristics (the global
+  relabel and the gap), on the report's G(n, p) and on genrmf, and the minimum-cut step timed
+  on its own three ways (no GPU needed): :func:`serial_heuristics_rows`.
 
 Each preset's ``quick`` values are its tiny sizes (CI, headless notebooks). Every row has the
 columns of :func:`gpualgo.bench.row`: ``variant`` (one of ours, or a CPU peer of
@@ -33,7 +36,7 @@ import math
 from .. import bench, peers
 from ..bench import Case, Preset
 from ..gpu import cpu_label
-from . import checks, instances
+from . import checks, instances, serial
 from .gpu import default_tile
 from .solve import VARIANTS, solve
 
@@ -333,6 +336,78 @@ def _cpu_cases(p):
                     lambda f=family, sz=size: family_instance(f, sz, seed), here, reps, seed, reps)
 
 
+# ---------------------------------------------------------------------- serial_heuristics
+
+#: the serial version's heuristics in the ``serial_heuristics`` preset: label -> (global_relabel, gap)
+HEURISTICS = {"global relabel + gap": (True, True), "global relabel": (True, False), "gap": (False, True),
+              "none": (False, False)}
+
+
+def serial_heuristics_rows(net, reps: int, plain_max: int, scan_max: int, **fields) -> list[dict]:
+    """The rows of one instance of ``serial_heuristics``, every one checked against scipy's
+    value on the same network:
+
+    - ``step="flow"``: the serial version with each set of :data:`HEURISTICS` (the columns
+      ``heuristics``, ``global_relabel``, ``gap``), ``reps`` times; those without the global
+      relabel only up to ``plain_max`` vertices. Counters: pushes, relabels, global relabels,
+      gaps. ``verified``: the flow equals scipy's and its certificate holds.
+    - ``step="cut"``: the minimum-cut step on its own (:func:`gpualgo.maxflow.serial.cut_steps`),
+      ``variant`` ``cut_<method>``: from the heights, by the BFS on the transposed residual
+      graph, and by the report's first search (a scan of every arc per vertex, only up to
+      ``scan_max`` vertices); ``exec_ms`` the step (best of 3 calls), ``flow_ms`` the push-relabel
+      run it read, ``objective`` the cut's capacity, ``verified`` when it equals scipy's flow.
+    """
+    ref = checks.reference_value(net)
+    fields = dict(algorithm="maxflow", n=net.n, arcs=net.n_input_arcs, **fields)
+    rows = []
+    for label, (gr, gap) in HEURISTICS.items():
+        if not gr and net.n > plain_max:
+            continue
+        bench.warm_up(solve, instances.genrmf(2, 2, seed=0), ["serial"], global_relabel=gr, gap=gap)
+        for rep in range(int(reps)):
+            r = solve(net, "serial", global_relabel=gr, gap=gap)
+            s = r.stats
+            row = bench.row(r, rep=rep, verified=bool(r.flow_value == ref and certified(r)), step="flow",
+                            heuristics=label, global_relabel=gr, gap=gap, **fields)
+            row.update(pushes=s["pushes"], relabels=s["relabels"], global_relabels=s["global_relabels"],
+                       gaps=s["gaps"], cut_ms=s["cut_ms"], reference_value=ref)
+            rows.append(row)
+    methods = [m for m in serial.CUT_METHODS if m != "scan" or net.n <= scan_max]
+    for rep in range(int(reps)):
+        steps = serial.cut_steps(net, methods)
+        flow_ms, value = steps["flow"]
+        for m in methods:
+            ms, capacity = steps[m]
+            rows.append(bench.peer_row(f"cut_{m}", capacity, ms, rep=rep, verified=bool(capacity == ref == value),
+                                       device=cpu_label(), step="cut", heuristics="global relabel + gap",
+                                       global_relabel=True, gap=True, **fields)
+                        | dict(flow_ms=flow_ms, reference_value=ref))
+    return rows
+
+
+def _serial_heuristics_cases(p):
+    seed = p["seed"]
+    caps = dict(reps=int(p["reps"]), plain_max=int(p["plain_max"]), scan_max=int(p["scan_max"]))
+
+    def case(label, make, **fields):
+        return Case(label, lambda: serial_heuristics_rows(make(), seed=seed, **caps, **fields))
+
+    for n in p["sizes"]:
+        for directed in (True, False):
+            d = instances.report_density(n)
+            yield case(f"{'directed' if directed else 'undirected'} n={n}",
+                       lambda n=n, d=d, di=directed: instances.random_gnp(n, d, seed=seed, directed=di),
+                       family="gnp", experiment="size", density=d, directed=directed, size=None)
+    nd = p["density_n"]
+    for dens in p["densities"]:
+        yield case(f"density {dens}", lambda d=dens: instances.random_gnp(nd, d, seed=seed),
+                   family="gnp", experiment="density", density=dens, directed=True, size=None)
+    for size in p["genrmf"]:
+        a, b = parse_size(size)
+        yield case(f"genrmf {size}", lambda a=a, b=b: instances.genrmf(a, b, seed=seed),
+                   family="genrmf", experiment="genrmf", density=None, directed=True, size=f"{a}x{b}")
+
+
 #: the largest n each solver gets in ``peers`` and ``cpu`` (the genrmf 128 x 128 peers run in ``targets``)
 PEER_CAPS = {"serial": 300_000, "gpu_matrix": 5_000, "gpu_bcsr": 300_000, "scipy_dinic": 300_000,
              "scipy_edmonds_karp": 20_000, "networkx_preflow_push": 20_000,
@@ -408,4 +483,13 @@ PRESETS = {
         params=dict(genrmf=["8x8", "16x16"], grid=["64x64", "128x128"], **_caps(PEER_CAPS), reps=3, seed=1),
         cases=_cpu_cases, needs_gpu=False, seeds=[1],
         quick=dict(genrmf=["4x4"], grid=["12x12"], reps=1)),
+    "serial_heuristics": Preset(
+        description="serial push-relabel with and without the global relabel and the gap heuristic on the "
+                    "report's G(n, p) and on genrmf, and the minimum-cut step timed on its own: from the heights, "
+                    "by a BFS on the transposed residual graph, by the report's first search (no GPU needed)",
+        params=dict(sizes=[100, 316, 1000, 3162, 10000], density_n=1000, densities=[0.1, 0.5, 1.0],
+                    genrmf=["6x6", "8x8", "11x11", "16x16", "32x32"], plain_max=5000, scan_max=40000, reps=3,
+                    seed=7),
+        cases=_serial_heuristics_cases, needs_gpu=False, seeds=[7],
+        quick=dict(sizes=[30, 60], density_n=40, densities=[0.5], genrmf=["3x3", "4x4"], reps=1)),
 }

@@ -16,10 +16,12 @@ import time
 import numpy as np
 from numba import njit
 
-from .network import FlowNetwork
+from .. import guards
+from .network import FlowNetwork, from_edges
 from .result import MaxFlowResult, make_result
 
-__all__ = ["solve_serial", "push_relabel", "reverse_bfs"]
+__all__ = ["solve_serial", "push_relabel", "reverse_bfs", "cut_by_bfs", "cut_by_heights", "cut_by_scan",
+           "cut_steps", "estimate_plain_seconds", "PLAIN_RATE", "PLAIN_LIMIT_S", "CUT_METHODS"]
 
 
 @njit(cache=True)
@@ -73,10 +75,31 @@ def _global_relabel(n, s, t, offsets, heads, rev, res, h, excess, count, current
 
 
 @njit(cache=True)
-def push_relabel(n, s, t, offsets, heads, rev, capacity, freq):
-    """FIFO push-relabel with global relabel and gap. Returns
-    ``(residual, flow value, stats array [pushes, relabels, global relabels, gaps,
-    discharges], source side)``."""
+def _plain_start(n, s, t, h, excess, count, fifo, inq):
+    """The textbook's start, without a global relabel: every height 0 but the source's (n);
+    the active vertices (the heads of the source's arcs) in the FIFO."""
+    for v in range(n):
+        h[v] = 0
+    h[s] = n
+    for k in range(2 * n + 1):
+        count[k] = 0
+    count[0] = n - 1
+    count[n] = 1
+    qt = 0
+    for v in range(n):
+        if v != s and v != t and excess[v] > 0:
+            fifo[qt] = v
+            inq[v] = True
+            qt += 1
+    return qt
+
+
+@njit(cache=True)
+def push_relabel(n, s, t, offsets, heads, rev, capacity, freq, global_relabel=True, gap=True):
+    """FIFO push-relabel, with the global relabel (at the start, then after about
+    ``freq * (n + m)`` units of work) and the gap heuristic unless they are turned off.
+    Returns ``(residual, flow value, stats array [pushes, relabels, global relabels, gaps,
+    discharges], final heights)``."""
     m = heads.size
     res = capacity.copy()
     h = np.zeros(n, dtype=np.int64)
@@ -94,13 +117,17 @@ def push_relabel(n, s, t, offsets, heads, rev, capacity, freq):
             res[rev[a]] += d
             excess[heads[a]] += d
             excess[s] -= d
-    qt = _global_relabel(n, s, t, offsets, heads, rev, res, h, excess, count, current, queue, fifo, inq)
-    stats[2] += 1
+    if global_relabel:
+        qt = _global_relabel(n, s, t, offsets, heads, rev, res, h, excess, count, current, queue, fifo, inq)
+        stats[2] += 1
+        budget = freq * (n + m)
+    else:
+        qt = _plain_start(n, s, t, h, excess, count, fifo, inq)
+        budget = np.inf                          # never a global relabel
     qh = 0
     size = qt
     cap = n + 1
     work = 0
-    budget = freq * (n + m)
     while size > 0:
         u = fifo[qh]
         qh = (qh + 1) % cap
@@ -122,7 +149,7 @@ def push_relabel(n, s, t, offsets, heads, rev, capacity, freq):
                 stats[1] += 1
                 work += offsets[u + 1] - offsets[u] + 12
                 count[old] -= 1
-                if old < n and count[old] == 0:
+                if gap and old < n and count[old] == 0:
                     # gap: nobody is left at height old, so nothing above it reaches t
                     stats[3] += 1
                     for v in range(n):
@@ -164,28 +191,147 @@ def push_relabel(n, s, t, offsets, heads, rev, capacity, freq):
             qh = 0
             stats[2] += 1
             work = 0
-    # min cut: the vertices that cannot reach t in the residual graph
+    return res, excess[t], stats, h
+
+
+# ------------------------------------------------------------------------ the minimum cut
+
+@njit(cache=True)
+def cut_by_bfs(n, t, offsets, heads, rev, res):
+    """The source side of a minimum cut: the vertices that cannot reach ``t`` in the residual
+    graph, found by a BFS from ``t`` along residual arcs walked backwards (the transposed
+    residual graph: the reverse of arc x -> y is stored next to it, ``rev``). O(n + m)."""
     dist = np.full(n, 2 * n, dtype=np.int64)
     dist[t] = 0
+    queue = np.empty(n, dtype=np.int64)
     reverse_bfs(n, t, offsets, heads, rev, res, dist, queue, 2 * n)
-    side = dist == 2 * n
-    return res, excess[t], stats, side
+    return dist == 2 * n
 
 
-def solve_serial(net: FlowNetwork, freq: float = 1.0) -> MaxFlowResult:
-    """The ``serial`` version: :func:`push_relabel` on ``net``'s arrays; ``freq`` scales the
-    work between global relabels (see :func:`gpualgo.maxflow.solve`): a positive, finite
-    number, else ValueError."""
+@njit(cache=True)
+def cut_by_heights(n, h):
+    """The source side of a minimum cut from the final heights of push-relabel alone, O(n):
+    the vertices at or above the lowest empty height k in 1..n-1. One exists (n - 2 vertices
+    besides source and sink, n - 1 heights), and no residual arc goes down by more than one
+    height, so none leaves the set: its capacity is the flow value. (With the gap heuristic
+    on, or after a final global relabel, k is the first height above the sink's distances and
+    the set is ``h >= n``, which is how the GPU versions read their cut.)"""
+    seen = np.zeros(n, dtype=np.bool_)
+    for v in range(n):
+        if h[v] < n:
+            seen[h[v]] = True
+    k = 1
+    while k < n - 1 and seen[k]:
+        k += 1
+    return h >= k
+
+
+@njit(cache=True)
+def cut_by_scan(n, t, offsets, heads, res):
+    """The report's first serial search for the cut (its Listing 5, ``findMinCutSetFromSink``):
+    a BFS from ``t`` in which every vertex taken from the queue scans all the arcs of the graph
+    for residual arcs into it, O(n m). The same set as :func:`cut_by_bfs`."""
+    reach = np.zeros(n, dtype=np.bool_)
+    queue = np.empty(n, dtype=np.int64)
+    reach[t] = True
+    queue[0] = t
+    qh = 0
+    qt = 1
+    while qh < qt:
+        u = queue[qh]
+        qh += 1
+        for v in range(n):
+            for a in range(offsets[v], offsets[v + 1]):
+                if heads[a] == u and res[a] > 0 and not reach[v]:
+                    reach[v] = True
+                    queue[qt] = v
+                    qt += 1
+    return ~reach
+
+
+#: the ways of reading the cut :func:`cut_steps` times, cheapest first
+CUT_METHODS = ("heights", "bfs", "scan")
+
+
+def cut_steps(net: FlowNetwork, methods=CUT_METHODS, reps: int = 3) -> dict:
+    """Solve ``net`` with the serial version (its defaults) and time the minimum-cut step on
+    its own, by each of ``methods`` (:data:`CUT_METHODS`) on the same final residual graph
+    and heights: ``{method: (best of reps ms, cut capacity)}``, with ``"flow"``: (the
+    push-relabel time in ms, the flow value). Everything is compiled first, on a network of
+    two vertices, untimed."""
+    unknown = [m for m in methods if m not in CUT_METHODS]
+    if unknown:
+        raise ValueError(f"unknown cut method(s) {unknown}; known: {CUT_METHODS}")
+    from .checks import cut_capacity
+
+    def run(g, timed):
+        heads, rev = g.heads.astype(np.int64), g.rev.astype(np.int64)
+        t0 = time.perf_counter()
+        res, value, _, h = push_relabel(g.n, g.source, g.sink, g.offsets, heads, rev, g.capacity, 1.0, True, True)
+        out = {"flow": ((time.perf_counter() - t0) * 1e3, int(value))}
+        calls = {"heights": lambda: cut_by_heights(g.n, h),
+                 "bfs": lambda: cut_by_bfs(g.n, g.sink, g.offsets, heads, rev, res),
+                 "scan": lambda: cut_by_scan(g.n, g.sink, g.offsets, heads, res)}
+        for m in methods:
+            best, side = math.inf, None
+            for _ in range(max(1, int(reps)) if timed else 1):
+                t0 = time.perf_counter()
+                side = calls[m]()
+                best = min(best, (time.perf_counter() - t0) * 1e3)
+            out[m] = (best, cut_capacity(g, side))
+        return out
+
+    run(from_edges(2, [0], [1], [1], 0, 1), False)
+    return run(net, True)
+
+
+# ------------------------------------------------------------------------ the version
+
+#: push-relabel without the global relabel: arc visits per second on one core, measured on the
+#: ``serial_heuristics`` preset's graphs (its slowest runs: about 1.5e8 to 3e8 per second)
+PLAIN_RATE = 1.0e8
+#: the longest estimated run without the global relabel that :func:`solve_serial` starts (seconds)
+PLAIN_LIMIT_S = 60.0
+
+
+def estimate_plain_seconds(net: FlowNetwork) -> float:
+    """A rough run time of push-relabel without the global relabel on ``net``, in seconds:
+    2 n m / :data:`PLAIN_RATE`. Each vertex is relabelled up to 2n times, and each relabel
+    scans its arcs twice (for the lowest neighbour, then for pushes), so 2 n m arc visits is
+    the bound on that work; on the report's graphs plain runs reached about half of it."""
+    return 2.0 * float(net.n) * float(net.m) / PLAIN_RATE
+
+
+def _flag(value, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def solve_serial(net: FlowNetwork, freq: float = 1.0, global_relabel: bool = True, gap: bool = True,
+                 force: bool = False) -> MaxFlowResult:
+    """The ``serial`` version: :func:`push_relabel` on ``net``'s arrays, then the cut by
+    :func:`cut_by_bfs` (timed apart: ``cut_ms``, inside ``exec_ms``). ``freq`` scales the work
+    between global relabels (see :func:`gpualgo.maxflow.solve`): a positive, finite number;
+    ``global_relabel`` and ``gap`` (True or False) turn the heuristics off. Without the global
+    relabel the run is refused when :func:`estimate_plain_seconds` is above
+    :data:`PLAIN_LIMIT_S`, unless ``force``. ValueError for a bad option."""
     if isinstance(freq, bool) or not isinstance(freq, numbers.Real) or not (math.isfinite(freq) and freq > 0):
         raise ValueError(f"freq (work between global relabels, in units of n + m) must be a positive "
                          f"finite number, got {freq!r}")
+    global_relabel, gap = _flag(global_relabel, "global_relabel"), _flag(gap, "gap")
+    if not global_relabel:
+        guards.time(estimate_plain_seconds(net), f"push-relabel without the global relabel on n={net.n:,}, "
+                    f"m={net.m:,}", PLAIN_LIMIT_S, force, hint="keep global_relabel=True")
     t0 = time.perf_counter()
     args = (net.n, net.source, net.sink, net.offsets, net.heads.astype(np.int64), net.rev.astype(np.int64),
             net.capacity)
     t1 = time.perf_counter()
-    res, value, st, side = push_relabel(*args, float(freq))
+    res, value, st, _ = push_relabel(*args, float(freq), global_relabel, gap)
     t2 = time.perf_counter()
-    stats = dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, total_ms=(t2 - t0) * 1e3,
-                 pushes=int(st[0]), relabels=int(st[1]), global_relabels=int(st[2]), gaps=int(st[3]),
-                 phases=int(st[2]), cap_dtype="int64")
+    side = cut_by_bfs(net.n, net.sink, args[3], args[4], args[5], res)
+    t3 = time.perf_counter()
+    stats = dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t3 - t1) * 1e3, total_ms=(t3 - t0) * 1e3,
+                 cut_ms=(t3 - t2) * 1e3, pushes=int(st[0]), relabels=int(st[1]), global_relabels=int(st[2]),
+                 gaps=int(st[3]), phases=int(st[2]), cap_dtype="int64", global_relabel=global_relabel, gap=gap)
     return make_result(net, "serial", value, side, res, is_preflow=False, stats=stats)

@@ -12,7 +12,7 @@ _HOST_RELABEL = {"cycle", "block", "force"}
 
 #: every version, in the order they are taught, with the options each takes
 VARIANTS = variants.table(
-    Variant("serial", "gpualgo.maxflow.serial:solve_serial", {"freq"}),
+    Variant("serial", "gpualgo.maxflow.serial:solve_serial", {"freq", "global_relabel", "gap", "force"}),
     Variant("gpu_matrix", "gpualgo.maxflow.gpu:gpu_matrix", _HOST_RELABEL, gpu=True,
             checks="gpualgo.maxflow.gpu:check_host_relabel"),
     Variant("gpu_bcsr", "gpualgo.maxflow.gpu:gpu_bcsr", _HOST_RELABEL, gpu=True,
@@ -26,7 +26,10 @@ VARIANTS = variants.table(
 def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) -> MaxFlowResult:
     """Maximum flow and minimum cut of ``network`` with one of :data:`VARIANTS`.
 
-    Options: ``serial``: ``freq`` (global relabel after freq * (n + m) work, default 1);
+    Options: ``serial``: ``freq`` (global relabel after freq * (n + m) work, default 1),
+    ``global_relabel`` and ``gap`` (default True: False turns the heuristic off; with both off
+    it is the textbook's plain push-relabel, refused with its estimate when it would run for
+    more than a minute: ``force=True`` insists);
     ``gpu_matrix`` and ``gpu_bcsr``: ``cycle`` (push-relabel sweeps per kernel launch,
     default n as in the report), ``block``; ``gpu_vertex_centric``: ``tile`` (threads per
     active vertex, a power of two <= 32, default from the mean degree), ``block`` (256, 512

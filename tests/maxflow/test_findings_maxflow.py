@@ -35,12 +35,67 @@ def verdict(test, rows, **sets):
 
 
 def test_untestable_findings_say_what_is_missing():
-    for test in (mf.serial_global_relabel, mf.pinned_mapped, mf.reverse_arc_search, mf.min_cut_step):
+    for test in (mf.pinned_mapped, mf.reverse_arc_search):
         v = verdict(test, [])
         assert v.verdict == F.UNTESTABLE and "needs" in v.why
     v = verdict(mf.matrix_transfers, [row(M, 800.0, n=3162, gr_ms=1.0)])
     assert v.verdict == F.UNTESTABLE and "1.0 ms of 800.0 ms" in v.measured
     assert verdict(mf.matrix_transfers, []).why == f"no rows of {mf.REPORT} with {{'variant': '{M}'}} recorded"
+
+
+def flow_rows(times, family="gnp", experiment="size", directed=True, density=None, size=None):
+    """serial_heuristics flow rows from {n: {heuristics: (ms, relabels)}}."""
+    return [dict(step="flow", variant=S, family=family, experiment=experiment, directed=directed, n=n,
+                 density=density, size=size, heuristics=h, exec_ms=ms, relabels=k, pushes=2 * k)
+            for n, t in times.items() for h, (ms, k) in t.items()]
+
+
+def cut_rows(times, n=1000, family="gnp"):
+    """serial_heuristics cut rows from {method: ms}, with push-relabel's time under "flow"."""
+    return [dict(step="cut", variant=f"cut_{m}", family=family, experiment="size", directed=True, n=n, density=None,
+                 size=None, exec_ms=ms, flow_ms=times["flow"]) for m, ms in times.items() if m != "flow"]
+
+
+def serial_verdict(test, rows):
+    return F.evaluate([F.Finding("x", "y", [mf.SERIAL], test)], {mf.SERIAL: rows})[0]
+
+
+GR2, GR, GAP, NONE = "global relabel + gap", "global relabel", "gap", "none"
+
+
+def test_serial_global_relabel_three_ways():
+    helps = flow_rows({100: {GR2: (0.1, 60), GR: (0.1, 70), GAP: (0.2, 200), NONE: (2.0, 9000)},
+                       3162: {GR2: (1.2, 1300), GR: (2.2, 2400), GAP: (4.5, 8000), NONE: (3900.0, 9_500_000)}})
+    helps += flow_rows({4096: {GR2: (9.0, 27000), GR: (9.7, 27000), NONE: (330.0, 2_300_000)}},
+                       family="genrmf", experiment="genrmf", size="16x16")
+    v = serial_verdict(mf.serial_global_relabel, helps)
+    assert v.verdict == F.HOLDS, v
+    assert "(2): 34.0x to 1,773x the time" in v.measured and "from n = 100 to 3,162: plain 2.0 ms to 3,900 ms" in v.measured
+    assert "gap heuristic alone" in v.why
+    some = helps + flow_rows({1000: {GR2: (8.0, 500), GR: (11.0, 500), NONE: (20.0, 2000)}}, experiment="density",
+                             density=0.5)
+    v = serial_verdict(mf.serial_global_relabel, some)
+    assert v.verdict == F.CAVEAT and "gnp n = 1,000 p = 0.5 (1.8x the time, 4.0x the relabels)" in v.why
+    useless = flow_rows({3162: {GR2: (1.2, 1300), GR: (2.2, 2400), NONE: (2.5, 2500)}})
+    assert serial_verdict(mf.serial_global_relabel, useless).verdict == F.FAILS
+    # no run without heuristics (only the default recorded): it cannot be tested
+    assert serial_verdict(mf.serial_global_relabel, flow_rows({100: {GR2: (0.1, 60)}})).verdict == F.UNTESTABLE
+
+
+def test_min_cut_step_three_ways():
+    report = cut_rows({"flow": 7.0, "heights": 0.002, "bfs": 0.8, "scan": 550.0}) + \
+        cut_rows({"flow": 1.3, "heights": 0.004, "bfs": 0.003, "scan": 0.1}, n=3162)
+    v = serial_verdict(mf.min_cut_step, report)
+    assert v.verdict == F.HOLDS and "slower than push-relabel on 1 of 2, up to 78.6x its time" in v.measured
+    assert "11% of it" in v.measured and "OpenMP" in v.why
+    cheap_scan = cut_rows({"flow": 7.0, "heights": 0.002, "bfs": 0.8, "scan": 9.0})
+    assert serial_verdict(mf.min_cut_step, cheap_scan).verdict == F.CAVEAT
+    slow_bfs = cut_rows({"flow": 1.0, "heights": 0.002, "bfs": 1.5, "scan": 90.0})
+    assert serial_verdict(mf.min_cut_step, slow_bfs).verdict == F.CAVEAT
+    neither = cut_rows({"flow": 1.0, "heights": 0.002, "bfs": 1.5, "scan": 1.2})
+    assert serial_verdict(mf.min_cut_step, neither).verdict == F.FAILS
+    no_scan = cut_rows({"flow": 1.0, "heights": 0.002, "bfs": 0.1})
+    assert serial_verdict(mf.min_cut_step, no_scan).verdict == F.UNTESTABLE
 
 
 def test_matrix_memory_limit():
@@ -170,10 +225,11 @@ def test_parallel_pays_on_large_graphs_both_ways():
     assert F.evaluate([mf.FINDINGS[-1]], {})[0].verdict == F.UNTESTABLE
 
 
-#: the verdicts today's recorded data give (H100, data/results/maxflow): a change shows here
+#: the verdicts today's recorded data give (H100, data/results/maxflow; serial_heuristics on a CPU): a change
+#: shows here
 EXPECTED = {
-    mf.serial_global_relabel: F.UNTESTABLE, mf.matrix_transfers: F.UNTESTABLE, mf.pinned_mapped: F.UNTESTABLE,
-    mf.matrix_memory_limit: F.UNTESTABLE, mf.reverse_arc_search: F.UNTESTABLE, mf.min_cut_step: F.UNTESTABLE,
+    mf.serial_global_relabel: F.CAVEAT, mf.matrix_transfers: F.UNTESTABLE, mf.pinned_mapped: F.UNTESTABLE,
+    mf.matrix_memory_limit: F.UNTESTABLE, mf.reverse_arc_search: F.UNTESTABLE, mf.min_cut_step: F.HOLDS,
     mf.serial_only_tiny: F.FAILS, mf.comparable_small_different_large: F.HOLDS, mf.vertex_centric_best: F.HOLDS,
     mf.bcsr_approaches_matrix: F.UNTESTABLE, mf.matrix_flat_in_density: F.CAVEAT,
     mf.bcsr_grows_with_density: F.HOLDS, mf.vertex_centric_below_matrix: F.HOLDS,
@@ -186,7 +242,7 @@ EXPECTED = {
 def test_every_finding_on_the_recorded_data():
     assert [f.test for f in mf.FINDINGS] == list(EXPECTED)
     rows, sources = nbtools.findings_data(mf.FINDINGS)
-    assert set(rows) == {mf.REPORT, mf.PEERS, mf.TARGETS}
+    assert set(rows) == {mf.REPORT, mf.PEERS, mf.TARGETS, mf.SERIAL}
     verdicts = F.evaluate(mf.FINDINGS, rows)
     got = {f.test: v.verdict for f, v in zip(mf.FINDINGS, verdicts)}
     assert got == EXPECTED

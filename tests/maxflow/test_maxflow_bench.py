@@ -138,3 +138,21 @@ def test_gpu_presets_quick_on_the_cpu_rows_are_verified(preset):
         {50, 200, 4 * 4 * 4, 6 * 6 * 6, 16 * 16 + 2}
     for r in rows:
         assert list(r)[list(r).index("variant"):][:len(bench.ROW_COLUMNS)] == list(bench.ROW_COLUMNS)
+
+
+def test_serial_heuristics_quick_rows_are_verified_and_capped():
+    p = bench._params(mfbench.PRESETS["serial_heuristics"], {"quick": True})
+    assert not mfbench.PRESETS["serial_heuristics"].needs_gpu
+    rows = [r for case in mfbench.PRESETS["serial_heuristics"].cases(dict(p, plain_max=50, scan_max=50))
+            for r in case.run()]
+    assert rows and all(r["verified"] is True for r in rows)
+    flow = [r for r in rows if r["step"] == "flow"]
+    cut = [r for r in rows if r["step"] == "cut"]
+    assert {r["heuristics"] for r in flow} == set(mfbench.HEURISTICS)
+    assert {r["variant"] for r in cut} == {"cut_heights", "cut_bfs", "cut_scan"}
+    assert all(r["n"] <= 50 for r in flow if not r["global_relabel"])       # plain_max caps the runs without it
+    assert all(r["n"] <= 50 for r in cut if r["variant"] == "cut_scan")
+    assert {r["family"] for r in rows} == {"gnp", "genrmf"} and {r["experiment"] for r in rows} >= {"size", "density"}
+    for r in rows:
+        assert r["objective"] == r["reference_value"] and r["device"] == gpu.cpu_label()
+        assert list(r)[list(r).index("variant"):][:len(bench.ROW_COLUMNS)] == list(bench.ROW_COLUMNS)

@@ -30,7 +30,8 @@ def test_result_inherits_result_and_names_its_objective():
 
 def test_unknown_variant_and_option_name_what_is_known():
     net = mf.genrmf(2, 2, seed=1)
-    with pytest.raises(ValueError, match=r"unknown option\(s\) \['tile'\] for serial; it takes \['freq'\]"):
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['tile'\] for serial; it takes "
+                                         r"\['force', 'freq', 'gap', 'global_relabel'\]"):
         mf.solve(net, "serial", tile=4)
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['blocks'\] for gpu_bcsr; it takes "
                                          r"\['block', 'cycle', 'force'\]"):
