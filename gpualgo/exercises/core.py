@@ -235,11 +235,13 @@ def compile_only(text: str, options: list[str], name: str = "exercise.cu") -> tu
         try:
             (res,) = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
             _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-            log = b" " * size
+            # a buffer of its own: NVRTC writes into it, and b" " * 1 is the interpreter's shared
+            # one-byte object (writing its NUL there turned every later space into NUL)
+            log = bytearray(size)
             nvrtc.nvrtcGetProgramLog(prog, log)
         finally:
             nvrtc.nvrtcDestroyProgram(prog)
-        return res == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace").rstrip("\x00 \n"), label
+        return res == nvrtc.nvrtcResult.NVRTC_SUCCESS, bytes(log).decode(errors="replace").rstrip("\x00 \n"), label
     if shutil.which("nvcc"):
         with tempfile.TemporaryDirectory(prefix="gpualgo-ex-") as tmp:
             src = pathlib.Path(tmp, name)

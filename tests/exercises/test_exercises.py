@@ -310,3 +310,13 @@ def test_the_measuring_exercise_checks_a_byte_count(capsys):
     assert measure.check_bytes(measure.bytes_model) and "PASS" in capsys.readouterr().out
     assert not measure.check_bytes(lambda count, n: count * n) and "expected" in capsys.readouterr().out
     assert measure.ncu_command().startswith("ncu --kernel-name tour_cost_kernel")
+
+
+def test_compile_feedback_leaves_the_interpreters_one_byte_objects_alone():
+    """NVRTC writes its log into the buffer it is given; a one-byte log in ``b" " * 1`` (the
+    interpreter's shared object) once turned every later space printed into NUL."""
+    ok, _, backend = core.compile_only('extern "C" __global__ void k() {}', [])
+    if ok is None:
+        pytest.skip("no NVRTC and no nvcc here")
+    assert ok, backend
+    assert " ".encode("ascii")[0] == 32 and "a b".encode("ascii") == bytes([97, 32, 98])
