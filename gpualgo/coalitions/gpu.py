@@ -281,6 +281,32 @@ def _report(cp, mod, f, n, variant, block, per_thread, share, events, stats):
 
 # ------------------------------------------------------------------------------ ODP tiles
 
+def odp_launches(n: int, b: int, s: int, r: int) -> list:
+    """The ``odp_tile_kernel`` launches of size ``s`` (``b`` low bits, rule index ``r`` of
+    ``serial.RULES``), as ``gpu_odp`` and ``gpu_odp_multi`` make them: ``(h, t, ok, iterations)``
+    for each size ``h`` of a coalition's high part (``t = s - h`` low agents) that leaves some
+    high split ``h1`` a non-empty range of low sizes; ``ok`` counts those high splits (a block
+    loads a tile per high mask and split), ``iterations`` the (split, low coalition) pairs its
+    threads walk (a statistic)."""
+    H, lim = n - b, n - s
+    out = []
+    for h in range(max(0, s - b), min(H, s) + 1):
+        t = s - h
+        ok = iterations = 0
+        for h1 in range(0, max(h, 1)):
+            h2 = h - h1
+            jlo, jhi = 0, t
+            if r == 2 and s < n:
+                jlo, jhi = max(0, h2 + t - lim), min(t, lim - h1)
+            if jlo <= jhi:
+                ok += math.comb(h - 1, h1) if h else 1
+                iterations += (math.comb(H, h) * (math.comb(h - 1, h1) if h else 1)
+                               * math.comb(b, t) * (1 << t))
+        if ok:
+            out.append((h, t, ok, iterations))
+    return out
+
+
 def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles_per_block, events, stats):
     b = min(n, LOW_BITS[v.dtype]) if low_bits is None else low_bits
     if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not 1 <= b <= min(n, 12):
@@ -307,22 +333,8 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles_per_block, events, stats
         if r == 1 and s < n and 3 * s > 2 * n:
             continue
         end = None
-        for h in range(max(0, s - b), min(H, s) + 1):
-            t = s - h
-            lim = n - s
-            # high splits of this launch that leave a non-empty range of low sizes
-            ok = 0
-            for h1 in range(0, max(h, 1)):
-                h2 = h - h1
-                jlo, jhi = 0, t
-                if r == 2 and s < n:
-                    jlo, jhi = max(0, h2 + t - lim), min(t, lim - h1)
-                if jlo <= jhi:
-                    ok += math.comb(h - 1, h1) if h else 1
-                    iterations += (math.comb(H, h) * (math.comb(h - 1, h1) if h else 1)
-                                   * math.comb(b, t) * (1 << t))
-            if not ok:
-                continue
+        for h, t, ok, its in odp_launches(n, b, s, r):
+            iterations += its
             count_h = len(highs[h])
             cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
                                 tiles=tiles, itemsize=item)
@@ -488,21 +500,8 @@ def run_multi(v, n, devices=None, rule="odp", block=None, low_bits=None, tiles_p
             continue
         ts = time.perf_counter()
         launched = False
-        for h in range(max(0, s - b), min(H, s) + 1):
-            t = s - h
-            lim = n - s
-            ok = 0     # high splits of this launch that leave a non-empty range of low sizes (as odp)
-            for h1 in range(0, max(h, 1)):
-                h2 = h - h1
-                jlo, jhi = 0, t
-                if r == 2 and s < n:
-                    jlo, jhi = max(0, h2 + t - lim), min(t, lim - h1)
-                if jlo <= jhi:
-                    ok += math.comb(h - 1, h1) if h else 1
-                    iterations += (math.comb(H, h) * (math.comb(h - 1, h1) if h else 1)
-                                   * math.comb(b, t) * (1 << t))
-            if not ok:
-                continue
+        for h, t, ok, its in odp_launches(n, b, s, r):
+            iterations += its
             for i, d in enumerate(devs):
                 lo, hi = _share(len(highs[h]), len(devs), i)
                 count_h = hi - lo

@@ -127,3 +127,23 @@ def test_refusal_estimates_not_optimistic_against_the_recorded_runs():
         measured_s = min(r["total_ms"] for r in rows if r["variant"] == variant and r["n"] == top) / 1e3
         estimate = co.estimate_seconds(top, variant)
         assert estimate >= 0.75 * measured_s, (variant, top, estimate, measured_s)
+
+
+def test_odp_launches_of_the_gpu_versions():
+    """gpu_odp and gpu_odp_multi launch the same kernels from one plan: with every split
+    (rule dp) a launch per size h of the high part, each loading a tile per high split (2**(h-1)
+    of them, one for h = 0); with ODP's rule, fewer splits and never a launch the dp plan lacks."""
+    from gpualgo.coalitions import gpu as co_gpu
+    dp, odp = serial.RULES.index("dp"), serial.RULES.index("odp")
+    for n, b in ((6, 3), (9, 4), (12, 6)):
+        for s in range(2, n + 1):
+            plan = co_gpu.odp_launches(n, b, s, dp)
+            assert [h for h, *_ in plan] == list(range(max(0, s - b), min(n - b, s) + 1))
+            for h, t, ok, its in plan:
+                assert t == s - h and ok == (2 ** (h - 1) if h else 1)
+                assert its == math.comb(n - b, h) * ok * math.comb(b, t) * 2 ** t
+            pruned = {h: ok for h, _, ok, _ in co_gpu.odp_launches(n, b, s, odp)}
+            full = {h: ok for h, _, ok, _ in plan}
+            assert set(pruned) <= set(full) and all(pruned[h] <= full[h] for h in pruned)
+            if s == n:
+                assert pruned == full          # the last level merges into the grand coalition: every split
