@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 __all__ = ["Finding", "Verdict", "HOLDS", "CAVEAT", "FAILS", "UNTESTABLE", "VERDICTS", "holds", "caveat",
-           "fails", "untestable", "Missing", "need", "evaluate", "table", "median", "ratio", "counts"]
+           "fails", "untestable", "not_measured", "Missing", "need", "evaluate", "table", "median", "ratio", "counts"]
 
 HOLDS = "holds"
 CAVEAT = "holds with a caveat"
@@ -75,6 +75,12 @@ def fails(measured: str, why: str) -> Verdict:
 def untestable(why: str, measured: str = "") -> Verdict:
     """No data here can decide the finding; ``why`` says what is missing."""
     return Verdict(UNTESTABLE, measured or "-", why)
+
+
+def not_measured(why: str) -> Callable[[Mapping[str, list]], Verdict]:
+    """The test of a finding that nothing recorded can decide (an experiment not built or
+    not run): it always answers :func:`untestable` with ``why``."""
+    return lambda data: untestable(why)
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ def test_helpers():
     assert F.median([None, "", 3, 1, True]) == 2.0 and F.median([]) is None
     assert F.ratio(6, 3) == 2 and F.ratio(1, 0) is None and F.ratio(None, 1) is None
     assert F.counts([True, False, 1]) == (2, 3)
+    assert F.not_measured("needs a run on 2014 hardware")({"x/y": [{"n": 1}]}) == F.untestable("needs a run on 2014 hardware")
 
 
 def test_notebook_helper_reads_recorded_sets_and_prefers_given_rows(monkeypatch):

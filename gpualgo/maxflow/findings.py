@@ -83,6 +83,16 @@ def _by_density(data, value="algorithm_ms"):
     return out
 
 
+def _against_matrix(data, variant, value="algorithm_ms"):
+    """``(variant's medians, the matrix's medians, the densities both have)`` of the density
+    sweep; :class:`~gpualgo.findings.Missing` when either has no rows there."""
+    meds = _by_density(data, value)
+    mine, matrix = meds.get(variant), meds.get("gpu_matrix")
+    if not mine or not matrix:
+        raise Missing(f"no {variant} or gpu_matrix rows in the density sweep of {REPORT}")
+    return mine, matrix, sorted(set(mine) & set(matrix))
+
+
 def _points(med):
     """{(directed, n): {variant: median}} from :func:`_by_size`'s medians."""
     out: dict = {}
@@ -372,11 +382,7 @@ def matrix_flat_in_density(data):
 
 
 def bcsr_grows_with_density(data):
-    meds = _by_density(data)
-    b, m = meds.get("gpu_bcsr"), meds.get("gpu_matrix")
-    if not b or not m:
-        raise Missing(f"no gpu_bcsr or gpu_matrix rows in the density sweep of {REPORT}")
-    ps = sorted(set(b) & set(m))
+    b, m, ps = _against_matrix(data, "gpu_bcsr")
     grows = b[ps[-1]] >= FACTOR * b[ps[0]]
     slower = [p for p in ps if b[p] > m[p]]
     measured = (f"BCSR (b), n = 1000: {_ms(b[ps[0]])} at p = {ps[0]}, {_ms(b[ps[-1]])} at p = {ps[-1]}; "
@@ -394,11 +400,7 @@ def bcsr_grows_with_density(data):
 def vertex_centric_below_matrix(data):
     ok, parts = [], []
     for value, label in (("algorithm_ms", "execution (vertex-centric: kernel)"), ("total_ms", "whole call")):
-        meds = _by_density(data, value)
-        c, m = meds.get("gpu_vertex_centric"), meds.get("gpu_matrix")
-        if not c or not m:
-            raise Missing(f"no gpu_vertex_centric or gpu_matrix rows in the density sweep of {REPORT}")
-        ps = sorted(set(c) & set(m))
+        c, m, ps = _against_matrix(data, "gpu_vertex_centric", value)
         above = [p for p in ps if c[p] >= m[p]]
         grows = c[ps[-1]] > c[ps[0]]
         ok.append(grows and not above)
@@ -416,11 +418,7 @@ def vertex_centric_comparable_dense(data):
     parts, high = [], []
     rows = _density(data)
     for value, label in (("algorithm_ms", "execution"), ("total_ms", "whole call")):
-        meds = _by_density(data, value)
-        c, m = meds.get("gpu_vertex_centric"), meds.get("gpu_matrix")
-        if not c or not m:
-            raise Missing(f"no gpu_vertex_centric or gpu_matrix rows in the density sweep of {REPORT}")
-        ps = sorted(set(c) & set(m))
+        c, m, ps = _against_matrix(data, "gpu_vertex_centric", value)
         hi = m[ps[-1]] / c[ps[-1]]
         high.append(hi)
         parts.append(f"{label}: matrix / vertex-centric {_x(m[ps[0]], c[ps[0]])} at p = {ps[0]}, "

@@ -43,9 +43,6 @@ def _rate(rows, variant, n=None, name="tsp/report"):
     return got
 
 
-def _never_measured(why):
-    return lambda data: F.untestable(why)
-
 
 # ----------------------------------------------------------------- Sec. 2.2: (b) over (a)
 
@@ -209,23 +206,23 @@ FINDINGS = [
     F.Finding("Host side: mapping the costs buffer and one byte (char) per city in the orders instead of an int "
               "gave ~250% of the initial performance (12 vertices, 39,916,800 permutations, 20 runs)",
               "Sec. 2.1.1, first figure", [],
-              _never_measured("needs version (a) run with int32 order indices and pageable buffers against the "
+              F.not_measured("needs version (a) run with int32 order indices and pageable buffers against the "
                               "uint8 ones at n = 12; gpu_host_chunks has only the tuned form (uint8, pinned), "
                               "so no such run is recorded")),
     F.Finding("Writing the buffer (WriteBuffer) beats re-creating it from the host array; mapping is slow when "
               "the kernel runs repeatedly, until CL_MAP_WRITE_INVALIDATE_REGION and a smaller mapped range "
               "bring it almost to the level of writing",
               "Sec. 2.1.1, second to fourth figures", [],
-              _never_measured("needs (a) with pageable, pinned and mapped (zero-copy) host buffers at n = 12; "
+              F.not_measured("needs (a) with pageable, pinned and mapped (zero-copy) host buffers at n = 12; "
                               "gpu_host_chunks always uses pinned buffers, and no such sweep is recorded")),
     F.Finding("Moving the adjacency matrix to local (in CUDA: shared) memory in the first version degraded "
               "performance slightly: each work-group (block) loads the whole matrix, as many reads as it saves",
               "Sec. 2.1.2, first figure", [],
-              _never_measured("needs (a) with the matrix in shared memory against global memory at n = 12; "
+              F.not_measured("needs (a) with the matrix in shared memory against global memory at n = 12; "
                               "not recorded")),
     F.Finding("Making the accesses to the permutation array contiguous had the opposite effect (slower)",
               "Sec. 2.1.2, second figure", [],
-              _never_measured("needs (a) with the orders laid out city-major (coalesced) against order-major "
+              F.not_measured("needs (a) with the orders laid out city-major (coalesced) against order-major "
                               "at n = 12; gpu_host_chunks writes them order-major only, and no such run is "
                               "recorded")),
     F.Finding("The procedural version (each work-item builds its permutation from its global id, the minimum "
@@ -241,7 +238,7 @@ FINDINGS = [
     F.Finding("On the CPU the measurements vary more, probably because the device also runs the operating "
               "system",
               "Sec. 3 (analysis on several devices)", [],
-              _never_measured("the report ran its OpenCL kernel on an i7-10710U; there is no OpenCL CPU device "
+              F.not_measured("the report ran its OpenCL kernel on an i7-10710U; there is no OpenCL CPU device "
                               "here, and the numba serial rows (tsp/scaling, 2 runs per size) are too few for a "
                               "spread")),
     F.Finding("The GPU is the device for this search: the report measures the same code on an RTX 3080, an "
