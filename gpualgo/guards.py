@@ -20,6 +20,7 @@ ValueError: brute force on n=16 cities: about 2.0 h (limit 3 min); use a Held-Ka
 """
 from __future__ import annotations
 
+import numbers
 import os
 
 from .timing import human_seconds
@@ -114,8 +115,7 @@ def integer(value, name: str, lo: int = 1, hi: int | None = None) -> int:
     ...
     ValueError: ops must be an integer >= 1, got 0
     """
-    import numbers
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)   # numpy's bool_ is not Integral
     if not ok or value < lo or (hi is not None and value > hi):
         span = f"in {lo}..{hi}" if hi is not None else f">= {lo}"
         raise ValueError(f"{name} must be an integer {span}, got {value!r}")
