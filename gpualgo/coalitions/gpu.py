@@ -83,6 +83,18 @@ def masks_of_size(n, s):
     return out
 
 
+def _low_bits(v, n: int, low_bits) -> int:
+    """The ODP tiles' low bits for the table ``v`` of ``n`` agents: ``low_bits``, or by default
+    :data:`LOW_BITS` of its dtype (at most ``n``); ValueError outside 1..min(n, 12), or above 11
+    for float64 (the tiles live in shared memory)."""
+    b = min(n, LOW_BITS[v.dtype]) if low_bits is None else low_bits
+    if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not 1 <= b <= min(n, 12):
+        raise ValueError(f"low_bits must be an integer in 1..{min(n, 12)}, got {low_bits!r}")
+    if v.dtype == np.float64 and b > 11:
+        raise ValueError("low_bits is at most 11 for float64 tables (shared memory)")
+    return int(b)
+
+
 def check_options(block=None, per_thread=None, share=None, low_bits=None, tiles_per_block=None, devices=None,
                   **_) -> dict:
     """The launch options of the GPU versions, their defaults filled in (``low_bits`` stays
@@ -207,7 +219,8 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
     t0 = time.perf_counter()
     cp = gpu.require()
     serial.check_rule(rule)
-    block = check_options(block, per_thread, share, low_bits, tiles_per_block)["block"]
+    opts = check_options(block, per_thread, share, low_bits, tiles_per_block)
+    block = opts["block"]
     mod = _module(v.dtype)
     stats = {"device": gpu.device_name(), "block": block}
     with gpu.CudaTimer() as up:
@@ -217,11 +230,11 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
     events = []
     with gpu.CudaTimer() as kt:
         if variant == "gpu_odp":
-            work = _odp(cp, mod, f, v, n, rule, block, low_bits, tiles_per_block, events, stats)
+            work = _odp(cp, mod, f, v, n, rule, block, low_bits, opts["tiles_per_block"], events, stats)
         else:
             if rule != "dp":
                 raise ValueError(f"{variant} evaluates every split (rule 'dp'), got rule={rule!r}")
-            work = _report(cp, mod, f, n, variant, block, per_thread, share, events, stats)
+            work = _report(cp, mod, f, n, variant, block, opts["per_thread"], opts["share"], events, stats)
     stats["kernel_ms"] = kt.ms
     stats["ms_per_level"] = {s: cp.cuda.get_elapsed_time(a, b) for s, a, b in events}
     stats.update(work)
@@ -246,10 +259,9 @@ def _level_events(cp, events, s):
 # --------------------------------------------------------------------- the report's kernels
 
 def _report(cp, mod, f, n, variant, block, per_thread, share, events, stats):
-    per_thread = check_options(per_thread=per_thread)["per_thread"]
+    """The report's kernels, level by level (``per_thread``, ``share``: checked by :func:`run`)."""
     shared = variant == "gpu_shared_splits"
     if shared:
-        share = check_options(share=share)["share"]
         saved = cp.zeros(1, dtype=cp.uint64)
     name = "shared_splits_kernel" if shared else "report_kernel"
     kern = mod.get_function(name)
@@ -307,14 +319,9 @@ def odp_launches(n: int, b: int, s: int, r: int) -> list:
     return out
 
 
-def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles_per_block, events, stats):
-    b = min(n, LOW_BITS[v.dtype]) if low_bits is None else low_bits
-    if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not 1 <= b <= min(n, 12):
-        raise ValueError(f"low_bits must be an integer in 1..{min(n, 12)}, got {low_bits!r}")
-    b = int(b)
-    if v.dtype == np.float64 and b > 11:
-        raise ValueError("low_bits is at most 11 for float64 tables (shared memory)")
-    tiles = check_options(tiles_per_block=tiles_per_block)["tiles_per_block"]
+def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats):
+    """The ODP tiles, level by level (``tiles``: checked by :func:`run`)."""
+    b = _low_bits(v, n, low_bits)
     H = n - b
     item = f.dtype.itemsize
     pc_low = popcounts(b)
@@ -465,12 +472,7 @@ def run_multi(v, n, devices=None, rule="odp", block=None, low_bits=None, tiles_p
     opts = check_options(block=block, low_bits=low_bits, tiles_per_block=tiles_per_block, devices=devices)
     block, tiles = opts["block"], opts["tiles_per_block"]
     ids = device_ids(devices)
-    b = min(n, LOW_BITS[v.dtype]) if low_bits is None else low_bits
-    if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not 1 <= b <= min(n, 12):
-        raise ValueError(f"low_bits must be an integer in 1..{min(n, 12)}, got {low_bits!r}")
-    b = int(b)
-    if v.dtype == np.float64 and b > 11:
-        raise ValueError("low_bits is at most 11 for float64 tables (shared memory)")
+    b = _low_bits(v, n, low_bits)
     item = v.dtype.itemsize
     chunk_items = max(1, min(len(v), (exchange_bytes or EXCHANGE_BYTES) // item))
     peer = _peer_access(cp, ids) if len(ids) > 1 else True
