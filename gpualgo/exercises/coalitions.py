@@ -187,7 +187,10 @@ def _warp_verify(case, got):
     if bad.size:
         c = int(bad[0])
         lanes = vals[c * g:(c + 1) * g]
-        if got[c] < exp[c] and got[c] in lanes:
+        if got[c] < exp[c] and got[c] == lanes.max():
+            hint = (f"your group's maximum {got[c]} replaced the larger f[c] = {d['f'][c]} that was already "
+                    "there: publish with the atomic maximum")
+        elif got[c] < exp[c] and got[c] in lanes:
             hint = (f"the group's lanes held {np.round(lanes, 3).tolist()}: the reduction did not cover all "
                     f"{g} lanes (the shuffle offsets must run 1, 2, ... up to group / 2)")
         elif got[c] < exp[c]:

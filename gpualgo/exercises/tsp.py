@@ -291,10 +291,17 @@ def _shared_cases(quick):
     ]
 
 
+_SHARED_HINT = "(the tour is scored from sW: is every entry of W loaded, and loaded before any thread reads it?)"
+
+
 def _shared_run(mod, case):
     from ..tsp import gpu as tsp_gpu
+    from ..tsp.result import InconsistentTour
     with gpu.source_override("tsp", mod.text):
-        return tsp_gpu.shared_incremental(case.data["inst"], block=case.data["block"])
+        try:
+            return tsp_gpu.shared_incremental(case.data["inst"], block=case.data["block"])
+        except InconsistentTour as exc:  # the kernel's best length is not its tour's: sW is wrong
+            raise Failure(f"the GPU brute force with your kernel: {exc} {_SHARED_HINT}") from None
 
 
 def _shared_verify(case, got):
@@ -303,8 +310,7 @@ def _shared_verify(case, got):
     try:
         tsp_checks.check_result(got, inst, ref)
     except (AssertionError, ValueError) as exc:
-        raise Failure(f"the GPU brute force with your kernel: {exc} (the tour is scored from sW: "
-                      "is every entry of W loaded, and loaded before any thread reads it?)") from None
+        raise Failure(f"the GPU brute force with your kernel: {exc} {_SHARED_HINT}") from None
 
 
 def _shared_speed(student, suite, quick):

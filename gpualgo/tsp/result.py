@@ -18,7 +18,12 @@ import numpy as np
 from ..result import Result
 from .checks import tour_length
 
-__all__ = ["TSPResult", "make_result"]
+__all__ = ["TSPResult", "InconsistentTour", "make_result"]
+
+
+class InconsistentTour(RuntimeError):
+    """A version reported a length that its own tour does not have (a bug in the version or in
+    a kernel being written: an exercise turns it into a failed case with a hint)."""
 
 
 @dataclass
@@ -63,7 +68,8 @@ def make_result(prep, variant: str, best: int, tour, stats: dict, t0: float) -> 
         (``permutations``, ``chunks``, ``free_cities``, ``symmetric``) or the Held-Karp
         ``states``, and ``perms_per_s`` are added.
 
-    Raises RuntimeError when the tour's length is not the reported one (a solver bug).
+    Raises :class:`InconsistentTour` (a RuntimeError) when the tour's length is not the
+    reported one.
     """
     stats = dict(stats)
     stats.setdefault("total_ms", (time.perf_counter() - t0) * 1e3)
@@ -82,7 +88,7 @@ def make_result(prep, variant: str, best: int, tour, stats: dict, t0: float) -> 
         return TSPResult(tour=None, length=math.inf, feasible=False, variant=variant, stats=stats)
     length = tour_length(prep.inst, tour)
     if length != best:
-        raise RuntimeError(f"{variant}: reported length {best} but the tour {np.asarray(tour).tolist()} "
+        raise InconsistentTour(f"{variant}: reported length {best} but the tour {np.asarray(tour).tolist()} "
                            f"has length {length}")
     return TSPResult(tour=np.asarray(tour, dtype=np.int64), length=int(length), feasible=True,
                      variant=variant, stats=stats)

@@ -232,6 +232,29 @@ def test_maxflow_and_coalitions_verifiers():
     exc._warp_verify(c, np.maximum(c.data["f"], lanes.max(axis=1)))
     with pytest.raises(core.Failure, match="did not cover"):
         exc._warp_verify(c, np.maximum(c.data["f"], lanes[:, :g // 2].max(axis=1)))
+    # a plain store: each group's true maximum, but the larger f[c] already there is lost
+    c = _case("coalitions.warp_max", "already larger")
+    g, f = c.data["group"], c.data["f"]
+    vals = np.concatenate([c.data["vals"], np.full(len(f) * g - len(c.data["vals"]), -np.inf, np.float32)])
+    stored = vals.reshape(-1, g).max(axis=1)
+    exc._warp_verify(c, np.maximum(f, stored))
+    with pytest.raises(core.Failure, match="atomic maximum"):
+        exc._warp_verify(c, stored)
+
+
+def test_shared_matrix_failure_inside_the_solver_keeps_the_hint(monkeypatch):
+    from gpualgo.exercises import tsp as ext
+    from gpualgo.tsp import gpu as tsp_gpu
+    from gpualgo.tsp.result import InconsistentTour
+
+    def wrong(inst, block):
+        raise InconsistentTour("gpu_shared_incremental: reported length 5 but the tour [0, 1] has length 7")
+    monkeypatch.setattr(tsp_gpu, "shared_incremental", wrong)
+
+    class Mod:
+        text = "unused"
+    with pytest.raises(core.Failure, match="is every entry of W loaded"):
+        ext._shared_run(Mod(), _case("tsp.shared_matrix", "n=9"))
 
 
 def test_dgs_verifiers():

@@ -9,6 +9,7 @@ import pytest
 
 from gpualgo import bench, gpu, guards, peers, result, results, tsp
 from gpualgo.tsp import checks, serial
+from gpualgo.tsp.result import InconsistentTour
 from gpualgo.tsp import analysis as tsp_analysis
 from gpualgo.tsp import gpu as tsp_gpu
 
@@ -34,8 +35,9 @@ def test_make_result_checks_the_reported_length_and_the_infeasible_case():
     tour = np.arange(6)
     good = tsp.make_result(prep, "x", tsp.tour_length(inst, tour), tour, {}, 0.0)
     assert good.feasible and good.length == tsp.tour_length(inst, tour)
-    with pytest.raises(RuntimeError, match="reported length"):
+    with pytest.raises(InconsistentTour, match="reported length"):
         tsp.make_result(prep, "x", good.length + 1, tour, {}, 0.0)
+    assert issubclass(InconsistentTour, RuntimeError)
     none = tsp.make_result(prep, "x", prep.big, tour, {}, 0.0)
     assert not none.feasible and none.tour is None and none.objective == math.inf
 
