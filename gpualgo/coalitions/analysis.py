@@ -369,25 +369,32 @@ def best_speedup(rows) -> float | None:
 
 
 def target_lines(rows) -> list[str]:
-    """A sentence per measured row of the ``targets`` preset (its time, its goal, the speed-up,
-    whether the goal was met, the bytes per second against the copy bandwidth), then the best
-    speed-up over the numba serial DP against the goal of 100x."""
-    lines = []
+    """A sentence per version and size of the ``targets`` preset (the median of its runs: its
+    time, its goal, the speed-ups, whether the goal was met, the bytes per second against the
+    copy bandwidth), then the best speed-up over the numba serial DP against the goal of 100x."""
+    groups: dict = {}
     for r in rows:
-        if r["variant"] == "device_copy":
-            continue
-        notes = [r.get("goal") or ""]
-        if _present(r.get("speedup_vs_serial")):
-            notes.append(f"speed-up {num(r['speedup_vs_serial'])}x")
-        if _present(r.get("speedup_vs_serial_odp")):   # pruned against pruned, in the same run
-            notes.append(f"{num(r['speedup_vs_serial_odp'])}x the serial pruned DP")
-        if _present(r.get("met")):
-            notes.append("met" if r["met"] else "NOT met")
-        if _present(r.get("fraction_of_copy")):
-            notes.append(f"{num(r['bytes_per_s'] / 1e9)} GB/s requested ({r['fraction_of_copy']:.0%} of the copy "
-                         f"bandwidth), {num(r['logical_bytes_per_s'] / 1e9)} GB/s logical")
-        lines.append(f"{r['variant']:10s} n={r['n']:2d}: {r['total_ms'] / 1e3:8.3f} s  "
-                     + ";  ".join(t for t in notes if t))
+        if r["variant"] != "device_copy":
+            groups.setdefault((r["variant"], r["n"]), []).append(r)
+    lines = []
+    for (variant, n), rs in groups.items():
+        def med(col):
+            vals = [float(r[col]) for r in rs if _present(r.get(col))]
+            return float(statistics.median(vals)) if vals else None
+        notes = [rs[0].get("goal") or ""]
+        if med("speedup_vs_serial") is not None:
+            notes.append(f"speed-up {num(med('speedup_vs_serial'))}x")
+        if med("speedup_vs_serial_odp") is not None:   # pruned against pruned, in the same run
+            notes.append(f"{num(med('speedup_vs_serial_odp'))}x the serial pruned DP")
+        met = [r["met"] for r in rs if _present(r.get("met"))]
+        if met:
+            notes.append("met" if all(met) else "NOT met")
+        if med("fraction_of_copy") is not None:
+            notes.append(f"{num(med('bytes_per_s') / 1e9)} GB/s requested ({med('fraction_of_copy'):.0%} of the copy "
+                         f"bandwidth), {num(med('logical_bytes_per_s') / 1e9)} GB/s logical")
+        runs = f" (median of {len(rs)} runs)" if len(rs) > 1 else ""
+        lines.append((f"{variant:10s} n={n:2d}: {med('total_ms') / 1e3:8.3f} s{runs}  "
+                      + ";  ".join(t for t in notes if t)).rstrip())
     best = best_speedup(rows)
     if best is not None:
         lines.append(f"best speed-up over the numba serial DP: {num(best)}x (goal: at least 100x)")
