@@ -70,7 +70,7 @@ def test_recorded_results_are_migrated(name):
     cols = set().union(*(r.keys() for r in rec.rows))
     assert not cols & {"time_ms", "solve_ms", "solver"}
     assert {"variant", "total_ms", "objective"} <= cols
-    assert rec.meta["seeds"] == [rec.meta["params"]["seed"]] and "migrated" in rec.meta
+    assert rec.meta["seeds"] == [rec.meta["params"]["seed"]] and ("migrated" in rec.meta or "cases_recorded" in rec.meta)
     runs = [r for r in rec.rows if r.get("kind", "run") == "run" and not str(r["variant"]).startswith("de_")]
     assert runs and all(r["total_ms"] > 0 for r in runs)
 
@@ -187,6 +187,9 @@ def test_quick_presets_run_and_check_every_row(name):
     dgs = [r for r in runs if r["variant"] in A.VARIANTS["dgs"]]
     assert dgs and all(r["verified"] is True and r["gap"] >= 0 for r in dgs)
     assert all(r["device"] for r in runs)
+    if name == "targets":   # every solver repeated (reps=2 in the quick set), the reps numbered from 0
+        for key in {(r["family"], r["n"], r["variant"]) for r in runs}:
+            assert sorted(r["rep"] for r in runs if (r["family"], r["n"], r["variant"]) == key) == [0, 1], key
 
 
 # ------------------------------------------------------- serial DGS's start and phases (CPU)

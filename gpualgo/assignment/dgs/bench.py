@@ -10,7 +10,8 @@
              families (geom, uniform, the auction report's instances, ties); plus the anytime
              trace (objective against time) of serial and full-GPU DGS on one instance per
              family, beside the auction's time to the optimum.
-``targets``  the goals: n = 4096 full GPU against serial (the ratio measured side by side),
+``targets``  the goals, every solver run 3 times (once when a run takes a minute or more):
+             n = 4096 full GPU against serial (the ratio measured side by side),
              and sizes up to 16384 with each version's time and gap beside the exact GPU
              auction, scipy and lap (serial and mixed DGS up to ``cpu_max``, scipy up to
              ``scipy_max``, lap up to ``lap_max``: on GEOM instances both take seconds at
@@ -108,29 +109,36 @@ def evaluation_row(kind: str, ms: float, rep: int, **fields) -> dict:
     return out
 
 
-def _exact(B, fields, rep: int, check_scipy: bool):
+def _exact(B, fields, rep: int, check_scipy: bool, reps: int = 1):
     """Rows of the exact GPU auction (and scipy when asked, which must agree; without scipy the
-    auction's prices certify its optimum); returns (rows, optimum)."""
+    auction's prices certify its optimum); returns (rows, optimum). With ``reps`` > 1 each is
+    run ``reps`` times (:func:`gpualgo.bench.repeat`: once when a run takes a minute or more),
+    ``rep`` then counting the runs from 0; with ``reps`` = 1 each row has ``rep``."""
     if B.shape[0] <= 4096:  # warm the allocator for this size (negligible against larger solves)
         solve_auction(B, variant="gpu_eps_scaling")
-    r = solve_auction(B, variant="gpu_eps_scaling")
-    checks.check_assignment(B, r.assignment)
-    opt = r.objective
+    runs = [r for r, _ in bench.repeat(solve_auction, B, variant="gpu_eps_scaling", reps=reps)]
+    for r in runs:
+        checks.check_assignment(B, r.assignment)
+    opt = runs[0].objective
+    if any(r.objective != opt for r in runs):
+        raise RuntimeError(f"gpu_eps_scaling's runs disagree on {fields}: {[r.objective for r in runs]}")
+    number = (lambda i: rep) if reps == 1 else (lambda i: i)
     rows = []
     if check_scipy:
         from scipy.optimize import linear_sum_assignment
-        (rr, cc), t = timed(linear_sum_assignment, B, maximize=True)
-        ref = int(B[rr, cc].astype(np.int64).sum())
-        if ref != opt:
-            raise RuntimeError(f"gpu_eps_scaling {opt} != scipy {ref} on {fields}")
-        rows.append(dict(bench.peer_row("scipy", ref, t, rep=rep, verified=True, **fields), optimum=opt, gap=0.0))
+        for i, ((rr, cc), t) in enumerate(bench.repeat(linear_sum_assignment, B, maximize=True, reps=reps)):
+            ref = int(B[rr, cc].astype(np.int64).sum())
+            if ref != opt:
+                raise RuntimeError(f"gpu_eps_scaling {opt} != scipy {ref} on {fields}")
+            rows.append(dict(bench.peer_row("scipy", ref, t, rep=number(i), verified=True, **fields),
+                             optimum=opt, gap=0.0))
     else:   # no scipy at this size: the auction's own prices prove its optimum (duality gap below 1)
         try:
-            checks.certify(B, r)
+            checks.certify(B, runs[0])
         except ValueError as exc:
             raise RuntimeError(f"gpu_eps_scaling's optimum not certified on {fields}: {exc}") from None
-    rows.insert(0, dict(bench.row(r, rep=rep, verified=True, **fields), optimum=opt, gap=0.0,
-                        verified_by="scipy" if check_scipy else "dual bound"))
+    rows[:0] = [dict(bench.row(r, rep=number(i), verified=True, **fields), optimum=opt, gap=0.0,
+                     verified_by="scipy" if check_scipy else "dual bound") for i, r in enumerate(runs)]
     return rows, opt
 
 
@@ -181,7 +189,10 @@ def _gap_cases(p):
 
 
 def _targets_cases(p):
+    """Every solver ``reps`` times on one instance (:func:`gpualgo.bench.repeat`: once when a run
+    takes a minute or more); ``rep`` counts the runs, ``instance`` the instances."""
     lap = peers.available("lap")
+    reps = p["reps"]
     for fam in p["families"]:
         for n in p["sizes"]:
             for k in range(p["instances"]):
@@ -191,15 +202,16 @@ def _targets_cases(p):
                     _warm_up(variants)
                     seed = _seed(p["seed"], n, k)
                     B = make_instance(fam, n, seed)
-                    fields = dict(algorithm="dgs", family=fam, n=n, seed=seed)
-                    rows, opt = _exact(B, fields, k, cpu_ok and n <= p["scipy_max"])
+                    fields = dict(algorithm="dgs", family=fam, n=n, seed=seed, instance=k)
+                    rows, opt = _exact(B, fields, 0, cpu_ok and n <= p["scipy_max"], reps=reps)
                     if lap and cpu_ok and n <= p["lap_max"]:
-                        x, t = timed(peers.lap_assignment, B)
-                        obj = checks.objective(B, x)
-                        rows.append(dict(bench.peer_row("lap", obj, t, rep=k, verified=obj == opt, **fields),
-                                         optimum=opt, gap=gap(obj, opt)))
+                        for i, (x, t) in enumerate(bench.repeat(peers.lap_assignment, B, reps=reps)):
+                            obj = checks.objective(B, x)
+                            rows.append(dict(bench.peer_row("lap", obj, t, rep=i, verified=obj == opt, **fields),
+                                             optimum=opt, gap=gap(obj, opt)))
                     for v in variants:
-                        rows.append(dgs_row(B, solve_dgs(B, variant=v, seed=seed), opt, k, **fields))
+                        for i, (r, _) in enumerate(bench.repeat(solve_dgs, B, variant=v, seed=seed, reps=reps)):
+                            rows.append(dgs_row(B, r, opt, i, **fields))
                     return rows
                 yield bench.Case(f"{fam} n={n} #{k}", run)
 
@@ -263,9 +275,9 @@ PRESETS = {
     "targets": bench.Preset(
         "n = 4096 full GPU vs serial, and sizes up to 16384: every version's time and gap beside the exact "
         "GPU auction, scipy and lap",
-        dict(sizes=[1024, 2048, 4096, 8192, 16384], families=["geom", "uniform"], instances=1, seed=2012,
+        dict(sizes=[1024, 2048, 4096, 8192, 16384], families=["geom", "uniform"], instances=1, reps=3, seed=2012,
              cpu_max=8192, scipy_max=2048, lap_max=4096, variants=["serial", "gpu_mixed", "gpu"]),
-        _targets_cases, quick=dict(sizes=[128, 256], instances=1, cpu_max=512)),
+        _targets_cases, quick=dict(sizes=[128, 256], instances=1, reps=2, cpu_max=512)),
     "serial_phases": bench.Preset(
         "CPU only: serial DGS from a random and from a greedy start on GEOM and uniform instances, the time of "
         "its difference evaluation and of its switching, its gap to scipy's optimum (checked with lap)",
