@@ -120,6 +120,43 @@ def test_every_gpu_version_checks_its_launch_options_before_asking_for_a_gpu(mon
         variants.call(dict(_gpu_tables())["tsp"], "gpu_unrank", None, block=7)
 
 
+
+def _tiny_instances():
+    """A tiny instance per problem, and the problem's public solve."""
+    import numpy as np
+
+    from gpualgo import assignment, coalitions, maxflow, tsp
+    B = np.arange(64, dtype=np.int32).reshape(8, 8) % 7 + 1
+    yield "auction", B, lambda x, v, **o: assignment.solve(x, algorithm="auction", variant=v, **o)
+    yield "dgs", B, lambda x, v, **o: assignment.solve(x, algorithm="dgs", variant=v, **o)
+    yield "maxflow", maxflow.genrmf(2, 2, seed=1), maxflow.solve
+    yield "tsp", tsp.random_euclidean(6, seed=1), tsp.solve
+    yield "coalitions", coalitions.random_values(5, "uniform", seed=1), coalitions.solve
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_every_bad_launch_option_is_refused_and_the_gpu_still_answers():
+    """The same refusals through each problem's public solve on a real GPU: a ValueError naming
+    the option, no launch (the next call with good options gives the serial version's answer)."""
+    tables = dict(_gpu_tables())
+    for problem, x, solve in _tiny_instances():
+        table = tables[problem]
+        serial = solve(x, next(v for v in table if not table[v].gpu))
+        for v in (v for v in table.values() if v.gpu):
+            if v.name == "gpu_odp_multi":   # its own test: needs every GPU of the host
+                continue
+            for option in sorted(v.options & set(BAD_LAUNCH)):
+                with pytest.raises(ValueError, match=option):
+                    solve(x, v.name, **{option: BAD_LAUNCH[option]})
+            good = solve(x, v.name)
+            assert good.variant == v.name, (problem, v.name, good.variant)
+            if problem in ("auction", "dgs"):   # DGS is a heuristic, the auction's eps may be loose
+                from gpualgo.assignment import checks
+                checks.check_assignment(x, good.assignment)
+            else:   # exact versions: the serial version's optimum
+                assert abs(good.objective - serial.objective) <= 1e-5 * max(1.0, abs(serial.objective)), \
+                    (problem, v.name, good.objective, serial.objective)
+
 def test_launch_option_guards():
     assert guards.threads(64) == 64 and guards.threads(512, allowed=(256, 512)) == 512
     for bad in (7, 0, 2048, 64.0, True, "64", None):
