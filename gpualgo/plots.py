@@ -5,33 +5,15 @@ axis labels stay with the caller, who knows the units.
 """
 from __future__ import annotations
 
-from collections import defaultdict
-
-from .timing import summary
+from .timing import group
 
 __all__ = ["group", "lines", "speedup", "new_axes", "log_x"]
-
-
-def _key(row: dict, by):
-    if isinstance(by, (list, tuple)):
-        return tuple(row.get(b) for b in by)
-    return row.get(by)
 
 
 def _label(key, by) -> str:
     if isinstance(by, (list, tuple)):
         return ", ".join(f"{b}={k}" if not isinstance(k, str) else k for b, k in zip(by, key))
     return str(key)
-
-
-def group(rows, by, x, y) -> dict:
-    """``{group key: {x value: summary(y values)}}`` for the rows with a value of ``y``."""
-    out: dict = defaultdict(lambda: defaultdict(list))
-    for r in rows:
-        if r.get(y) is None or r.get(x) is None:
-            continue
-        out[_key(r, by)][r[x]].append(r[y])
-    return {g: {xv: summary(vs) for xv, vs in sorted(d.items())} for g, d in out.items()}
 
 
 def new_axes(ncols: int = 1, width: float = 6.0, height: float = 4.0):

@@ -1,11 +1,13 @@
-"""Wall-clock timing and the summary statistics every benchmark reports."""
+"""Wall-clock timing and the summary statistics every benchmark reports (of a list of values,
+and of result rows grouped by their columns)."""
 from __future__ import annotations
 
 import math
 import statistics
 import time
+from collections import defaultdict
 
-__all__ = ["timed", "summary", "human_seconds"]
+__all__ = ["timed", "summary", "group", "human_seconds"]
 
 
 def timed(fn, *args, **kwargs):
@@ -27,6 +29,27 @@ def summary(values) -> dict:
         "min": min(vals),
         "n": len(vals),
     }
+
+
+def _key(row: dict, by):
+    if isinstance(by, (list, tuple)):
+        return tuple(row.get(b) for b in by)
+    return row.get(by)
+
+
+def group(rows, by, x, y) -> dict:
+    """``{group key: {x value: summary(y values)}}`` for the rows with a value of ``y``
+    (``by``: a column, or a list of columns whose values make a tuple key).
+
+    >>> group([{"v": "a", "n": 1, "t": 2.0}, {"v": "a", "n": 1, "t": 4.0}], "v", "n", "t")["a"][1]["median"]
+    3.0
+    """
+    out: dict = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        if r.get(y) is None or r.get(x) is None:
+            continue
+        out[_key(r, by)][r[x]].append(r[y])
+    return {g: {xv: summary(vs) for xv, vs in sorted(d.items())} for g, d in out.items()}
 
 
 def human_seconds(secs: float) -> str:

@@ -110,3 +110,62 @@ def test_no_undefined_names_in_the_package():
     r = Collect()
     api.checkRecursive([str(ROOT / "gpualgo"), str(ROOT / "tests")], r)
     assert not r.found, "\n".join(r.found)
+
+
+#: the floors of gpualgo/README.md: imports only go down; a problem package imports no other
+#: problem package, and floors 3 and 4 only from its bench.py
+FLOORS = {"timing": 1, "guards": 1, "gpu": 1, "result": 1, "variants": 1, "peers": 1, "findings": 1, "cluster": 1,
+          "assignment": 2, "maxflow": 2, "tsp": 2, "coalitions": 2,
+          "results": 3, "bench": 3, "plots": 3, "exercises": 3,
+          "nbtools": 4, "run_notebooks": 4, "glance": 4}
+PROBLEMS = ("assignment", "maxflow", "tsp", "coalitions")
+
+
+def _imports(path, package):
+    """The gpualgo modules ``path`` imports (at any depth of the file), as dotted names."""
+    import ast
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("gpualgo")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.startswith("gpualgo"):
+                out.add(mod)
+                out |= {f"{mod}.{a.name}" for a in node.names}   # "from . import bench" names a module
+    return out
+
+
+def test_imports_follow_the_floors_of_the_architecture_document():
+    root = pathlib.Path(__file__).resolve().parent.parent / "gpualgo"
+    assert set(FLOORS) == {p.stem for p in root.glob("*.py") if p.stem != "__init__"} | {
+        p.name for p in root.iterdir() if p.is_dir() and (p / "__init__.py").is_file() and p.name != "kernels"
+    }, "a module without a floor"   # kernels/: the .cu sources, no Python
+    text = (root / "README.md").read_text()
+    assert all(f"`{m}.py`" in text or f"`{m}/`" in text for m in FLOORS), "the architecture document names every module"
+    wrong = []
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        package = ".".join(parts if path.name == "__init__.py" else parts[:-1])
+        if path.name == "__init__.py":
+            parts = parts[:-1]
+        if len(parts) < 2 or parts[1] == "kernels":
+            continue
+        top, floor = parts[1], FLOORS[parts[1]]
+        own_bench = top in PROBLEMS and path.name == "bench.py"
+        for mod in _imports(path, package):
+            names = mod.split(".")
+            if len(names) < 2 or names[1] not in FLOORS:
+                continue
+            other = names[1]
+            if top in PROBLEMS and other in PROBLEMS and other != top:
+                wrong.append(f"{path.relative_to(root.parent)} imports the problem {mod}")
+            elif top in PROBLEMS and other == top and names[-1] == "bench" and not own_bench:
+                wrong.append(f"{path.relative_to(root.parent)} imports its problem's bench.py (floor 3)")
+            elif FLOORS[other] > floor and not (own_bench and FLOORS[other] == 3):
+                wrong.append(f"{path.relative_to(root.parent)} (floor {floor}) imports {mod} (floor {FLOORS[other]})")
+    assert not wrong, "\n".join(sorted(wrong))

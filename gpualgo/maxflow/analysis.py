@@ -14,15 +14,37 @@ performance goal's verdict. Rows are those of a preset, measured now or read bac
 """
 from __future__ import annotations
 
+import ast
 import math
 
 from ..timing import summary
-from .bench import parse_options, parse_size
 
 __all__ = ["algorithm_ms", "with_algorithm_ms", "medians", "verification", "time_split", "fastest_first",
            "time_shares", "sweep_counts", "levels_per_relabel", "tuning_table", "targets_verdict",
-           "instance_label", "heuristic_medians", "heuristics_table", "cut_medians", "cut_table"]
+           "instance_label", "heuristic_medians", "heuristics_table", "cut_medians", "cut_table", "parse_size",
+           "parse_options"]
 
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """'64x32' -> (64, 32): instance sizes are strings so that every preset parameter is a
+    plain value or a list of plain values."""
+    try:
+        a, b = (int(x) for x in str(text).lower().split("x"))
+    except ValueError:
+        raise ValueError(f"a size is written AxB (e.g. 64x64), got {text!r}") from None
+    return a, b
+
+
+def parse_options(text: str) -> dict:
+    """'ops=8,tile=4' -> {'ops': 8, 'tile': 4} (values as Python literals; '' is the defaults)."""
+    out = {}
+    for item in filter(None, (t.strip() for t in str(text).split(","))):
+        key, sep, val = item.partition("=")
+        if not sep:
+            raise ValueError(f"a tuning configuration is KEY=VALUE,...; got {text!r}")
+        out[key.strip()] = ast.literal_eval(val.strip())
+    return out
 
 def _num(v) -> bool:
     return v is not None and v != "" and not (isinstance(v, float) and math.isnan(v))

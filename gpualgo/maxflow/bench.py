@@ -28,7 +28,6 @@ value, never its own); None when nothing independent ran.
 """
 from __future__ import annotations
 
-import ast
 import functools
 import importlib.metadata
 import math
@@ -37,6 +36,7 @@ from .. import bench, peers
 from ..bench import Case, Preset
 from ..gpu import cpu_label
 from . import checks, instances, serial
+from .analysis import parse_options, parse_size
 from .gpu import default_tile
 from .solve import VARIANTS, solve
 
@@ -206,16 +206,6 @@ def _report_cases(p):
 
 # ------------------------------------------------------------------------------ peers
 
-def parse_size(text: str) -> tuple[int, int]:
-    """'64x32' -> (64, 32): instance sizes are strings so that every preset parameter is a
-    plain value or a list of plain values."""
-    try:
-        a, b = (int(x) for x in str(text).lower().split("x"))
-    except ValueError:
-        raise ValueError(f"a size is written AxB (e.g. 64x64), got {text!r}") from None
-    return a, b
-
-
 def caps_of(p: dict) -> dict:
     """{variant: largest n} from a preset's ``cap_<variant>`` parameters."""
     return {k[4:]: v for k, v in p.items() if k.startswith("cap_")}
@@ -280,17 +270,6 @@ def _targets_cases(p):
 
 
 # ----------------------------------------------------------------------------- tuning
-
-def parse_options(text: str) -> dict:
-    """'ops=8,tile=4' -> {'ops': 8, 'tile': 4} (values as Python literals; '' is the defaults)."""
-    out = {}
-    for item in filter(None, (t.strip() for t in str(text).split(","))):
-        key, sep, val = item.partition("=")
-        if not sep:
-            raise ValueError(f"a tuning configuration is KEY=VALUE,...; got {text!r}")
-        out[key.strip()] = ast.literal_eval(val.strip())
-    return out
-
 
 #: the counters and options a tuning row keeps from the result's stats
 _TUNING_STATS = ("tile", "block", "gr_alpha", "gr_max_iters", "gr_balance", "ops", "incremental", "early_stop",

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import statistics
 
-from ... import plots
+from ...timing import group
 
 __all__ = ["verdict", "mean_table", "speedups", "peer_speedups", "exact_lines", "means", "loglog_slope",
            "wins_from", "per_instance"]
@@ -52,7 +52,7 @@ def mean_table(rows, value: str, title: str) -> str:
     per (variant, density) (columns)."""
     if not rows:
         return ""
-    groups = plots.group(rows, ["variant", "density"], "n", value)
+    groups = group(rows, ["variant", "density"], "n", value)
     cols = sorted(groups)
     sizes = sorted({r["n"] for r in rows})
     head = "| n | " + " | ".join(f"{v} d={d:g}" for v, d in cols) + " |\n" + "|---" * (len(cols) + 1) + "|\n"
