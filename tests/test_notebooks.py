@@ -136,3 +136,19 @@ def test_the_reports_findings_are_tested_before_the_take_away(path):
     assert re.match(r"## \d+ · What to take away", heads[-1][1]), heads[-1][1]
     between = "".join("".join(c["source"]) for c in cells[heads[-2][0]:heads[-1][0]] if c["cell_type"] == "code")
     assert re.search(r"nbtools\.show_findings\(\w+\.FINDINGS", between)
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[:2] in {"01", "02", "03", "04", "05"}],
+                         ids=lambda p: p.name)
+def test_every_problem_notebook_opens_on_the_template(path):
+    """gpualgo/README.md's template: the title cell, a cell naming the source report and what you
+    will learn, the parameters cell; numbered sections from "## 1 · The problem"."""
+    cells = json.loads(path.read_text())["cells"]
+    text = ["".join(c["source"]) for c in cells]
+    assert text[0].startswith(f"# {path.name[:2]} · "), text[0][:60]
+    assert text[1].startswith("**Source report:** ") and "**What you will learn**" in text[1], text[1][:80]
+    assert "parameters" in cells[2]["metadata"].get("tags", [])
+    sections = [ln for t, c in zip(text, cells) if c["cell_type"] == "markdown" for ln in t.splitlines()
+                if ln.startswith("## ")]
+    assert sections[0].startswith("## 1 · The problem"), sections[0]
+    assert [s.split(" · ")[0] for s in sections] == [f"## {i}" for i in range(1, len(sections) + 1)], sections
