@@ -10,6 +10,22 @@ KERNELS = pathlib.Path(__file__).resolve().parent.parent / "gpualgo" / "kernels"
 SOURCES = sorted(KERNELS.glob("*.cu"))
 
 
+def test_every_banner_has_the_architecture_documents_style():
+    """gpualgo/README.md: a group of kernels opens with a rule, one or two comment lines, a rule;
+    the rule is the same 84 dashes in every .cu file."""
+    rule = "// " + "-" * 84
+    for src in sorted(KERNELS.glob("*.cu")):
+        lines = src.read_text().splitlines()
+        rules = [i for i, line in enumerate(lines) if line.startswith("// ---")]
+        assert rules and all(lines[i] == rule for i in rules), f"{src.name}: a rule of another length"
+        assert len(rules) % 2 == 0, f"{src.name}: an unclosed banner"
+        for a, b in zip(rules[::2], rules[1::2]):
+            assert 2 <= b - a <= 3 and all(lines[j].startswith("// ") and len(lines[j]) <= len(rule)
+                                           for j in range(a + 1, b)), f"{src.name}:{a + 1}: a banner's title"
+    readme = (KERNELS.parent / "README.md").read_text()
+    assert rule in readme
+
+
 def test_there_are_kernel_sources():
     assert (KERNELS / "common.cuh").is_file()
 

@@ -21,9 +21,9 @@
 #define TILE 16
 #endif
 
-// ----------------------------------------------------------------------------------------
-// Version gpu_de_global: ADE and JDE in global memory, a thread per agent (per job) row
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
+// Version gpu_de_global: ADE and JDE in global memory, a thread per agent (job) row
+// ------------------------------------------------------------------------------------
 
 // ADE: thread t evaluates agent rows[t] (or agent t when rows is null): the best job y
 // != tau[i] to take, swapping with y's holder or moving when y is free.  Ties: lowest y.
@@ -79,9 +79,9 @@ extern "C" __global__ void jde_global_kernel(const double* __restrict__ A, const
     out_i[x] = bi;
 }
 
-// ----------------------------------------------------------------------------------------
-// Versions gpu_de_shared, gpu_mixed: a thread per cell, shared-memory tiles, row maximum
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
+// Versions gpu_de_shared, gpu_mixed: a thread per cell, shared-memory tiles, row max
+// ------------------------------------------------------------------------------------
 
 // ADE cells: block (TILE, TILE); thread (tx, ty) computes the gain of agent rows[r]
 // taking job c, r = blockIdx.y * TILE + ty, c = blockIdx.x * TILE + tx, into D[r][c]
@@ -174,9 +174,9 @@ extern "C" __global__ void row_max_kernel(const double* __restrict__ D, int nrow
     // exercise dgs.row_max: end
 }
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Version gpu: the whole DGS loop in one cooperative launch, many exchanges per round
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 
 // The host compiles the file twice: with DGS_NO_COOPERATIVE for the kernels above (a
 // module built for cooperative launches launches every kernel that way, and the cell

@@ -52,10 +52,10 @@ namespace cg = cooperative_groups;
 
 typedef CAP_T cap_t;
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Shared by the three versions: atomics on capacities, loads from L2, the push or the
 // relabel, the counters read after a grid barrier, queue slots
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 __device__ __forceinline__ void cap_add(int* p, int v) { atomicAdd(p, v); }
 __device__ __forceinline__ void cap_add(long long* p, long long v) {
     atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
@@ -113,9 +113,9 @@ __device__ __forceinline__ int queue_slot(int* counter) {
     // exercise maxflow.queue_slot: end
 }
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Version (a): the adjacency matrix, a thread per vertex, `cycle` sweeps per launch
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 extern "C" __global__ void matrix_push_relabel_kernel(
         int n, int s, int t, cap_t* __restrict__ res, cap_t* __restrict__ excess,
         int* __restrict__ height, int cycle, int* __restrict__ ring,
@@ -166,9 +166,9 @@ extern "C" __global__ void matrix_gather_kernel(int n, const int* __restrict__ o
     // exercise maxflow.gather: end
 }
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Version (b): the BCSR arcs, a thread per vertex, `cycle` sweeps per launch
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 extern "C" __global__ void bcsr_push_relabel_kernel(
         int n, int s, int t, const int* __restrict__ offsets, const int* __restrict__ heads,
         const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
@@ -208,9 +208,9 @@ extern "C" __global__ void bcsr_push_relabel_kernel(
     if (grid.thread_rank() == 0) atomicAdd(stats + ST_SWEEP, sweeps);
 }
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Version (c), its bookkeeping: the counters every thread reads after a grid barrier
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // ring: 3 counters x 3 slots: [0..2] active vertices / next BFS frontier size,
 // [3..5] relabels, [6..8] vertices with excess (counted, then found by the BFS) or, in the
 // sweeps, the leader's vote for a global relabel.  stats: the ST_* slots (top of the file).
@@ -239,9 +239,9 @@ struct Stepper {
 
 typedef cg::thread_block_tile<TILE> tile_t;
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Version (c), step 1a: the global relabel without levels (async_bfs), on a work list
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 enum { WL_HEAD, WL_TAIL, WL_PENDING };   // the asynchronous BFS's work-list counters
 
 // The global relabel without levels (async_bfs).  The level-synchronous BFS needs one grid
@@ -338,9 +338,9 @@ __device__ __forceinline__ bool async_global_relabel(
     return st.aux > 0;    // the list overflowed: heights not exact, BFS by levels
 }
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Version (c), step 1b: the global relabel by levels, one grid barrier per level
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Exact distances to the sink by a BFS on residual arcs, a tile per frontier vertex; a
 // vertex is claimed for the next level by atomicCAS on its height, so two tiles never both
 // label it.  Returns the number of levels.
@@ -411,9 +411,9 @@ __device__ __forceinline__ int bfs_by_levels(
     return level;
 }
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Version (c), step 2: gather the active vertices into the queue
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Every vertex with excess below height n is appended to qa (queue_slot: one atomic per
 // coalesced group on the step's counter); the grid barrier that ends the step makes the
 // queue whole, and its counter, read by every thread after it, is returned: the queue's length.
@@ -429,9 +429,9 @@ __device__ __forceinline__ int gather_active(
     return st.sync(grid, ring);
 }
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Version (c), step 3: discharge one queued vertex with its tile of TILE threads
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Up to max_ops rounds of (lowest residual neighbour, then push or relabel), a bounded
 // discharge, so fewer sweeps are needed.  The tile's lanes scan x's arcs side by side and
 // reduce (height, arc) with shuffles; lane 0 alone pushes or relabels, so x's excess and
@@ -492,9 +492,9 @@ __device__ __forceinline__ void discharge(
         qb[queue_slot(ring + k % 3)] = x;
 }
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Version (c), step 4: after a sweep's barrier, the test that ends the sweeps
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Every thread reads the same counters after the barrier, so all take the same decision.
 // Returns true when the sweeps stop: enough relabels since the global relabel
 // (relabel_limit), max_sweeps_between sweeps, or the leader's gr_balance vote (the
@@ -510,9 +510,9 @@ __device__ __forceinline__ bool sweeps_end(
     return relabels_since > relabel_limit || sweep + 1 >= max_sweeps_between || st.aux;
 }
 
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // Version (c): the one cooperative kernel that runs the whole algorithm, steps 1 to 4
-// ----------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------
 // A global relabel (step 1a or 1b), then sweeps (step 2 when the queue is rebuilt from
 // scratch, step 3 for every queued vertex, a grid barrier, step 4) until the heights are
 // loose again, and again, until a fresh global relabel leaves no active vertex: the preflow

@@ -74,16 +74,6 @@ def test_defines_are_the_cu_files_names_and_its_fallbacks_agree():
     assert "_check_memory" not in dir(auction_gpu) and "_to_device" not in dir(auction_gpu)
 
 
-def test_cu_banners_match_the_readme():
-    rule = "// " + "-" * 84
-    lines = CU.splitlines()
-    rules = [i for i, line in enumerate(lines) if line.startswith("// ---")]
-    assert rules and all(lines[i] == rule for i in rules)
-    assert len(rules) % 2 == 0
-    for a, b in zip(rules[::2], rules[1::2]):
-        assert b == a + 2 and lines[a + 1].startswith("// ") and len(lines[a + 1]) <= len(rule)
-
-
 def test_launch_config_is_checked():
     assert auction_gpu.launch_config("report", n=100, sms=10)["bid"] == ((1, 20), (128,))
     with pytest.raises(ValueError, match="multiple of 32"):

@@ -9,6 +9,7 @@ import pytest
 from gpualgo import bench, gpu, guards, nbtools, peers, results
 from gpualgo import maxflow as mf
 from gpualgo.maxflow import analysis
+from gpualgo.maxflow import bench as mf_bench
 from gpualgo.maxflow import gpu as mfgpu
 from gpualgo.result import Result
 from test_maxflow_serial import random_cases
@@ -81,15 +82,6 @@ def test_kernels_table_names_the_kernels_of_the_cu_file():
         assert nbtools.kernel_text("maxflow", step).lstrip().startswith("//")   # each with its comment
 
 
-def test_kernel_banners_have_the_readme_style():
-    lines = gpu.kernel_source("maxflow").splitlines()
-    rules = [i for i, line in enumerate(lines) if re.fullmatch(r"// -{20,}", line)]
-    assert len(rules) >= 8 and len(rules) % 2 == 0
-    assert {len(lines[i]) for i in rules} == {91}
-    for a, b in zip(rules[::2], rules[1::2]):
-        assert 2 <= b - a <= 3 and all(lines[j].startswith("// ") for j in range(a + 1, b))
-
-
 def test_launch_config_of_a_plain_launch_needs_no_gpu():
     assert mfgpu.launch_config(None, 256, 1000, cooperative=False) == (4, 256, None)
     assert mfgpu.launch_config(None, 256, 0, cooperative=False) == (1, 256, None)
@@ -148,7 +140,7 @@ def test_recorded_results_follow_the_row_schema(preset):
         if r["variant"] == "gpu_vertex_centric":
             assert r["kernel_ms"] > 0
         assert analysis.algorithm_ms(r) > 0
-    assert set(rec.meta["params"]) <= set(mf.bench.PRESETS[preset].params) | {"quick"}
+    assert set(rec.meta["params"]) <= set(mf_bench.PRESETS[preset].params) | {"quick"}
 
 
 def test_analysis_of_the_recorded_results():
