@@ -135,31 +135,8 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
     """
     A = as_matrix(B)
     m, n = A.shape
-    if eps is not None:
-        try:
-            eps = float(eps)
-        except OverflowError:  # an int beyond float range
-            raise ValueError(f"eps must be a positive finite number or None, got one with {len(str(eps))} digits") from None
-        except (TypeError, ValueError):
-            raise ValueError(f"eps must be a positive number or None, got {eps!r}") from None
-        if not (np.isfinite(eps) and eps > 0):
-            raise ValueError(f"eps must be a positive finite number or None, got {eps!r}")
-
-    if A.dtype.kind == "f":
-        if np.isnan(A).any():
-            i, j = (int(v) for v in np.argwhere(np.isnan(A))[0])
-            raise ValueError(f"B contains NaN (first at person {i}, object {j})")
-        if np.isposinf(A).any():
-            i, j = (int(v) for v in np.argwhere(np.isposinf(A))[0])
-            raise ValueError(f"B contains +inf (first at person {i}, object {j}); missing edges are -inf")
-        missing = np.isneginf(A)
-        finite = np.where(missing, 0.0, A)
-        check_float_range(float(np.abs(finite).max()), n)
-        integer = bool(np.array_equal(finite, np.rint(finite)))
-    else:
-        missing = None
-        finite = A
-        integer = True
+    eps = _checked_eps(eps)
+    missing, finite, integer = _finite_part(A, n)
     if check_feasibility and missing is not None and missing.any():
         checks.check_feasible(A)  # a full matrix with m <= n always has an assignment
 
@@ -169,50 +146,15 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
         if not eps > 0:     # a subnormal eps that m/n took to zero
             raise ValueError(f"eps is too small: eps*m/n underflows to 0 for m={m}, n={n}")
     if integer:
-        if value_range is not None and missing is None:
-            lo, hi = (int(v) for v in value_range)
-        else:
-            lo = int(finite.min()) if missing is None else int(finite[~missing].min())
-            hi = int(finite.max()) if missing is None else int(finite[~missing].max())
+        lo, hi = ((int(v) for v in value_range) if value_range is not None and missing is None
+                  else _value_range(finite, missing))
         check_range(max(abs(lo), abs(hi)), _RAW_LIMIT, "for exact arithmetic", f" (range [{lo}, {hi}])")
-        scale, eps_int = persons + 1, 1
-        if eps is not None:
-            if 1.0 / eps > _RAW_LIMIT:  # a grid finer than 64-bit prices hold
-                raise ValueError(f"eps={eps!r} is too small: the auction's grid of eps/(m+1) would not fit "
-                                 "64-bit prices; use eps >= 2**-30")
-            # above the benefit range every eps gives the same guarantee as eps = range + 1, and
-            # an eps beyond 2**40 units would overflow the bid increments
-            eps_int = int(np.floor(min(eps, float(hi - lo + 1)) * (persons + 1) + 1e-9))
-            if eps_int < 1:  # eps below 1/(m+1): a finer grid
-                scale = int(np.ceil(1.0 / eps - 1e-12))
-                eps_int = 1
-        raw_vals = finite
-        unit = 1.0
-        eps_original = eps_int / scale
-        exact = eps_original * persons < 1
+        scale, eps_int, eps_original, exact = _integer_grid(eps, persons, lo, hi)
+        raw_vals, unit = finite, 1.0
     else:
-        if eps is None:
-            raise ValueError("eps=None asks for the exact optimum, which needs integer benefits; "
-                             "B holds non-integer values: pass eps > 0, or round B")
-        grid = eps / (2 * (persons + 1))
-        raw_f = np.rint(finite / grid)
-        vals = raw_f[~missing]
-        if vals.size and not np.abs(vals).max() < _RAW_LIMIT:
-            raise ValueError(f"B / (eps/(2(m+1))) exceeds 2**30: eps={eps} is too small for these benefits")
-        raw_vals = raw_f.astype(np.int64)
-        scale, eps_int, unit = 1, persons + 1, grid
-        eps_original = eps / 2
+        raw_vals, lo, hi, scale, eps_int, unit, eps_original = _float_grid(eps, persons, finite, missing)
         exact = False
-        lo = int(vals.min())
-        hi = int(vals.max())
-
-    if missing is not None:
-        raw = np.asarray(raw_vals).astype(np.int32)  # a fresh array: safe to write into
-        raw[missing] = MISSING
-    else:  # int32 input is used as it is (never written to), which saves a copy
-        raw = np.ascontiguousarray(raw_vals, dtype=np.int32)
-    if square and m < n:  # dummy persons: the same benefit (lo) for every object
-        raw = np.concatenate([raw, np.full((n - m, n), lo, dtype=np.int32)])
+    raw = _raw_matrix(raw_vals, missing, square, m, n, lo)
     span = (hi - lo) * scale
     # A bid increment is g1 - g2 + eps; capping it keeps eps-complementary slackness
     # (any increment in [eps, g1 - g2 + eps] does) and bounds the prices.
@@ -223,4 +165,89 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
     return IntProblem(raw=raw, scale=int(scale), eps=int(eps_int), cap=int(cap), span=int(span),
                       exact=bool(integer and exact), eps_original=float(eps_original), integer=integer,
                       m=m, n=n, unit=float(unit))
+
+
+def _checked_eps(eps):
+    """``eps`` as a positive finite float, or None (the exact optimum)."""
+    if eps is None:
+        return None
+    try:
+        eps = float(eps)
+    except OverflowError:  # an int beyond float range
+        raise ValueError(f"eps must be a positive finite number or None, got one with {len(str(eps))} digits") from None
+    except (TypeError, ValueError):
+        raise ValueError(f"eps must be a positive number or None, got {eps!r}") from None
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps must be a positive finite number or None, got {eps!r}")
+    return eps
+
+
+def _finite_part(A, n: int):
+    """``(missing, finite, integer)``: the mask of missing edges (None for an integer matrix),
+    the matrix with them set to 0, and whether every benefit is an integer. Refuses NaN,
+    ``+inf`` and float benefits too large for the sums (:func:`check_float_range`)."""
+    if A.dtype.kind != "f":
+        return None, A, True
+    if np.isnan(A).any():
+        i, j = (int(v) for v in np.argwhere(np.isnan(A))[0])
+        raise ValueError(f"B contains NaN (first at person {i}, object {j})")
+    if np.isposinf(A).any():
+        i, j = (int(v) for v in np.argwhere(np.isposinf(A))[0])
+        raise ValueError(f"B contains +inf (first at person {i}, object {j}); missing edges are -inf")
+    missing = np.isneginf(A)
+    finite = np.where(missing, 0.0, A)
+    check_float_range(float(np.abs(finite).max()), n)
+    return missing, finite, bool(np.array_equal(finite, np.rint(finite)))
+
+
+def _value_range(finite, missing) -> tuple[int, int]:
+    """The smallest and largest present benefit of an integer-valued matrix."""
+    vals = finite if missing is None else finite[~missing]
+    return int(vals.min()), int(vals.max())
+
+
+def _integer_grid(eps, persons: int, lo: int, hi: int):
+    """``(scale, eps_int, eps_original, exact)`` for integer benefits: the benefits are
+    multiplied by ``scale`` and the auction's epsilon is ``eps_int`` units of the scaled
+    grid (``eps=None``: ``1/(persons+1)`` of a benefit unit, the exact optimum)."""
+    scale, eps_int = persons + 1, 1
+    if eps is not None:
+        if 1.0 / eps > _RAW_LIMIT:  # a grid finer than 64-bit prices hold
+            raise ValueError(f"eps={eps!r} is too small: the auction's grid of eps/(m+1) would not fit "
+                             "64-bit prices; use eps >= 2**-30")
+        # above the benefit range every eps gives the same guarantee as eps = range + 1, and
+        # an eps beyond 2**40 units would overflow the bid increments
+        eps_int = int(np.floor(min(eps, float(hi - lo + 1)) * (persons + 1) + 1e-9))
+        if eps_int < 1:  # eps below 1/(m+1): a finer grid
+            scale = int(np.ceil(1.0 / eps - 1e-12))
+            eps_int = 1
+    eps_original = eps_int / scale
+    return scale, eps_int, eps_original, eps_original * persons < 1
+
+
+def _float_grid(eps, persons: int, finite, missing):
+    """Non-integer benefits rounded to a grid of ``eps / (2(persons+1))``: ``(raw_vals, lo,
+    hi, scale, eps_int, unit, eps_original)``, the final epsilon ``eps/2``."""
+    if eps is None:
+        raise ValueError("eps=None asks for the exact optimum, which needs integer benefits; "
+                         "B holds non-integer values: pass eps > 0, or round B")
+    grid = eps / (2 * (persons + 1))
+    raw_f = np.rint(finite / grid)
+    vals = raw_f[~missing]
+    if vals.size and not np.abs(vals).max() < _RAW_LIMIT:
+        raise ValueError(f"B / (eps/(2(m+1))) exceeds 2**30: eps={eps} is too small for these benefits")
+    return raw_f.astype(np.int64), int(vals.min()), int(vals.max()), 1, persons + 1, grid, eps / 2
+
+
+def _raw_matrix(raw_vals, missing, square: bool, m: int, n: int, lo: int):
+    """The int32 matrix the versions read: missing edges as ``MISSING``, and with
+    ``square`` the ``n - m`` dummy persons (the same benefit ``lo`` for every object)."""
+    if missing is not None:
+        raw = np.asarray(raw_vals).astype(np.int32)  # a fresh array: safe to write into
+        raw[missing] = MISSING
+    else:  # int32 input is used as it is (never written to), which saves a copy
+        raw = np.ascontiguousarray(raw_vals, dtype=np.int32)
+    if square and m < n:
+        raw = np.concatenate([raw, np.full((n - m, n), lo, dtype=np.int32)])
+    return raw
 
