@@ -379,6 +379,24 @@ def _weight(tok, lineno, fail, missing) -> int | None:
     return v
 
 
+def _section_line(lines, i, fail, section, got, expected, unit):
+    """The next line that is not blank from line index ``i`` on, in a section that has
+    ``got`` of its ``expected`` ``unit`` (values, nodes) so far: (its line number, its
+    tokens, the index of the line after it). The file's end, EOF or another section there
+    fail, naming how many the section has."""
+    while True:
+        if i >= len(lines):
+            fail(len(lines), f"{section} ends after {got} of {expected} {unit}")
+        lineno = i + 1
+        toks = lines[i].split()
+        i += 1
+        if not toks:
+            continue
+        if toks[0].upper() == "EOF" or toks[0].upper() in _SECTIONS:
+            fail(lineno, f"{section} has {got} {unit}, {expected} expected")
+        return lineno, toks, i
+
+
 def _read_weights(lines, i, count, fail, section, missing):
     """``count`` weights from line index ``i`` on: (int64 values, NO_EDGE for the ``missing``
     stand-in; int64 line of each, negative for a stand-in; the index of the line after them)."""
@@ -388,13 +406,7 @@ def _read_weights(lines, i, count, fail, section, missing):
     where = array.array("q")
     k = 0
     while k < count:
-        if i >= len(lines):
-            fail(len(lines), f"{section} ends after {k} of {count} values")
-        lineno = i + 1
-        toks = lines[i].split()
-        i += 1
-        if toks and toks[0].upper() == "EOF" or toks and toks[0].upper() in _SECTIONS:
-            fail(lineno, f"{section} has {k} values, {count} expected")
+        lineno, toks, i = _section_line(lines, i, fail, section, k, count, "values")
         if k + len(toks) > count:
             fail(lineno, f"{section} has more than the {count} values expected")
         for tok in toks:
@@ -409,15 +421,7 @@ def _read_coords(lines, i, n, dim, fail, section):
     xy = np.full((n, dim), np.nan)
     seen = 0
     while seen < n:
-        if i >= len(lines):
-            fail(len(lines), f"{section} ends after {seen} of {n} nodes")
-        lineno = i + 1
-        toks = lines[i].split()
-        i += 1
-        if not toks:
-            continue
-        if toks[0].upper() == "EOF" or toks[0].upper() in _SECTIONS:
-            fail(lineno, f"{section} has {seen} nodes, {n} expected")
+        lineno, toks, i = _section_line(lines, i, fail, section, seen, n, "nodes")
         if len(toks) != dim + 1:
             fail(lineno, f"expected 'node x y{' z' if dim == 3 else ''}', got {lines[i - 1].strip()!r}")
         node = _number(toks[0], lineno, fail)
