@@ -55,6 +55,33 @@ def _capacity(c: int, line_no: int) -> int:
     return c
 
 
+#: the arc lines of the two formats: the first vertex id, the layout and the names of its
+#: numbers (for the messages), and the message of an arc line before the network's size
+_DIMACS_ARC = (1, "a TAIL HEAD CAPACITY", "TAIL, HEAD and CAPACITY", "arc line before the problem line 'p max ...'")
+_TEXT_ARC = (0, "e U V CAPACITY", "U, V and CAPACITY", "edge line before 'n NODES'")
+
+
+def _arc(parts, raw: str, line_no: int, n: int | None, form, arcs) -> None:
+    """One arc line ``raw`` (split into ``parts``) of a network of ``n`` vertices (None before
+    its size is given), in the format ``form`` (:data:`_DIMACS_ARC` or :data:`_TEXT_ARC`): its
+    tail and head (0-based) and capacity appended to the lists ``arcs`` (tails, heads,
+    capacities). ValueError naming the line: an arc line too early, another layout, numbers
+    that are not integers, a vertex out of range, a bad capacity."""
+    first, layout, numbers, early = form
+    if n is None:
+        raise ValueError(f"line {line_no}: {early}")
+    if len(parts) != 4:
+        raise ValueError(f"line {line_no}: expected '{layout}', got {raw.strip()!r}")
+    a, b, c = _ints(parts[1:], line_no, numbers)
+    for x in (a, b):
+        if not first <= x < first + n:
+            raise ValueError(f"line {line_no}: node id {x} out of range {first}..{first + n - 1}")
+    tails, heads, caps = arcs
+    tails.append(a - first)
+    heads.append(b - first)
+    caps.append(_capacity(c, line_no))
+
+
 def _guard(n: int, arcs: int, line_no: int, force: bool) -> None:
     """The host-memory refusal of a network announced on line ``line_no``, naming the line."""
     try:
@@ -126,17 +153,7 @@ def parse_dimacs(text: str, force: bool = False) -> FlowNetwork:
             if source is not None and source == sink:
                 raise ValueError(f"line {no}: node {vid} is both the source and the sink")
         elif kind == "a":
-            if n is None:
-                raise ValueError(f"line {no}: arc line before the problem line 'p max ...'")
-            if len(parts) != 4:
-                raise ValueError(f"line {no}: expected 'a TAIL HEAD CAPACITY', got {raw.strip()!r}")
-            a, b, c = _ints(parts[1:], no, "TAIL, HEAD and CAPACITY")
-            for x in (a, b):
-                if not 1 <= x <= n:
-                    raise ValueError(f"line {no}: node id {x} out of range 1..{n}")
-            us.append(a - 1)
-            vs.append(b - 1)
-            cs.append(_capacity(c, no))
+            _arc(parts, raw, no, n, _DIMACS_ARC, (us, vs, cs))
         else:
             raise ValueError(f"line {no}: unknown line type {kind!r} (expected c, p, n or a)")
     if n is None:
@@ -181,17 +198,7 @@ def parse_text(text: str, source: int = 0, sink: int | None = None, force: bool 
             _nodes(n, no, "NODES")
             _guard(n, 0, no, force)
         elif parts[0] == "e":
-            if n is None:
-                raise ValueError(f"line {no}: edge line before 'n NODES'")
-            if len(parts) != 4:
-                raise ValueError(f"line {no}: expected 'e U V CAPACITY', got {raw.strip()!r}")
-            a, b, c = _ints(parts[1:], no, "U, V and CAPACITY")
-            for x in (a, b):
-                if not 0 <= x < n:
-                    raise ValueError(f"line {no}: node id {x} out of range 0..{n - 1}")
-            us.append(a)
-            vs.append(b)
-            cs.append(_capacity(c, no))
+            _arc(parts, raw, no, n, _TEXT_ARC, (us, vs, cs))
         else:
             raise ValueError(f"line {no}: unknown line type {parts[0]!r} (expected n or e)")
     if n is None:

@@ -379,6 +379,24 @@ def _weight(tok, lineno, fail, missing) -> int | None:
     return v
 
 
+def _section_line(lines, i, fail, section, got, expected, unit):
+    """The next line that is not blank from line index ``i`` on, in a section that has
+    ``got`` of its ``expected`` ``unit`` (values, nodes) so far: (its line number, its
+    tokens, the index of the line after it). The file's end, EOF or another section there
+    fail, naming how many the section has."""
+    while True:
+        if i >= len(lines):
+            fail(len(lines), f"{section} ends after {got} of {expected} {unit}")
+        lineno = i + 1
+        toks = lines[i].split()
+        i += 1
+        if not toks:
+            continue
+        if toks[0].upper() == "EOF" or toks[0].upper() in _SECTIONS:
+            fail(lineno, f"{section} has {got} {unit}, {expected} expected")
+        return lineno, toks, i
+
+
 def _read_weights(lines, i, count, fail, section, missing):
     """``count`` weights from line index ``i`` on: (int64 values, NO_EDGE for the ``missing``
     stand-in; int64 line of each, negative for a stand-in; the index of the line after them)."""
@@ -388,13 +406,7 @@ def _read_weights(lines, i, count, fail, section, missing):
     where = array.array("q")
     k = 0
     while k < count:
-        if i >= len(lines):
-            fail(len(lines), f"{section} ends after {k} of {count} values")
-        lineno = i + 1
-        toks = lines[i].split()
-        i += 1
-        if toks and toks[0].upper() == "EOF" or toks and toks[0].upper() in _SECTIONS:
-            fail(lineno, f"{section} has {k} values, {count} expected")
+        lineno, toks, i = _section_line(lines, i, fail, section, k, count, "values")
         if k + len(toks) > count:
             fail(lineno, f"{section} has more than the {count} values expected")
         for tok in toks:
@@ -409,15 +421,7 @@ def _read_coords(lines, i, n, dim, fail, section):
     xy = np.full((n, dim), np.nan)
     seen = 0
     while seen < n:
-        if i >= len(lines):
-            fail(len(lines), f"{section} ends after {seen} of {n} nodes")
-        lineno = i + 1
-        toks = lines[i].split()
-        i += 1
-        if not toks:
-            continue
-        if toks[0].upper() == "EOF" or toks[0].upper() in _SECTIONS:
-            fail(lineno, f"{section} has {seen} nodes, {n} expected")
+        lineno, toks, i = _section_line(lines, i, fail, section, seen, n, "nodes")
         if len(toks) != dim + 1:
             fail(lineno, f"expected 'node x y{' z' if dim == 3 else ''}', got {lines[i - 1].strip()!r}")
         node = _number(toks[0], lineno, fail)
@@ -460,68 +464,98 @@ def write_tsplib(instance: TSPInstance, path, fmt: str | None = None,
             asymmetric instance, unknown format.
     """
     inst = instance
-    n = inst.n
     kind = inst.kind
+    d, missing = _written_distances(inst, missing)
+    use_coords = fmt is None and _coords_reproduce(inst)
+    fmt = _written_format("FULL_MATRIX" if fmt is None else fmt, kind)
+    out = _header(inst, kind, missing)
+    if use_coords:
+        out += [f"EDGE_WEIGHT_TYPE : {inst.edge_weight_type}", "NODE_COORD_SECTION"]
+        out += _coord_lines(inst.coords)
+    else:
+        out += _explicit_lines(inst, d, fmt)
+    out.append("EOF")
+    path = os.fspath(path)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(out) + "\n")
+    return path
+
+
+def _written_distances(inst: TSPInstance, missing):
+    """(a copy of the distances with the missing edges set to ``missing``, ``missing`` as an
+    int); ValueError for missing edges without a ``missing`` that is an integer larger than
+    every distance and within int64."""
     d = inst.dist.copy()
-    if inst.has_missing:
-        if missing is None:
-            raise ValueError("the instance has missing edges; pass missing=<a weight larger "
-                             "than every distance> (TSPLIB has no missing edges)")
-        if isinstance(missing, (bool, np.bool_)):
-            raise ValueError(f"missing must be an integer larger than every distance, got {missing!r}")
-        try:
-            missing = operator.index(missing)
-        except TypeError:
-            raise ValueError(f"missing must be an integer larger than every distance (the file "
-                             f"holds integer weights), got {missing!r}") from None
-        if missing <= int(d.max()):
-            raise ValueError(f"missing={missing} must exceed the largest distance {int(d.max())}")
-        if missing > MAX_MISSING:
-            raise ValueError(f"missing={missing} is beyond int64 (at most {MAX_MISSING})")
-        d[inst.missing] = missing
-    use_coords = False
-    if (fmt is None and inst.coords is not None and inst.edge_weight_type in COORD_TYPES
-            and not inst.edge_weight_type.endswith("3D") and not inst.has_missing):
-        # coordinates only if the text written reproduces the distances exactly
-        text = np.array([float(_fmt_num(v)) for v in inst.coords.ravel()]).reshape(n, 2)
-        use_coords = np.array_equal(coord_distances(text, inst.edge_weight_type), inst.dist)
-    if fmt is None:
-        fmt = "FULL_MATRIX"
+    if not inst.has_missing:
+        return d, missing
+    if missing is None:
+        raise ValueError("the instance has missing edges; pass missing=<a weight larger "
+                         "than every distance> (TSPLIB has no missing edges)")
+    if isinstance(missing, (bool, np.bool_)):
+        raise ValueError(f"missing must be an integer larger than every distance, got {missing!r}")
+    try:
+        missing = operator.index(missing)
+    except TypeError:
+        raise ValueError(f"missing must be an integer larger than every distance (the file "
+                         f"holds integer weights), got {missing!r}") from None
+    if missing <= int(d.max()):
+        raise ValueError(f"missing={missing} must exceed the largest distance {int(d.max())}")
+    if missing > MAX_MISSING:
+        raise ValueError(f"missing={missing} is beyond int64 (at most {MAX_MISSING})")
+    d[inst.missing] = missing
+    return d, missing
+
+
+def _coords_reproduce(inst: TSPInstance) -> bool:
+    """Whether the coordinates, as the file writes them, give back the distances exactly
+    (a 2-D coordinate EDGE_WEIGHT_TYPE, no missing edges)."""
+    if (inst.coords is None or inst.edge_weight_type not in COORD_TYPES
+            or inst.edge_weight_type.endswith("3D") or inst.has_missing):
+        return False
+    text = np.array([float(_fmt_num(v)) for v in inst.coords.ravel()]).reshape(inst.n, 2)
+    return np.array_equal(coord_distances(text, inst.edge_weight_type), inst.dist)
+
+
+def _written_format(fmt: str, kind: str) -> str:
+    """``fmt``, checked: a known EDGE_WEIGHT_FORMAT, FULL_MATRIX for an ATSP."""
     if fmt not in FORMATS:
         raise ValueError(f"unsupported EDGE_WEIGHT_FORMAT {fmt!r}; supported: {FORMATS}")
     if fmt != "FULL_MATRIX" and kind == "ATSP":
         raise ValueError(f"{fmt} describes a symmetric matrix; this instance is asymmetric")
+    return fmt
+
+
+def _header(inst: TSPInstance, kind: str, missing) -> list:
+    """NAME, TYPE (``kind``), COMMENT (on one line, naming the ``missing`` stand-in) and
+    DIMENSION."""
     out = [f"NAME : {inst.name}", f"TYPE : {kind}"]
     comment = inst.comment
     if inst.has_missing:
         comment = (comment + " " if comment else "") + f"(missing edges written as {missing})"
     if comment:
         out.append(f"COMMENT : {' '.join(comment.split())}")
-    out.append(f"DIMENSION : {n}")
-    if use_coords:
-        out.append(f"EDGE_WEIGHT_TYPE : {inst.edge_weight_type}")
-        out.append("NODE_COORD_SECTION")
-        for i, (x, y) in enumerate(inst.coords):
-            out.append(f"{i + 1} {_fmt_num(x)} {_fmt_num(y)}")
-    else:
-        out.append("EDGE_WEIGHT_TYPE : EXPLICIT")
-        out.append(f"EDGE_WEIGHT_FORMAT : {fmt}")
-        if inst.coords is not None:
-            out.append("DISPLAY_DATA_TYPE : TWOD_DISPLAY")
-        out.append("EDGE_WEIGHT_SECTION")
-        rows, cols = _positions(fmt, n)
-        vals = [str(v) for v in d[rows, cols].tolist()]
-        for s in range(0, len(vals), 16):
-            out.append(" ".join(vals[s:s + 16]))
-        if inst.coords is not None:
-            out.append("DISPLAY_DATA_SECTION")
-            for i, (x, y) in enumerate(inst.coords):
-                out.append(f"{i + 1} {_fmt_num(x)} {_fmt_num(y)}")
-    out.append("EOF")
-    path = os.fspath(path)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(out) + "\n")
-    return path
+    out.append(f"DIMENSION : {inst.n}")
+    return out
+
+
+def _explicit_lines(inst: TSPInstance, d: np.ndarray, fmt: str) -> list:
+    """The EXPLICIT weights ``d`` in ``fmt``, 16 a line, then the coordinates (if any) as
+    display data."""
+    out = ["EDGE_WEIGHT_TYPE : EXPLICIT", f"EDGE_WEIGHT_FORMAT : {fmt}"]
+    if inst.coords is not None:
+        out.append("DISPLAY_DATA_TYPE : TWOD_DISPLAY")
+    out.append("EDGE_WEIGHT_SECTION")
+    rows, cols = _positions(fmt, inst.n)
+    vals = [str(v) for v in d[rows, cols].tolist()]
+    out += [" ".join(vals[s:s + 16]) for s in range(0, len(vals), 16)]
+    if inst.coords is not None:
+        out += ["DISPLAY_DATA_SECTION"] + _coord_lines(inst.coords)
+    return out
+
+
+def _coord_lines(coords) -> list:
+    """``node x y``, one line a city (numbered from 1)."""
+    return [f"{i + 1} {_fmt_num(x)} {_fmt_num(y)}" for i, (x, y) in enumerate(coords)]
 
 
 def _fmt_num(v) -> str:

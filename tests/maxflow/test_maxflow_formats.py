@@ -127,6 +127,42 @@ def test_dimacs_errors(text, match):
         mf.parse_dimacs(text)
 
 
+
+_HEAD = "p max 4 1\nn 1 s\nn 4 t\n"
+
+
+def _read_fails(path, text, message):
+    """Reading ``text`` from ``path`` fails with exactly ``message`` after the file's name."""
+    path.write_text(text)
+    with pytest.raises(ValueError) as exc:
+        mf.read(path)
+    assert str(exc.value) == f"{path}: {message}"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a 1 2 3\np max 4 1\n", "line 1: arc line before the problem line 'p max ...'"),
+    (_HEAD + "a 1  2\n", "line 4: expected 'a TAIL HEAD CAPACITY', got 'a 1  2'"),
+    (_HEAD + "a 1 x 3\n", "line 4: TAIL, HEAD and CAPACITY must be integers, got '1 x 3'"),
+    (_HEAD + "a 5 0 3\n", "line 4: node id 5 out of range 1..4"),
+    (_HEAD + "a 1 0 3\n", "line 4: node id 0 out of range 1..4"),
+    (_HEAD + "a 1 2 -3\n", "line 4: negative capacity -3"),
+])
+def test_dimacs_arc_line_errors_exactly(tmp_path, text, message):
+    _read_fails(tmp_path / "n.max", text, message)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("e 0 1 2\nn 3\n", "line 1: edge line before 'n NODES'"),
+    ("n 3\ne 0 1 2 3\n", "line 2: expected 'e U V CAPACITY', got 'e 0 1 2 3'"),
+    ("n 3\ne 0 y 2\n", "line 2: U, V and CAPACITY must be integers, got '0 y 2'"),
+    ("n 3\ne 3 -1 2\n", "line 2: node id 3 out of range 0..2"),
+    ("n 3\ne 0 -1 2\n", "line 2: node id -1 out of range 0..2"),
+    ("n 3\n\ne 0 1 -2\n", "line 3: negative capacity -2"),
+])
+def test_text_edge_line_errors_exactly(tmp_path, text, message):
+    _read_fails(tmp_path / "n.txt", text, message)
+
+
 def test_dimacs_odd_but_valid_layouts():
     # comments and blank lines anywhere, CRLF and tabs, node lines after the arcs,
     # duplicate arcs (merged), a self loop (dropped), arcs into the source and out of the sink

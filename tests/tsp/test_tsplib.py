@@ -89,6 +89,42 @@ def test_euclidean_written_as_coordinates(tmp_path, rng):
     np.testing.assert_allclose(back.coords, inst.coords)
 
 
+
+_FIVE = np.array([[0, 4, -1, 2, 7], [4, 0, 3, -1, 1], [-1, 3, 0, 5, 9], [2, -1, 5, 0, 6], [7, 1, 9, 6, 0]])
+_FIVE_XY = np.array([[0, 0], [1, 0.5], [2, 1], [3, 2], [4, -1.5]])
+_THREE_XY = np.array([[0.5, 1.25], [3.0, 4.0], [7.1, 2.2]])
+
+
+@pytest.mark.parametrize("make, kwargs, text", [
+    # coordinates that reproduce the distances; a comment of several lines joined
+    (lambda: tsp.TSPInstance(dist=tsp.coord_distances(_THREE_XY, "EUC_2D"), coords=_THREE_XY,
+                             edge_weight_type="EUC_2D", name="three", comment="two\n  lines"), {},
+     "NAME : three\nTYPE : TSP\nCOMMENT : two lines\nDIMENSION : 3\nEDGE_WEIGHT_TYPE : EUC_2D\n"
+     "NODE_COORD_SECTION\n1 0.5 1.25\n2 3 4\n3 7.1 2.2\nEOF\n"),
+    # missing edges: the stand-in named in the comment, 16 weights a line, the coordinates
+    # as display data
+    (lambda: tsp.TSPInstance(dist=_FIVE, coords=_FIVE_XY, name="five", comment="hand  made"),
+     dict(missing=100),
+     "NAME : five\nTYPE : TSP\nCOMMENT : hand made (missing edges written as 100)\nDIMENSION : 5\n"
+     "EDGE_WEIGHT_TYPE : EXPLICIT\nEDGE_WEIGHT_FORMAT : FULL_MATRIX\nDISPLAY_DATA_TYPE : TWOD_DISPLAY\n"
+     "EDGE_WEIGHT_SECTION\n0 4 100 2 7 4 0 3 100 1 100 3 0 5 9 2\n100 5 0 6 7 1 9 6 0\n"
+     "DISPLAY_DATA_SECTION\n1 0 0\n2 1 0.5\n3 2 1\n4 3 2\n5 4 -1.5\nEOF\n"),
+    (lambda: tsp.TSPInstance(dist=_FIVE, coords=_FIVE_XY, name="five", comment="hand  made"),
+     dict(missing=100, fmt="LOWER_DIAG_COL"),
+     "NAME : five\nTYPE : TSP\nCOMMENT : hand made (missing edges written as 100)\nDIMENSION : 5\n"
+     "EDGE_WEIGHT_TYPE : EXPLICIT\nEDGE_WEIGHT_FORMAT : LOWER_DIAG_COL\nDISPLAY_DATA_TYPE : TWOD_DISPLAY\n"
+     "EDGE_WEIGHT_SECTION\n0 4 100 2 7 0 3 100 1 0 5 9 0 6 0\n"
+     "DISPLAY_DATA_SECTION\n1 0 0\n2 1 0.5\n3 2 1\n4 3 2\n5 4 -1.5\nEOF\n"),
+    # asymmetric, no comment
+    (lambda: tsp.TSPInstance(dist=np.array([[0, 1, 2], [3, 0, 4], [5, 6, 0]]), name="asym"), {},
+     "NAME : asym\nTYPE : ATSP\nDIMENSION : 3\nEDGE_WEIGHT_TYPE : EXPLICIT\n"
+     "EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION\n0 1 2 3 0 4 5 6 0\nEOF\n"),
+])
+def test_written_text_exactly(tmp_path, make, kwargs, text):
+    p = tsp.write_tsplib(make(), tmp_path / "w.tsp", **kwargs)
+    assert (tmp_path / "w.tsp").read_bytes() == text.encode()
+    assert p == str(tmp_path / "w.tsp")
+
 def test_coordinate_distances_by_hand():
     c = np.array([[0.0, 0.0], [3.0, 4.0], [1.0, 1.0], [1.5, 0.0], [10.0, 0.0], [0.0, 30.0]])
     euc = tsp.coord_distances(c, "EUC_2D")
