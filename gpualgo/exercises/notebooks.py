@@ -29,9 +29,9 @@ import sys
 import textwrap
 
 from . import all_exercises
-from .core import TIERS, Exercise, starter
+from .core import TIERS, Exercise
 
-__all__ = ["Notebook", "NOTEBOOKS", "FOLDER", "build", "render", "differences", "write", "main"]
+__all__ = ["Notebook", "NOTEBOOKS", "FOLDER", "build", "render", "generated", "unplaced", "differences", "write", "main"]
 
 #: where the notebooks are committed
 FOLDER = pathlib.Path(__file__).resolve().parents[2] / "notebooks" / "exercises"
@@ -278,7 +278,7 @@ def _exercise_cells(nb: Notebook, ex: Exercise, number: int) -> list[dict]:
     var = f"source_{topic(ex)}"
     ids = nb.cell_ids(ex.id, 3)
     return [_markdown(ids[0], spec(ex, number)),
-            _code(ids[1], f"{var} = r'''\n{starter(ex.id)}'''"),
+            _code(ids[1], f"{var} = r'''\n{ex.stub}'''"),  # the starter: exercises.starter(id)
             _code(ids[2], f"if solutions:\n    {var} = exercises.solution({ex.id!r})\n"
                           f"result = exercises.check({ex.id!r}, {var}, quick=quick)")]
 
@@ -319,12 +319,16 @@ def render(nb: dict) -> str:
     return json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
 
+def unplaced(exercises: list[Exercise]) -> list[str]:
+    """The ids of the exercises whose problem has no notebook."""
+    problems = {nb.problem for nb in NOTEBOOKS}
+    return [e.id for e in exercises if e.id.split(".")[0] not in problems]
+
+
 def generated() -> dict[str, str]:
     """``{file name: text}`` of every notebook; ValueError when an exercise has no notebook."""
     exs = all_exercises()
-    problems = {nb.problem for nb in NOTEBOOKS}
-    lost = [e.id for e in exs if e.id.split(".")[0] not in problems]
-    if lost:
+    if lost := unplaced(exs):
         raise ValueError(f"exercises of no notebook: {', '.join(lost)} (add the problem to NOTEBOOKS)")
     return {f"{nb.name}.ipynb": render(build(nb, exs)) for nb in NOTEBOOKS}
 
