@@ -31,7 +31,8 @@ import textwrap
 from . import all_exercises
 from .core import TIERS, Exercise
 
-__all__ = ["Notebook", "NOTEBOOKS", "FOLDER", "build", "render", "generated", "unplaced", "differences", "write", "main"]
+__all__ = ["Notebook", "Cell", "NOTEBOOKS", "FOLDER", "build", "render", "generated", "unplaced", "differences",
+           "write", "main"]
 
 #: where the notebooks are committed
 FOLDER = pathlib.Path(__file__).resolve().parents[2] / "notebooks" / "exercises"
