@@ -15,8 +15,8 @@ titles, the measuring notebook's cells, the closing words.
 
 Cell ids are kept: each notebook lists the ids of its cells by role (``ids``); a cell with no id
 listed (a new exercise) gets one made from the notebook's name and its role, so the same on
-every run.  The files are written as nbformat 4.5 writes them (keys sorted, indent 1, the text
-as is), so that a notebook saved from Jupyter without outputs compares equal.
+every run.  The files are nbformat 4.5 JSON, written as nbformat writes it (keys sorted, indent 1,
+the text as is) with the standard library.
 """
 from __future__ import annotations
 
@@ -50,6 +50,13 @@ def code(text: str) -> str:
     return textwrap.dedent(text).strip("\n")
 
 
+def hints(texts) -> str:
+    """Each hint folded in a ``<details>`` block: "Hint 1", "Hint 2", ... ("Hint" when one)."""
+    labels = ["Hint"] if len(texts) == 1 else [f"Hint {k}" for k in range(1, len(texts) + 1)]
+    return "\n\n".join(f"<details><summary>{label}</summary>\n\n{text}\n\n</details>"
+                       for label, text in zip(labels, texts))
+
+
 @dataclasses.dataclass(frozen=True)
 class Cell:
     """A cell of a notebook's own (not made from an exercise): ``kind`` is ``"markdown"`` or
@@ -63,9 +70,9 @@ class Cell:
 class Notebook:
     """One exercise notebook: ``name`` (the file's stem, ``"01_tsp"``), its ``title`` (after
     ``# Exercises NN · ``) and either a ``problem`` (its exercises make the body) or its own
-    ``intro`` and ``cells``; ``closing`` is the last cell, ``ids`` the cell ids by role
-    (``"title"``, ``"parameters"``, ``"imports"``, ``"closing"``, and for an exercise its id:
-    three ids, the spec's, the starter's and the check's, separated by spaces)."""
+    ``intro`` and ``cells``; ``closing`` is the last cell (default :data:`TAKE_AWAY`); ``ids``
+    the cell ids by role (``"title"``, ``"parameters"``, ``"imports"``, ``"closing"``, and for an
+    exercise its id: three ids, the spec's, the starter's and the check's, separated by spaces)."""
     name: str
     title: str
     ids: dict
@@ -151,8 +158,7 @@ MEASURING = (
         Write `bytes_moved(count, n)`: the bytes one launch moves to and from DRAM. Each thread
         reads its order (one byte per city after city 0) and writes one `int` cost; W (n x n
         ints) is read by every thread but stays in the caches.
-    """) + "\n\n" + "\n\n".join(f"<details><summary>Hint</summary>\n\n{h}\n\n</details>" for h in [
-        "`count * (n - 1)` bytes read, `4 * count` written."])),
+    """) + "\n\n" + hints(["`count * (n - 1)` bytes read, `4 * count` written."])),
     Cell("code", "7bba9406", code("""
         def bytes_moved(count, n):
             return 0  # TODO
@@ -271,8 +277,7 @@ def spec(ex: Exercise, number: int) -> str:
              "Your code goes inside:",
              f"```cuda\n{ex.signature}\n```",
              f"**What it must do**: the comment in the cell below. **What the check verifies**: {cases}."]
-    parts += [f"<details><summary>Hint {k}</summary>\n\n{h}\n\n</details>" for k, h in enumerate(ex.hints, 1)]
-    return "\n\n".join(parts)
+    return "\n\n".join(parts + ([hints(ex.hints)] if ex.hints else []))
 
 
 def _exercise_cells(nb: Notebook, ex: Exercise, number: int) -> list[dict]:

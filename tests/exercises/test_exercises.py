@@ -377,7 +377,7 @@ def test_a_new_exercise_gets_its_cells_with_ids_of_their_own():
     cells = made["cells"]
     assert len(cells) == len(notebooks.build(nb)["cells"]) + 3
     assert "".join(cells[-4]["source"]).startswith("## 4 · Something new (`auction.new_topic`, tier 4)")
-    assert "<details><summary>Hint 1</summary>\n\none hint\n\n</details>" in "".join(cells[-4]["source"])
+    assert "<details><summary>Hint</summary>\n\none hint\n\n</details>" in "".join(cells[-4]["source"])
     assert "4. `auction.new_topic` (tier 4, an optimisation): Something new." in "".join(cells[0]["source"])
     ids = [c["id"] for c in cells]
     assert len(set(ids)) == len(ids) and all(re.fullmatch(r"[0-9a-f]{8}", i) for i in ids)
