@@ -10,8 +10,10 @@ True
 ``exercises.check("tsp.tour_cost", source)`` compiles ``source`` in place of the region marked
 in ``kernels/tsp.cu`` (the rest of the real module around it), runs it on fixed cases on a
 GPU and prints PASS or the first failing case; without a GPU it compiles only.  The solutions
-are the suite's own kernels (:func:`solution`); the starters are generated from them.  How
-the mechanism works and how to add an exercise: ``gpualgo/README.md``.
+are the suite's own kernels (:func:`solution`); the starters are generated from them.  The
+notebooks of ``notebooks/exercises/`` are made from the exercises
+(``python -m gpualgo.exercises.notebooks --write``).  How the mechanism works and how to add an
+exercise: ``gpualgo/README.md``.
 """
 from __future__ import annotations
 

@@ -133,6 +133,10 @@ register(Exercise(
     stub=("    // TODO: fold the profit of object j into this thread's running best, second best and\n"
           "    // the index of the best. Objects arrive in increasing j; a tie keeps the lowest\n"
           "    // index, and two equal profits make the second best equal to the best.\n"),
+    hints=(
+        "A larger profit pushes the old best down to second; otherwise it may still beat the second.",
+        "Strict `>` keeps the first (lowest) index on a tie; the tie then lands in `second`.",
+    ),
     cases=_top2_cases, run=_top2_run, verify=_top2_verify,
     mistakes={
         "ties go to the last index (>= instead of >)": ((
@@ -221,6 +225,12 @@ register(Exercise(
           "            // person, whatever order the threads arrive in: the increment in the high\n"
           "            // 64 - KEY_BITS bits, KEY_MASK - i in the low KEY_BITS bits. The first bidder of\n"
           "            // j appends j to obj_queue (obj_len counts the entries).\n"),
+    hints=(
+        "`key = ((unsigned long long)inc << KEY_BITS) | (KEY_MASK - (unsigned long long)i)`: a larger key "
+        "is a larger increment, then a lower person.",
+        "`atomicMax(&obj_key[j], key)` returns the old value: 0 means you were the first bidder, so you "
+        "queue j with `obj_queue[atomicAdd(obj_len, 1)] = j`.",
+    ),
     cases=_bid_cases, run=_bid_run, verify=_bid_verify,
     mistakes={
         "race on the shared maximum (a read, a compare, a plain store)": ((
@@ -335,6 +345,10 @@ register(Exercise(
           "        // give j to the winner (obj_owner, person_obj). A previous owner loses j\n"
           "        // (person_obj = -1) and is appended to next_list (next_len counts); an object that\n"
           "        // was free adds 1 to counters[C_MATCHED].\n"),
+    hints=(
+        "`winner = KEY_MASK - (key & KEY_MASK)`, the increment is `key >> KEY_BITS`.",
+        "Counters and queues shared by all threads need `atomicAdd`.",
+    ),
     cases=_assign_cases, run=_assign_run, verify=_assign_verify,
     mistakes={
         "race on the matched counter (a plain += 1)": ((

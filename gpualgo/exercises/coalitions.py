@@ -46,6 +46,11 @@ register(Exercise(
           "    // counters k, k + 1, ... (per_thread of them, none at or past nsplit): counter k is\n"
           "    // the split X = scatter_bits(k, cm), Y = c ^ X, and the next counter's X is\n"
           "    // next_split(X, cm). Keep in best the largest f[X] + f[Y] over non-empty X (vmax).\n"),
+    hints=(
+        "`unsigned x = scatter_bits(k, cm);` then loop `per_thread` times while `k < nsplit`, advancing "
+        "`x = next_split(x, cm)` and `++k`.",
+        "Skip x == 0 (the empty split).",
+    ),
     cases=lambda quick: [
         _solve_case("n=4, normal values, 1 split per thread", 4, "normal", 1, per_thread=1, block=32),
         _solve_case("n=7, uniform values, 4 splits per thread", 7, "uniform", 2, per_thread=4, block=64),
@@ -126,6 +131,11 @@ register(Exercise(
           "    // once. CUDA has no atomicMax for float; it has atomicMax / atomicMin for int and\n"
           "    // unsigned, and __float_as_int, __float_as_uint give a float's bits (v is never NaN).\n"
           "    (void)a; (void)v;\n"),
+    hints=(
+        "A non-negative float orders like its bits as a signed int: `atomicMax((int*)a, __float_as_int(v))`.",
+        "A negative one orders in reverse as unsigned: `atomicMin((unsigned*)a, __float_as_uint(v))`; any "
+        "negative pattern is above every non-negative one as unsigned.",
+    ),
     cases=_atomic_cases, run=_atomic_run, verify=_atomic_verify,
     mistakes={
         "race on the shared maximum (a read, a compare, a plain store)": (
@@ -210,6 +220,11 @@ register(Exercise(
           "    // (GPUALGO_FULL_MASK: every lane of the warp calls it), then ONE lane of the group\n"
           "    // raises f[c] to the maximum (atomic_max_value: other groups may write f[c] too),\n"
           "    // only when valid and the maximum is above NEG_INF.\n"),
+    hints=(
+        "`for (int o = 1; o < group; o <<= 1) best = vmax(best, __shfl_xor_sync(GPUALGO_FULL_MASK, best, o));`: "
+        "log2(group) steps.",
+        "Only `rank == 0` publishes, with `atomic_max_value(&f[c], best)`.",
+    ),
     cases=_warp_cases, run=_warp_run, verify=_warp_verify,
     mistakes={
         "wrong reduction width (offsets up to group / 4)": ((

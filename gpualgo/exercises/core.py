@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import gpu
 
-__all__ = ["Case", "Exercise", "CheckResult", "Failure", "REGISTRY", "register", "get", "region",
+__all__ = ["Case", "Exercise", "CheckResult", "Failure", "REGISTRY", "TIERS", "register", "get", "region",
            "solution", "starter", "assemble", "compile_only", "compiler", "check", "STUDENT_FILE"]
 
 #: the file name the compiler gives the student's lines
@@ -32,6 +32,10 @@ STUDENT_FILE = "your_code"
 _MARK = re.compile(r"^[ \t]*// exercise (?P<id>[\w.]+): (?P<kind>begin|end)[ \t]*$")
 #: the architecture a compile-only check targets (an A100; every kernel of the suite builds for it)
 COMPILE_ONLY_ARCH = "compute_80"
+
+
+#: what each tier of exercise is about (the course page and the notebooks name them)
+TIERS = {1: "threads to data", 2: "reductions and atomics", 3: "an algorithm step", 4: "an optimisation"}
 
 
 class Failure(Exception):
@@ -53,6 +57,7 @@ class Exercise:
     ``"common.cuh"``); module: the ``.cu`` file the check compiles (``"tsp"``).
     signature: the function the region sits in, as the student sees it.
     stub: the starter's text for the region (a TODO and whatever keeps it compiling).
+    hints: the hints the notebook shows under the exercise, one markdown paragraph each.
     cases(quick): the inputs; run(module, case): launch on the GPU (``module``: a
     :class:`Compiled`) and return the outputs
     (raise :class:`Failure` for a problem seen while running); verify(case, got): raise
@@ -77,6 +82,7 @@ class Exercise:
     defines: dict = dataclasses.field(default_factory=dict)
     module_options: dict = dataclasses.field(default_factory=dict)
     driver: str = ""
+    hints: tuple = ()
     speed: Callable | None = None
     mistakes: dict = dataclasses.field(default_factory=dict)
 

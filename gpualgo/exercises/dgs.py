@@ -76,6 +76,11 @@ register(Exercise(
     stub=("    // TODO: thread r (r < nrows) finds the maximum of row r of D (nrows x ncols,\n"
           "    // row-major) and its column, ties to the lowest column, -1 when the row holds only\n"
           "    // -inf (DGS_NEG_INF); it writes them to out_d[o], out_idx[o], o = rows ? rows[r] : r.\n"),
+    hints=(
+        "`if (r >= nrows) return;` first.",
+        "Start from `DGS_NEG_INF` and index -1; a strict `>` keeps the lowest column and leaves -1 for a "
+        "row of -inf.",
+    ),
     cases=_rowmax_cases, run=_rowmax_run, verify=_rowmax_verify,
     mistakes={
         "missing bounds guard": ((
@@ -149,6 +154,10 @@ register(Exercise(
           "    // (Ai[y] - ci) + (ATx[k] - cur[y]) where k = holder[y] (only the first term when y is\n"
           "    // free, k < 0). Keep the largest gain, ties to the lowest y, and write it to out_d[i]\n"
           "    // and y to out_j[i] (-inf and -1 when there is no other job: DGS_NEG_INF).\n"),
+    hints=(
+        "`for (int y = 0; y < n; ++y) { if (y == x) continue; long long k = holder[y]; ... }`",
+        "Add in this order, `(Ai[y] - ci) + (ATx[k] - cur[y])`, to get the serial code's bits.",
+    ),
     cases=_ade_cases, run=_ade_run, verify=_ade_verify,
     mistakes={
         "the agent's own job not skipped": ((
@@ -235,6 +244,10 @@ register(Exercise(
           "    s_row_agent[ty] = 0; s_row_job[ty] = 0; s_row_cur[ty] = 0.0;\n"
           "    s_col_holder[tx] = -1; s_col_cur[tx] = 0.0;\n"
           "    __syncthreads();\n"),
+    hints=(
+        "Thread (0, ty) loads the row's data, thread (tx, 0) the column's.",
+        "Then one `__syncthreads()`: the threads that read are not those that wrote.",
+    ),
     cases=_cells_cases, run=_cells_run, verify=_cells_verify,
     mistakes={
         "the row's benefit read at the agent instead of its job": ((

@@ -60,6 +60,10 @@ register(Exercise(
     stub=("    // TODO: for every vertex x < n (the grid may be smaller or larger than n), and every\n"
           "    // arc a of x (offsets[x] <= a < offsets[x + 1]), out[a] = res[x * n + heads[a]]\n"
           "    // (res is the n x n residual matrix, row-major; use a size_t for x * n).\n"),
+    hints=(
+        "The same grid-stride loop as in the TSP's first exercise, over the vertices.",
+        "Cast before multiplying: `(size_t)x * n`.",
+    ),
     cases=_gather_cases, run=_gather_run, verify=_gather_verify,
     mistakes={
         "missing bounds guard": ((
@@ -132,6 +136,12 @@ register(Exercise(
           "    // *counter. The threads that call together (cg::coalesced_threads()) take their\n"
           "    // slots with ONE atomicAdd made by one of them, then share its result.\n"
           "    return 0;\n"),
+    hints=(
+        "`cg::coalesced_group g = cg::coalesced_threads();` is the group of threads that called together; "
+        "`g.thread_rank()`, `g.size()`.",
+        "The leader (`g.thread_rank() == 0`) does `atomicAdd(counter, g.size())`; `g.shfl(base, 0)` gives "
+        "its result to everyone.",
+    ),
     cases=_queue_cases, run=_queue_run, verify=_queue_verify,
     mistakes={
         "the leader's base not broadcast": ((
@@ -251,6 +261,10 @@ register(Exercise(
           "    // atomically, ld_cap reads) and return 1. Otherwise relabel: height[x] = hmin + 1,\n"
           "    // but never above n, and return 0.\n"
           "    return 0;\n"),
+    hints=(
+        "Read with `ld_cap`, change with `cap_add` (an atomic add; a negative value subtracts).",
+        "The relabel: `height[x] = hmin + 1 < n ? hmin + 1 : n;`.",
+    ),
     cases=_push_cases, run=_push_run, verify=_push_verify,
     mistakes={
         "race: a plain += on the neighbour's excess": ((

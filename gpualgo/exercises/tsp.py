@@ -83,6 +83,12 @@ register(Exercise(
           "    // cities after city 0. Write to costs[i] the cost of the closed tour\n"
           "    // W[0][o0] + W[o0][o1] + ... + W[o_last][0]   (W is row-major: W[a][b] = W[a * n + b]).\n"
           "    // The grid may hold fewer threads than orders.\n"),
+    hints=(
+        "Your global index: `blockIdx.x * (long long)blockDim.x + threadIdx.x`; the total number of "
+        "threads: `gridDim.x * blockDim.x`. A `for` loop from the one, stepping by the other, while `i < count`, "
+        "is both the guard and the grid-stride loop.",
+        "Keep the previous city in a variable that starts at 0, and close the tour with `W[prev * n + 0]`.",
+    ),
     cases=_tour_cost_cases, run=_tour_cost_run, verify=_tour_cost_verify,
     mistakes={
         "missing bounds guard": ((
@@ -179,6 +185,13 @@ register(Exercise(
           "    // lowest idx. warp_arg_extreme<Max>(v, idx) does it for one warp (all 32 lanes call\n"
           "    // it). blockDim.x is a multiple of 32, at most 1024; identity and no_index fill the\n"
           "    // slots of warps that do not exist.\n"),
+    hints=(
+        "First `warp_arg_extreme<Max>(v, idx)` in every warp; then lane 0 of each warp writes its pair to "
+        "`__shared__` arrays of 32 entries.",
+        "A `__syncthreads()` between the writes and the reads; then warp 0 reduces the slots (`lane < nw` "
+        "? slot : identity / no_index), writes the result to slot 0, a barrier, and everybody reads slot "
+        "0.",
+    ),
     cases=_argmin_cases, run=_argmin_run, verify=_argmin_verify,
     mistakes={
         "only the first warp reduced (wrong reduction width)": (
@@ -264,6 +277,10 @@ register(Exercise(
           "        // dp[mask * m + j] the cheapest path 0 -> ... -> j + 1 through exactly mask: the\n"
           "        // minimum over k in mask without j of dp[(mask without j) * m + k] + W[k + 1][j + 1]\n"
           "        // (sW is W in shared memory: sW[a * n + b]; COST_MAX is the largest cost).\n"),
+    hints=(
+        "`int j = nth_bit(mask, which); unsigned prev = mask & ~(1u << j);` and the row `dp + prev * m`.",
+        "Walk the bits of prev with `bits &= bits - 1u` and `__ffs(bits) - 1`; start from `COST_MAX`.",
+    ),
     cases=_hk_cases, run=_hk_run, verify=_hk_verify,
     mistakes={
         "the end city left in the predecessor set": ((
@@ -336,6 +353,11 @@ register(Exercise(
     stub=("    // TODO: copy the n x n matrix W (row-major, n * n entries) into sW with all the\n"
           "    // threads of the block (blockDim.x may be smaller than n * n), and make sure that\n"
           "    // no thread reads sW before the whole copy is there.\n"),
+    hints=(
+        "`for (int i = threadIdx.x; i < n * n; i += blockDim.x) sW[i] = W[i];`: a block-stride loop, so "
+        "any block size loads the whole matrix.",
+        "One `__syncthreads()` after the loop, before the first read.",
+    ),
     cases=_shared_cases, run=_shared_run, verify=_shared_verify, speed=_shared_speed,
     mistakes={
         "one entry per thread, no loop": (

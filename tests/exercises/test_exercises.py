@@ -1,6 +1,7 @@
 """The exercises: markers, starters, compile-only feedback, messages (CPU); every solution
 passes, every starter fails and every listed mistake is caught with its message (GPU)."""
 import concurrent.futures
+import json
 import pathlib
 import re
 
@@ -326,6 +327,63 @@ def test_the_course_page_lists_every_exercise_and_both_tracks():
         for name in e.mistakes:
             assert name in page, (e.id, name)
     assert "2 hours" in page and "6 hours" in page and "Grading" in page and "measure.bytes" in page
+
+
+def test_the_notebooks_hold_every_exercise_with_its_starter_hints_and_check():
+    from gpualgo.exercises import notebooks
+    made = notebooks.generated()
+    assert sorted(made) == sorted(p.name for p in (ROOT / "notebooks" / "exercises").glob("*.ipynb"))
+    text = "".join(made.values())
+    for e in ALL:
+        nb = json.loads(made[next(n for n in made if n.split("_", 1)[1] == f"{e.id.split('.')[0]}.ipynb")])
+        cells = ["".join(c["source"]) for c in nb["cells"]]
+        k = next(i for i, c in enumerate(cells) if f"(`{e.id}`, tier {e.tier})" in c)
+        assert e.signature in cells[k] and len(e.hints) >= 1 and all(h in cells[k] for h in e.hints), e.id
+        assert cells[k + 1] == f"source_{e.id.split('.')[1]} = r'''\n{exercises.starter(e.id)}'''"
+        assert f"exercises.check({e.id!r}, source_{e.id.split('.')[1]}" in cells[k + 2]
+    assert text.count("result = exercises.check(") == len(ALL)
+
+
+def test_the_notebook_check_names_the_first_differing_notebook_and_cell(tmp_path, capsys):
+    from gpualgo.exercises import notebooks
+    for name, text in notebooks.generated().items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert notebooks.main(["--check", "--dir", str(tmp_path)]) == 0
+    nb = json.loads((tmp_path / "04_dgs.ipynb").read_text())
+    k = next(i for i, c in enumerate(nb["cells"]) if "".join(c["source"]).startswith("source_row_max = r"))
+    nb["cells"][k]["source"][1] = "    // an older stub\n"
+    (tmp_path / "04_dgs.ipynb").write_text(json.dumps(nb, indent=1))
+    (tmp_path / "06_measuring.ipynb").unlink()
+    capsys.readouterr()
+    assert notebooks.main(["--check", "--dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert re.search(rf"04_dgs.ipynb: cell {k} \(id {nb['cells'][k]['id']}\), line 2 of its source", out), out
+    assert "06_measuring.ipynb" in out and "--write" in out
+    assert notebooks.main(["--write", "--dir", str(tmp_path)]) == 0
+    assert notebooks.differences(tmp_path) == []
+    (tmp_path / "07_extra.ipynb").write_text("{}")
+    assert notebooks.differences(tmp_path) == [f"{tmp_path / '07_extra.ipynb'}: not made by the generator "
+                                               "(add it to NOTEBOOKS)"]
+
+
+def test_a_new_exercise_gets_its_cells_with_ids_of_their_own():
+    import dataclasses
+
+    from gpualgo.exercises import notebooks
+    nb = notebooks.NOTEBOOKS[1]
+    new = dataclasses.replace(exercises.get("auction.top2"), id="auction.new_topic", title="Something new", tier=4,
+                              hints=("one hint",))
+    made = notebooks.build(nb, ALL + [new])
+    cells = made["cells"]
+    assert len(cells) == len(notebooks.build(nb)["cells"]) + 3
+    assert "".join(cells[-4]["source"]).startswith("## 4 · Something new (`auction.new_topic`, tier 4)")
+    assert "<details><summary>Hint</summary>\n\none hint\n\n</details>" in "".join(cells[-4]["source"])
+    assert "4. `auction.new_topic` (tier 4, an optimisation): Something new." in "".join(cells[0]["source"])
+    ids = [c["id"] for c in cells]
+    assert len(set(ids)) == len(ids) and all(re.fullmatch(r"[0-9a-f]{8}", i) for i in ids)
+    assert ids == [c["id"] for c in notebooks.build(nb, ALL + [new])["cells"]]  # the same on every run
+    assert notebooks.unplaced(ALL) == []
+    assert notebooks.unplaced(ALL + [dataclasses.replace(new, id="knapsack.fill")]) == ["knapsack.fill"]
 
 
 def test_the_measuring_exercise_checks_a_byte_count(capsys):
