@@ -309,8 +309,9 @@ def _plain_seconds(n: int, m: int) -> float:
 def check_plain(n: int, m: int, force: bool = False) -> None:
     """Refuse (ValueError with the estimate, unless ``force``) push-relabel without the global
     relabel on ``n`` vertices and ``m`` stored arcs when :func:`estimate_plain_seconds` is above
-    :data:`PLAIN_LIMIT_S`. Before a network is built, its input arcs are a lower bound on ``m``
-    (each is stored, with its reverse where that is not an input arc too)."""
+    :data:`PLAIN_LIMIT_S`. Before a network is built, its input arcs stand for ``m``: each
+    distinct input arc is stored, and its reverse too where that is not an input arc, so they
+    are a lower bound but for parallel arcs (merged) and the expected counts of random graphs."""
     guards.time(_plain_seconds(n, m), f"push-relabel without the global relabel on n={n:,}, m={m:,}",
                 PLAIN_LIMIT_S, force, hint="keep global_relabel=True")
 

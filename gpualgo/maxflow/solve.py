@@ -26,8 +26,8 @@ VARIANTS = variants.table(
 def check(variant: str = "gpu_vertex_centric", n: int | None = None, arcs: int | None = None, **options) -> None:
     """The refusals of :func:`solve` known without the network (a sweep checks its cases with it
     before the first one runs): the variant, its options' names and values, and, given the size
-    of the network to come (``n`` vertices, ``arcs`` input arcs: a lower bound on the stored
-    ones), the serial version's estimated time without the global relabel
+    of the network to come (``n`` vertices, ``arcs`` input arcs: about a lower bound on the
+    stored ones), the serial version's estimated time without the global relabel
     (:func:`gpualgo.maxflow.serial.check_plain`, unless ``force``). The GPU versions refuse GPU
     memory, which only a run can know.
 

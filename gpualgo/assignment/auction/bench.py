@@ -37,7 +37,6 @@ import functools
 import numpy as np
 
 from ... import bench, gpu, peers
-from ...timing import timed
 from .. import checks, instances
 from ..solve import solve
 from . import serial
