@@ -42,7 +42,7 @@ from . import gpu, results
 from .cluster import ClusterUnavailableError
 
 __all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "row", "peer_row", "warm_up", "repeat", "REPEAT_BELOW_S",
-           "suite", "presets", "run_preset", "live_or_recorded", "content", "compare_sweeps", "main"]
+           "suite", "presets", "run_preset", "check_cases", "live_or_recorded", "content", "compare_sweeps", "main"]
 
 #: algorithm name -> module defining PRESETS
 SUITES = {
@@ -56,9 +56,22 @@ SUITES = {
 
 @dataclass
 class Case:
-    """One measurement: ``run()`` returns result rows."""
+    """One measurement: ``run()`` returns result rows.
+
+    ``check``: a cheap call that raises the ValueError ``run`` would raise for a size it
+    refuses, without generating the instance or allocating anything large: it calls the
+    same guards and estimates the case's generators and solvers call (their ``check_*``
+    functions), with the same ``force`` the case passes them. :func:`run_preset` calls the
+    check of every case before it runs the first one, so that a sweep with one absurd size
+    stops at once instead of after the cases before it. A check needs no GPU, so it covers
+    what can be known without one: the host memory of the instance and of the solvers'
+    host arrays, the estimated time where a solver has a time guard, and the generators'
+    and solvers' own size limits; the GPU memory a case needs is still refused where the
+    case asks for it (knowing the free GPU memory takes a GPU). None: nothing to check.
+    """
     label: str
     run: Callable[[], list]
+    check: Callable[[], None] | None = None
 
 
 @dataclass
@@ -300,19 +313,22 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
     :data:`gpualgo.cluster.WORKER_COLUMNS` naming the host and GPU each case ran on; the
     metadata describes the cluster.
 
-    Raises ValueError for a bad parameter, an ``out`` that is a file, or a preset that yields
-    no case; GPUUnavailableError when the preset needs a GPU and none is present (on a
-    cluster: no worker has one).
+    Before the first case runs, :func:`check_cases` calls the ``check`` of every case that
+    will run (:class:`Case`; on a resumed file, the cases it lacks): a size that a case's
+    generator or solver would refuse stops the sweep at once, naming the case, before
+    anything is measured or written. On a cluster the checks run as one task on a worker,
+    whose host memory is the one the cases will use.
+
+    Raises ValueError for a bad parameter, an ``out`` that is a file, a preset that yields
+    no case, or a case whose check refuses it; GPUUnavailableError when the preset needs a
+    GPU and none is present (on a cluster: no worker has one).
     """
     p = _preset(algo, preset)
     params = _params(p, overrides)  # a bad parameter is reported before anything else
     if out is not None and pathlib.Path(out).exists() and not pathlib.Path(out).is_dir():
         raise ValueError(f"--out {out} is a file; it must be a folder (created if missing)")
     client = None
-    if cluster is None:
-        if p.needs_gpu:
-            gpu.require()
-    else:
+    if cluster is not None:
         from . import cluster as _cluster
         _cluster.require()
     cases = list(p.cases(params))
@@ -321,6 +337,7 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
     name = preset
     kept = 0
     done: dict[int, list] = {}
+    resumed_from = None
     if out is not None and not replace:
         try:
             rec = results.read(out, preset)
@@ -330,12 +347,18 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
         prior = _recorded_cases(rec, params, cases) if kept else None
         if prior is not None:
             done.update(prior)
-            if progress:
-                print(f"{algo}/{preset}: {len(done)} of {len(cases)} cases already in {rec.path}; "
-                      "running the others (--replace measures them all again)")
+            resumed_from = rec.path
         elif kept:
             name = f"{preset}.new"   # renamed to the preset's file at the end if it holds as many rows
     todo = [i for i in range(len(cases)) if i not in done]
+    sweep = _sweep_name(algo, preset, params, overrides)
+    if cluster is None:
+        check_cases([cases[i] for i in todo], sweep)   # needs no GPU: refused here, with or without one
+        if p.needs_gpu:
+            gpu.require()
+    if resumed_from is not None and progress:
+        print(f"{algo}/{preset}: {len(done)} of {len(cases)} cases already in {resumed_from}; "
+              "running the others (--replace measures them all again)")
     seeds = p.seeds or params.get("seeds") or ([params["seed"]] if "seed" in params else None)
     extra: dict = {}
     started = time.perf_counter()
@@ -372,6 +395,9 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
                     raise gpu.GPUUnavailableError(f"{algo}/{preset} needs a GPU and no worker of the cluster "
                                                   f"at {info['scheduler']} has one")
                 extra["cluster"] = info
+                # the checks run on a worker: the host memory they compare with is a worker's
+                _cluster.run_tasks(client, _check_on_worker, [([cases[i] for i in todo], sweep)],
+                                   name=f"{algo}-{preset}-check")
                 _cluster.run_tasks(client, _run_case, [cases[i].run for i in todo],
                                    on_done=lambda k, rows: finished(todo[k], rows), name=f"{algo}-{preset}")
     finally:
@@ -390,6 +416,43 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
             print(f"kept {pathlib.Path(out) / preset}.csv: it holds {kept} rows, more than this run's "
                   f"{len(rows)}; pass --replace to overwrite it")
     return rows
+
+
+def check_cases(cases, sweep: str = "") -> None:
+    """Call the ``check`` of each of ``cases`` (:class:`Case`) in order, before any of them
+    runs; the first refusal is raised as a ValueError that names the sweep (``sweep``, e.g.
+    ``"auction/report with sizes=[500, 2000000]"``), the case's label and the refusal
+    itself (the guard's estimate and limit).
+
+    >>> def refuse():
+    ...     raise ValueError("needs about 29.1 TiB")
+    >>> check_cases([Case("n=500", list), Case("n=2000000", list, refuse)], "toy with sizes=[500, 2000000]")
+    Traceback (most recent call last):
+    ...
+    ValueError: toy with sizes=[500, 2000000]: case 'n=2000000' is refused before the sweep starts: needs about 29.1 TiB
+    """
+    for case in cases:
+        if case.check is None:
+            continue
+        try:
+            case.check()
+        except ValueError as exc:
+            where = f"{sweep}: " if sweep else ""
+            raise ValueError(f"{where}case {case.label!r} is refused before the sweep starts: {exc}") from None
+
+
+def _check_on_worker(item) -> None:
+    """:func:`check_cases` as a task of a cluster (``item``: the cases and the sweep's name)."""
+    check_cases(*item)
+
+
+def _sweep_name(algo: str, preset: str, params: dict, overrides: dict) -> str:
+    """``"auction/report with sizes=[500, 2000000]"``: the sweep and the parameters given to it
+    (a refused case names them, as they are what to change)."""
+    given = [f"{k}={params[k]!r}" for k in overrides if k != "quick"]
+    if params.get("quick"):
+        given.append("quick=True")
+    return f"{algo}/{preset}" + (f" with {', '.join(given)}" if given else "")
 
 
 def _run_case(run) -> list:

@@ -1,3 +1,4 @@
+import re
 import sys
 import types
 
@@ -181,3 +182,229 @@ def test_metadata_names_the_code_the_cpu_and_the_seed(toy_suite, tmp_path, monke
     meta = results.read(tmp_path, "seeded").meta
     assert meta["code"] == {"commit": "abc123", "dirty": False}
     assert meta["seeds"] == [7] and meta["host"]["cpu"] == gpu.cpu_model()
+
+
+# --------------------------------------------------------------- checks before the first case
+
+def test_a_refused_case_stops_the_sweep_before_any_case_runs(toy_suite, tmp_path, capsys):
+    ran, checked = [], []
+
+    def cases(p):
+        for n in p["sizes"]:
+            def check(n=n):
+                checked.append(n)
+                if n > 100:
+                    raise ValueError(f"n={n} needs about {n} GiB; pass force=True to try anyway")
+            yield bench.Case(f"n={n}", lambda n=n: ran.append(n) or [{"n": n}], check)
+        yield bench.Case("unchecked", lambda: ran.append("unchecked") or [{"n": 0}])
+
+    toy_suite.PRESETS["checked"] = bench.Preset("checked", {"sizes": [1, 2]}, cases, needs_gpu=False)
+    assert len(bench.run_preset("toy", "checked", out=tmp_path / "ok", progress=False)) == 3
+    assert ran == [1, 2, "unchecked"] and checked == [1, 2]          # every check, before the first run
+    ran.clear(), checked.clear()
+    with pytest.raises(ValueError) as err:
+        bench.run_preset("toy", "checked", out=tmp_path / "o", progress=False, sizes=[1, 500, 7, 900])
+    assert str(err.value) == ("toy/checked with sizes=[1, 500, 7, 900]: case 'n=500' is refused before the sweep "
+                              "starts: n=500 needs about 500 GiB; pass force=True to try anyway")
+    assert ran == [] and checked == [1, 500] and not (tmp_path / "o").exists()
+    # the command line: one line, no traceback, nothing run or written
+    rc = bench.main(["toy", "--preset", "checked", "--out", str(tmp_path / "c"), "--set", "sizes=3,200"])
+    err = capsys.readouterr().err
+    assert rc == 2 and ran == [] and not (tmp_path / "c").exists()
+    assert err.splitlines() == ["error: toy/checked with sizes=[3, 200]: case 'n=200' is refused before the sweep "
+                                "starts: n=200 needs about 200 GiB; pass force=True to try anyway"]
+
+
+def test_a_refused_case_is_named_before_the_gpu_is_asked_for(toy_suite):
+    def cases(p):
+        def refuse():
+            raise ValueError("too large")
+        yield bench.Case("big", lambda: [], refuse)
+    toy_suite.PRESETS["gpu_big"] = bench.Preset("needs a GPU", {}, cases, needs_gpu=True)
+    with pytest.raises(ValueError, match="case 'big' is refused before the sweep starts: too large"):
+        bench.run_preset("toy", "gpu_big", progress=False)
+
+
+def test_a_resumed_sweep_checks_only_the_cases_it_still_has_to_run(toy_suite, tmp_path):
+    state = {"fail": 2, "refuse": set()}
+    ran, checked = [], []
+
+    def cases(p):
+        for n in p["sizes"]:
+            def run(n=n):
+                ran.append(n)
+                if n == state["fail"]:
+                    raise RuntimeError("fails on purpose")
+                return [{"n": n}]
+
+            def check(n=n):
+                checked.append(n)
+                if n in state["refuse"]:
+                    raise ValueError(f"n={n} refused")
+            yield bench.Case(f"n={n}", run, check)
+
+    toy_suite.PRESETS["resume"] = bench.Preset("resumable", {"sizes": [1, 2, 3]}, cases, needs_gpu=False)
+    with pytest.raises(RuntimeError):
+        bench.run_preset("toy", "resume", out=tmp_path, progress=False)
+    assert ran == [1, 2] and checked == [1, 2, 3]
+    ran.clear(), checked.clear()
+    state.update(fail=None, refuse={1, 3})      # case n=1 is recorded: its check is not called again
+    with pytest.raises(ValueError, match="case 'n=3' is refused"):
+        bench.run_preset("toy", "resume", out=tmp_path, progress=False)
+    assert ran == [] and checked == [2, 3]
+    assert [r["n"] for r in results.read(tmp_path, "resume").rows] == [1]     # the unfinished file is kept
+    state["refuse"] = {1}
+    assert [r["n"] for r in bench.run_preset("toy", "resume", out=tmp_path, progress=False)] == [1, 2, 3]
+    assert ran == [2, 3]
+
+
+def _spied(monkeypatch, algo: str, preset: str) -> list:
+    """The labels of the cases of ``algo/preset`` whose run was called (each run replaced by one
+    that records its label and returns no row; the checks left as they are)."""
+    p = bench.presets(algo)[preset]
+    original, calls = p.cases, []
+
+    def cases(params):
+        for c in original(params):
+            yield bench.Case(c.label, lambda label=c.label: calls.append(label) or [], c.check)
+
+    monkeypatch.setattr(p, "cases", cases)
+    monkeypatch.setattr(gpu, "require", lambda: None)      # the runs are the spy's: they need no GPU
+    return calls
+
+
+#: an absurd size for each problem, given as on the command line, and the case refused
+ABSURD = {
+    "auction": ("report", ["sizes=500,2000000"], "n=2000000 d=0.1 #0", "the report generator on a 2000000 x 2000000"),
+    "dgs": ("report", ["sizes=64,1000000"], "geom n=1000000 #0", "the geom generator on a 1000000 x 1000000"),
+    "tsp": ("report", ["sizes=10,40"], "gpu_host_chunks n=40 block=32", "held_karp on n=40 cities"),
+    "maxflow": ("cpu", ["genrmf=8x8,512x512"], "genrmf (512, 512)", "genrmf(a=512, b=512)"),
+    "coalitions": ("targets", ["n_large=45"], "gpu_odp n=45", "n (agents) must be an integer in 1..31, got 45"),
+}
+
+
+@pytest.mark.parametrize("algo", sorted(ABSURD))
+def test_an_absurd_size_is_refused_before_the_first_case_of_every_problem(algo, monkeypatch, tmp_path, capsys,
+                                                                           host16):
+    preset, sets, label, says = ABSURD[algo]
+    calls = _spied(monkeypatch, algo, preset)
+    bench.run_preset(algo, preset, progress=False, quick=True)        # the spy sees the runs it is given
+    assert calls and len(calls) == len(list(bench.presets(algo)[preset].cases(
+        bench._params(bench.presets(algo)[preset], {"quick": True}))))
+    calls.clear()
+    argv = [algo, "--preset", preset, "--out", str(tmp_path / "out")] + [a for s in sets for a in ("--set", s)]
+    assert bench.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    assert err.startswith(f"error: {algo}/{preset} with {sets[0].split('=')[0]}=")
+    assert f"case {label!r} is refused before the sweep starts: " in err and says in err
+    assert calls == [] and not (tmp_path / "out").exists()
+    overrides = {s.split("=")[0]: bench._value(s.split("=", 1)[1]) for s in sets}
+    with pytest.raises(ValueError, match=re.escape(f"case {label!r} is refused")):
+        bench.run_preset(algo, preset, out=tmp_path / "out", progress=False, **overrides)
+    assert calls == [] and not (tmp_path / "out").exists()
+
+
+#: the cases without a check: they measure the GPU itself (its copy bandwidth, its memory)
+GPU_ONLY = {"device-to-device copy", "the largest n the GPUs hold"}
+
+
+def test_every_preset_passes_its_checks_without_a_gpu(monkeypatch, host16):
+    """The defaults and the quick values of every preset pass every check of their cases on a
+    16 GiB host, and no check asks for a GPU (nor for its free memory)."""
+    def no_gpu(*_, **__):
+        raise AssertionError("a check asked for the GPU")
+    for name in ("require", "available", "usable_bytes", "device_name"):
+        monkeypatch.setattr(gpu, name, no_gpu)
+    checked = 0
+    for algo in sorted(bench.SUITES):
+        for name, preset in bench.presets(algo).items():
+            for quick in (False, True):
+                cases = list(preset.cases(bench._params(preset, {"quick": quick})))
+                bench.check_cases(cases, f"{algo}/{name}")
+                unchecked = {c.label for c in cases if c.check is None}
+                assert unchecked <= GPU_ONLY, (algo, name, unchecked)
+                checked += len(cases) - len(unchecked)
+    assert checked > 500
+
+
+# the generators' and solvers' checks are the refusals of the calls they stand for
+
+def _refusal(call):
+    with pytest.raises(ValueError) as err:
+        call()
+    return str(err.value)
+
+
+def test_each_generator_check_refuses_what_its_generator_refuses(small_host):
+    from gpualgo.assignment import instances as ai
+    from gpualgo.coalitions import values as cv
+    from gpualgo.maxflow import instances as mi
+    from gpualgo.tsp import instances as ti
+    pairs = [  # (generator, its check, arguments that fit, arguments too large, a bad argument)
+        (ai.report_instance, ai.check_report_instance, (30, 40, 0.5), (9000, 9000, 0.5), (30, 40, 1.5)),
+        (ai.uniform_instance, ai.check_uniform_instance, (30, 40), (9000, 9000), (50, 40)),
+        (ai.geom_instance, ai.check_geom_instance, (30, 40), (9000, 9000), (0, 40)),
+        (ti.random_euclidean, ti.check_random_euclidean, (20,), (5000,), (0,)),
+        (ti.random_graph, ti.check_random_graph, (20, 0.5), (5000, 0.5), (20, 1.5)),
+        (ti.random_asymmetric, ti.check_random_asymmetric, (20,), (5000,), (-3,)),
+        (mi.random_gnp, mi.check_random_gnp, (50, 0.2), (4000, 0.9), (1, 0.2)),
+        (mi.genrmf, mi.check_genrmf, (4, 3), (100, 100), (4, 1)),
+        (mi.washington_rlg, mi.check_washington_rlg, (8, 5), (4000, 4000), (0, 5)),
+        (mi.vision_grid, mi.check_vision_grid, (9, 7), (8000, 8000), (9, 7, 0)),
+        (cv.random_values, cv.check_random_values, (10,), (28,), (32,)),
+    ]
+    for make, check, fits, big, bad in pairs:
+        check(*fits)                 # nothing to refuse (and nothing drawn)
+        make(*fits)
+        for args in (big, bad):
+            assert _refusal(lambda: check(*args)) == _refusal(lambda: make(*args)), (make.__name__, args)
+        check(*big, force=True)      # insisting lifts the memory refusal, as it does for the generator
+
+
+def test_a_maxflow_check_gives_the_size_of_the_network_it_stands_for():
+    from gpualgo import maxflow as mf
+    from gpualgo.maxflow import instances as mi
+    # genrmf: exactly its arcs; washington (parallel arcs merged) and grids (a terminal arc or
+    # none per pixel): at most; G(n, p): about the expected number
+    for make, check, args, fits in (
+            (mf.genrmf, mi.check_genrmf, (5, 3), lambda got, arcs: got == arcs),
+            (mf.washington_rlg, mi.check_washington_rlg, (6, 4), lambda got, arcs: 0.8 * arcs <= got <= arcs),
+            (mf.vision_grid, mi.check_vision_grid, (7, 9), lambda got, arcs: 0.8 * arcs <= got <= arcs),
+            (mf.random_gnp, mi.check_random_gnp, (300, 0.05), lambda got, arcs: abs(got - arcs) <= 0.1 * arcs)):
+        net = make(*args, seed=1)
+        n, arcs = check(*args)
+        assert n == net.n and fits(net.n_input_arcs, arcs), (make.__name__, net.n_input_arcs, arcs)
+
+
+def test_each_solve_check_refuses_what_its_solve_refuses(monkeypatch):
+    import numpy as np
+    from gpualgo import coalitions, guards, maxflow as mf, tsp
+    from gpualgo.coalitions.solve import check as coalitions_check
+    from gpualgo.maxflow.solve import check as maxflow_check
+    from gpualgo.tsp.solve import check as tsp_check
+    monkeypatch.setattr(guards, "host_bytes", lambda: 256 * 2**20)
+    # the time of a brute force; serial Held-Karp's table on the host; the GPU's largest n, forced or not
+    assert _refusal(lambda: tsp.solve(tsp.random_euclidean(15, seed=1), "serial_bruteforce")) == \
+        _refusal(lambda: tsp_check(15, "serial_bruteforce"))
+    assert "host memory" in _refusal(lambda: tsp.solve(tsp.random_euclidean(23, seed=1), "held_karp")) == \
+        _refusal(lambda: tsp_check(23, "held_karp"))
+    tsp_check(22, "held_karp")
+    assert _refusal(lambda: tsp_check(33, "gpu_unrank", force=True)) == \
+        "GPU brute force handles at most 32 cities, got n=33"
+    tsp_check(33, "gpu_held_karp")
+    # the coalitions' DP tables on the host
+    monkeypatch.setattr(guards, "host_bytes", lambda: 8 * 2**20)
+    v = coalitions.random_values(19, seed=1)
+    assert "host memory" in _refusal(lambda: coalitions.solve(v, "serial")) == \
+        _refusal(lambda: coalitions_check(19, "serial", np.float64))
+    coalitions_check(19, "serial", np.float64, force=True)
+    coalitions_check(19, "gpu_odp", np.float64)          # the GPU's memory: not known without one
+    # push-relabel without the global relabel, on the network's own size
+    path = np.arange(99_999)
+    net = mf.from_edges(100_000, path, path + 1, np.ones(path.size, dtype=np.int64))    # 200,000 stored arcs
+    assert "without the global relabel" in _refusal(lambda: mf.solve(net, "serial", global_relabel=False)) == \
+        _refusal(lambda: maxflow_check("serial", n=net.n, arcs=net.m, global_relabel=False))
+    maxflow_check("serial", n=net.n, arcs=net.m, global_relabel=False, force=True)
+    maxflow_check("serial", n=net.n, arcs=net.m)
+    assert "tile must be" in _refusal(lambda: maxflow_check("gpu_vertex_centric", tile=3))

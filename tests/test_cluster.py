@@ -4,6 +4,7 @@ whatever the chunking, the notebook runner runs notebooks in parallel, and a wor
 mid-task costs nothing but time. One cluster of two worker processes serves the module."""
 import json
 import os
+import re
 import subprocess
 import sys
 import types
@@ -141,6 +142,37 @@ def test_the_command_line_runs_a_sweep_on_a_running_scheduler(client, tmp_path, 
     assert rc == 0 and "wrote" in capsys.readouterr().out
     rec = results.read(tmp_path, "cpu")
     assert rec.meta["cluster"]["scheduler"] == client.scheduler.address and rec.rows[0]["worker_host"]
+
+
+def test_on_a_cluster_a_refused_case_stops_the_sweep_before_any_case_runs(client, monkeypatch, tmp_path):
+    """The checks run as one task on a worker (whose memory the cases would use), before any
+    case is submitted: nothing runs, nothing is written, and the error names the case."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    mod = types.ModuleType("toy_checked_suite")
+
+    def cases(p):
+        for n in p["sizes"]:
+            def run(n=n):
+                (runs / f"n{n}").touch()
+                return [{"n": n}]
+
+            def check(n=n):
+                if n > 100:
+                    raise ValueError(f"n={n} is too large here (checked in process {os.getpid()})")
+            yield bench.Case(f"n={n}", run, check)
+
+    mod.PRESETS = {"squares": bench.Preset("squares", {"sizes": [1, 2]}, cases, needs_gpu=False)}
+    monkeypatch.setitem(sys.modules, "toy_checked_suite", mod)
+    monkeypatch.setitem(bench.SUITES, "toy", "toy_checked_suite")
+    with pytest.raises(ValueError, match=r"toy/squares with sizes=\[1, 500\]: case 'n=500' is refused before the "
+                                         r"sweep starts: n=500 is too large here \(checked in process (\d+)\)") as err:
+        bench.run_preset("toy", "squares", out=tmp_path / "o", progress=False, cluster=client, sizes=[1, 500])
+    worker_pid = int(re.search(r"process (\d+)", str(err.value)).group(1))
+    assert worker_pid != os.getpid() and worker_pid in client.run(os.getpid).values()
+    assert not any(runs.iterdir()) and not (tmp_path / "o").exists()
+    assert [r["n"] for r in bench.run_preset("toy", "squares", progress=False, cluster=client)] == [1, 2]
+    assert sorted(f.name for f in runs.iterdir()) == ["n1", "n2"]
 
 
 # ------------------------------------------------------------------------------- the TSP

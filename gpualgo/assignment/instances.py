@@ -33,6 +33,7 @@ from .. import guards
 __all__ = [
     "MISSING_INT32", "report_instance", "uniform_instance", "geom_instance",
     "write_instance", "read_instance", "read_batch_config", "generate_batch", "instance_bytes",
+    "check_report_instance", "check_uniform_instance", "check_geom_instance",
 ]
 
 #: how a missing edge is stored in the binary file
@@ -91,6 +92,23 @@ def _guard(kind, m, n, density, force, where=""):
                   force, where="host", hint="use a smaller instance")
 
 
+def check_report_instance(m: int, n: int | None = None, density: float = 1.0, limit: int = DEFAULT_LIMIT,
+                          force: bool = False) -> tuple[int, int, int]:
+    """The refusals of :func:`report_instance` with these parameters, without drawing
+    anything: ValueError for a bad parameter or arrays too large for the host's memory
+    (``force=True`` insists). Returns ``(m, n, limit)`` as ints."""
+    m, n = _check_shape(m, m if n is None else n)
+    if not isinstance(density, (int, float, np.integer, np.floating)) or not (0 < density <= 1):
+        raise ValueError(f"density must be in (0, 1], got {density!r}")
+    limit = _integer(limit, "limit")
+    if limit < 1:
+        raise ValueError(f"limit must be a positive integer, got {limit!r}")
+    if limit > np.iinfo(np.int32).max - 1:
+        raise ValueError(f"limit must be below 2**31 - 1, got {limit}")
+    _guard("report", m, n, density, force)
+    return m, n, limit
+
+
 def report_instance(m: int, n: int | None = None, density: float = 1.0, seed=0,
                     limit: int = DEFAULT_LIMIT, force: bool = False) -> np.ndarray:
     """The report's generator: a random permutation first, then fill to a density.
@@ -107,15 +125,7 @@ def report_instance(m: int, n: int | None = None, density: float = 1.0, seed=0,
     drawn, for an instance whose arrays (:func:`instance_bytes`) would not fit in the host's
     memory (:func:`gpualgo.guards.memory`; ``force=True`` insists).
     """
-    m, n = _check_shape(m, m if n is None else n)
-    if not isinstance(density, (int, float, np.integer, np.floating)) or not (0 < density <= 1):
-        raise ValueError(f"density must be in (0, 1], got {density!r}")
-    limit = _integer(limit, "limit")
-    if limit < 1:
-        raise ValueError(f"limit must be a positive integer, got {limit!r}")
-    if limit > np.iinfo(np.int32).max - 1:
-        raise ValueError(f"limit must be below 2**31 - 1, got {limit}")
-    _guard("report", m, n, density, force)
+    m, n, limit = check_report_instance(m, n, density, limit, force)
     rng = _rng(seed)
     perm = rng.permutation(n)[:m]
     values = rng.integers(1, int(limit) + 1, size=(m, n), dtype=np.int32)
@@ -128,11 +138,10 @@ def report_instance(m: int, n: int | None = None, density: float = 1.0, seed=0,
     return out
 
 
-def uniform_instance(m: int, n: int | None = None, low: int = 1, high: int = 10000, seed=0,
-                     force: bool = False) -> np.ndarray:
-    """Dense integer benefits drawn uniformly in ``[low, high]`` (both included), int32.
-    ValueError for bad parameters or, before drawing, an instance too large for the host's
-    memory (``force=True`` insists)."""
+def check_uniform_instance(m: int, n: int | None = None, low: int = 1, high: int = 10000,
+                           force: bool = False) -> tuple[int, int, int, int]:
+    """The refusals of :func:`uniform_instance` with these parameters, without drawing
+    anything (``force=True`` insists on the memory). Returns ``(m, n, low, high)`` as ints."""
     m, n = _check_shape(m, m if n is None else n)
     low, high = _integer(low, "low"), _integer(high, "high")
     if high < low:
@@ -140,7 +149,34 @@ def uniform_instance(m: int, n: int | None = None, low: int = 1, high: int = 100
     if low < -(2**31) + 1 or high > 2**31 - 1:
         raise ValueError(f"[{low}, {high}] does not fit int32")
     _guard("uniform", m, n, 1.0, force)
+    return m, n, low, high
+
+
+def uniform_instance(m: int, n: int | None = None, low: int = 1, high: int = 10000, seed=0,
+                     force: bool = False) -> np.ndarray:
+    """Dense integer benefits drawn uniformly in ``[low, high]`` (both included), int32.
+    ValueError for bad parameters or, before drawing, an instance too large for the host's
+    memory (``force=True`` insists)."""
+    m, n, low, high = check_uniform_instance(m, n, low, high, force)
     return _rng(seed).integers(low, high + 1, size=(m, n), dtype=np.int32)
+
+
+def check_geom_instance(m: int, n: int | None = None, side: float = 1000.0, scale: float = 1.0,
+                        force: bool = False) -> tuple[int, int]:
+    """The refusals of :func:`geom_instance` with these parameters, without drawing
+    anything (``force=True`` insists on the memory). Returns ``(m, n)`` as ints."""
+    m, n = _check_shape(m, m if n is None else n)
+    try:
+        ok = bool(0 < side < math.inf and 0 < scale < math.inf)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"side and scale must be positive finite numbers, got side={side!r}, scale={scale!r}")
+    if not float(side) * float(scale) * math.sqrt(2) < 2.0**62:
+        raise ValueError(f"side={side!r} times scale={scale!r} gives distances up to "
+                         f"{float(side) * float(scale) * math.sqrt(2):.3g}, beyond 2**62 (int64 ends at 2**63)")
+    _guard("geom", m, n, 1.0, force)
+    return m, n
 
 
 def geom_instance(m: int, n: int | None = None, side: float = 1000.0, scale: float = 1.0, seed=0,
@@ -153,17 +189,7 @@ def geom_instance(m: int, n: int | None = None, side: float = 1000.0, scale: flo
     whose distances (up to ``side * scale * sqrt 2``) would not fit int64, and, before
     drawing, for an instance too large for the host's memory (``force=True`` insists).
     """
-    m, n = _check_shape(m, m if n is None else n)
-    try:
-        ok = bool(0 < side < math.inf and 0 < scale < math.inf)
-    except TypeError:
-        ok = False
-    if not ok:
-        raise ValueError(f"side and scale must be positive finite numbers, got side={side!r}, scale={scale!r}")
-    if not float(side) * float(scale) * math.sqrt(2) < 2.0**62:
-        raise ValueError(f"side={side!r} times scale={scale!r} gives distances up to "
-                         f"{float(side) * float(scale) * math.sqrt(2):.3g}, beyond 2**62 (int64 ends at 2**63)")
-    _guard("geom", m, n, 1.0, force)
+    m, n = check_geom_instance(m, n, side, scale, force)
     rng = _rng(seed)
     p = rng.uniform(0.0, side, size=(m, 2))
     q = rng.uniform(0.0, side, size=(n, 2))

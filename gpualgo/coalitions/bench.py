@@ -27,6 +27,7 @@ from .. import bench, gpu
 from ..bench import Case, Preset
 from . import checks, values
 from .solve import VARIANTS, solve
+from .solve import check as check_solve
 
 __all__ = ["PRESETS", "GPU_VARIANTS", "copy_bandwidth"]
 
@@ -50,8 +51,24 @@ def copy_bandwidth(nbytes: int = 1 << 30, reps: int = 5) -> float:
     return 2 * nbytes / (float(np.median(times)) / 1e3)
 
 
-def _instance(n, dist, seed, dtype=np.float32):
-    return values.random_values(n, dist, seed=seed, dtype=dtype)
+#: the values' dtype of every measured instance
+_DTYPE = np.float32
+
+
+def _instance(n, dist, seed):
+    return values.random_values(n, dist, seed=seed, dtype=_DTYPE)
+
+
+def _check(n, dist, *solves):
+    """A case's check (:class:`gpualgo.bench.Case`): the refusals of its instance's generator
+    (:func:`gpualgo.coalitions.values.check_random_values`), then those of each solve the case
+    makes, in its order: ``(variant, options)`` pairs for :func:`gpualgo.coalitions.solve.check`
+    (``force`` where the case insists; the GPU's memory only a run can know)."""
+    def check():
+        values.check_random_values(n, dist, _DTYPE)
+        for variant, options in solves:
+            check_solve(n, variant, _DTYPE, **options)
+    return check
 
 
 @functools.lru_cache(maxsize=1)
@@ -104,7 +121,7 @@ def _solve_rows(variant, n, dist, seed, reps, **extra):
                 for rep in range(reps)]
         del v
         return rows
-    return Case(f"{variant} n={n}", run)
+    return Case(f"{variant} n={n}", run, _check(n, dist, (variant, dict(force=True))))
 
 
 @functools.lru_cache(maxsize=None)
@@ -158,7 +175,7 @@ def _bandwidth_cases(p):
                     rows.append(_with_bandwidth(_row(r, n, p["distribution"], p["seed"], rep=rep), r,
                                                 v.itemsize, _bandwidth(p["copy_bytes"])))
                 return rows
-            yield Case(f"{variant} n={n}", run)
+            yield Case(f"{variant} n={n}", run, _check(n, p["distribution"], (variant, dict(force=True))))
 
 
 # ---------------------------------------------------------------------------- targets
@@ -194,7 +211,8 @@ def _targets_cases(p):
                                  speedup_vs_serial_odp=odp_ms / r.stats["total_ms"]))
         gpu_rows[0]["best_speedup"] = ser_ms / best
         return gpu_rows + base_rows
-    yield Case("ratio against serial", ratio)
+    yield Case("ratio against serial", ratio, _check(p["ratio_n"], dist, ("gpu_odp", {}),
+                                                     ("serial", dict(force=True)), ("serial_odp", dict(force=True))))
 
     for n, limit_s in ((p["n_fast"], p["fast_limit_s"]), (p["n_large"], p["large_limit_s"])):
         def big(n=n, limit_s=limit_s):
@@ -206,7 +224,7 @@ def _targets_cases(p):
             _with_bandwidth(row, r, v.itemsize, _bandwidth(p["copy_bytes"]))
             del v
             return [row]
-        yield Case(f"gpu_odp n={n}", big)
+        yield Case(f"gpu_odp n={n}", big, _check(n, dist, ("gpu_odp", dict(force=True))))
 
 
 # ------------------------------------------------------------------------- several GPUs
@@ -234,7 +252,8 @@ def _multigpu_cases(p):
                 row["speedup_vs_fewest"] = base / row["total_ms"]
             del v
             return rows
-        yield Case(f"gpu_odp_multi n={n} on {p['devices']} GPU(s)", run)
+        yield Case(f"gpu_odp_multi n={n} on {p['devices']} GPU(s)", run,
+                   _check(n, dist, *[("gpu_odp_multi", dict(devices=d, force=True)) for d in p["devices"]]))
     for n in p["large_n"]:
         def big(n=n):
             solve(_tiny(), variant="gpu_odp_multi", devices=top)
@@ -242,7 +261,8 @@ def _multigpu_cases(p):
             row = _row(solve(v, variant="gpu_odp_multi", devices=top, force=True), n, dist, seed)
             del v
             return [row]
-        yield Case(f"gpu_odp_multi n={n} on {top} GPU(s)", big)
+        yield Case(f"gpu_odp_multi n={n} on {top} GPU(s)", big,
+                   _check(n, dist, ("gpu_odp_multi", dict(devices=top, force=True))))
 
     def capacity():
         from .. import guards

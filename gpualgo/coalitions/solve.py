@@ -9,7 +9,7 @@ from . import serial
 from .result import CoalitionResult
 from .values import table_bytes, validate_values
 
-__all__ = ["VARIANTS", "CoalitionResult", "solve", "estimate_seconds", "total_splits", "RATES", "MAX_SECONDS"]
+__all__ = ["VARIANTS", "CoalitionResult", "solve", "check", "estimate_seconds", "total_splits", "RATES", "MAX_SECONDS"]
 
 _LAUNCH = "gpualgo.coalitions.gpu:check_options"
 
@@ -95,14 +95,37 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
     """
     variants.check(variant, VARIANTS, options)
     v, n = validate_values(values)
-    rule = serial.check_rule(options["rule"]) if "rule" in options else _DEFAULT_RULE.get(variant, "dp")
     if VARIANTS[variant].gpu:
         from .. import gpu
         gpu.require()   # no GPU: say so before any estimate
+    check(n, variant, v.dtype, force, gpu_memory=True, **options)
+    return variants.call(VARIANTS, variant, v, **options)
+
+
+def check(n: int, variant: str = "gpu_odp", dtype=np.float64, force: bool = False, gpu_memory: bool = False,
+          **options) -> None:
+    """The refusals of :func:`solve` that the number of agents decides, without the values (a
+    sweep checks its cases with it before the first one runs): the variant and its options, the
+    estimated time and the tables' memory (:func:`table_need`, ``dtype``: the values'), both
+    unless ``force``. The memory is checked where it is held: on the host for the serial
+    versions; on the GPU only with ``gpu_memory=True`` (what :func:`solve` does), as knowing the
+    GPU's free memory takes a GPU.
+
+    >>> check(20, "serial")
+    >>> check(25, "serial")
+    Traceback (most recent call last):
+    ...
+    ValueError: serial on n=25 agents evaluates 4.24e+11 splits: about ... (limit 10 min); use gpu_odp, ...
+    >>> check(25, "serial", force=True)      # insisted
+    """
+    variants.check(variant, VARIANTS, options)
+    VARIANTS[variant].check_values(options)
+    rule = serial.check_rule(options["rule"]) if "rule" in options else _DEFAULT_RULE.get(variant, "dp")
     guards.time(estimate_seconds(n, variant, rule), f"{variant} on n={n} agents evaluates "
                 f"{total_splits(n, rule):.3g} splits", MAX_SECONDS, force,
                 hint="use gpu_odp" if variant not in ("gpu_odp", "gpu_odp_multi") else "")
-    need, where = table_need(n, v.dtype, variant)
-    guards.memory(need, f"n={n} agents as {v.dtype.name}", force, where=where,
-                  hint="float32 halves it" if v.dtype == np.float64 else "")
-    return variants.call(VARIANTS, variant, v, **options)
+    need, where = table_need(n, dtype, variant)
+    if where == "host" or gpu_memory:
+        dtype = np.dtype(dtype)
+        guards.memory(need, f"n={n} agents as {dtype.name}", force, where=where,
+                      hint="float32 halves it" if dtype == np.float64 else "")

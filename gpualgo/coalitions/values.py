@@ -18,8 +18,9 @@ import numpy as np
 
 from .. import guards
 
-__all__ = ["DISTRIBUTIONS", "random_values", "validate_values", "table_bytes", "host_memory_bytes",
-           "generation_bytes", "read_values", "write_values", "from_bids", "popcounts", "MAX_AGENTS"]
+__all__ = ["DISTRIBUTIONS", "random_values", "check_random_values", "validate_values", "table_bytes",
+           "host_memory_bytes", "generation_bytes", "read_values", "write_values", "from_bids", "popcounts",
+           "MAX_AGENTS"]
 
 #: bitmasks are 32-bit words in the kernels, and 2**31 table entries is already 8 GiB of float32
 MAX_AGENTS = 31
@@ -98,6 +99,21 @@ def generation_bytes(n: int, distribution: str = "uniform", dtype=np.float64) ->
     return (1 << _check_n(n)) * per
 
 
+def check_random_values(n: int, distribution: str = "uniform", dtype=np.float64,
+                        force: bool = False) -> tuple[int, np.dtype]:
+    """The refusals of :func:`random_values` with these parameters, without drawing anything:
+    ValueError for an unknown distribution or dtype, n outside 1..31, or a peak memory above
+    what the host can give (``force=True`` insists). Returns ``(n, dtype)`` checked."""
+    if distribution not in DISTRIBUTIONS:
+        raise ValueError(f"unknown distribution {distribution!r}; known: {sorted(DISTRIBUTIONS)}")
+    n = _check_n(n)
+    dtype = _check_dtype(dtype)
+    guards.memory(generation_bytes(n, distribution, dtype),
+                  f"drawing a {distribution} value function on n={n} agents as {dtype.name}", force, where="host",
+                  hint="float32 needs less" if dtype == np.float64 else "")
+    return n, dtype
+
+
 def random_values(n: int, distribution: str = "uniform", seed=None, dtype=np.float64,
                   force: bool = False) -> np.ndarray:
     """A random value function on ``n`` agents drawn from one of :data:`DISTRIBUTIONS`.
@@ -120,13 +136,7 @@ def random_values(n: int, distribution: str = "uniform", seed=None, dtype=np.flo
             (:func:`generation_bytes`) above what :func:`gpualgo.guards.memory` allows on
             the host, named with the estimate (unless ``force``).
     """
-    if distribution not in DISTRIBUTIONS:
-        raise ValueError(f"unknown distribution {distribution!r}; known: {sorted(DISTRIBUTIONS)}")
-    n = _check_n(n)
-    dtype = _check_dtype(dtype)
-    guards.memory(generation_bytes(n, distribution, dtype),
-                  f"drawing a {distribution} value function on n={n} agents as {dtype.name}", force, where="host",
-                  hint="float32 needs less" if dtype == np.float64 else "")
+    n, dtype = check_random_values(n, distribution, dtype, force)
     rng = np.random.default_rng(seed)
     size = popcounts(n)
     v = DISTRIBUTIONS[distribution][0](rng, n, size, dtype)

@@ -39,6 +39,7 @@ from . import checks, instances, serial
 from .analysis import parse_options, parse_size
 from .gpu import default_tile
 from .solve import VARIANTS, solve
+from .solve import check as check_solve
 
 GPU_VARIANTS = tuple(v for v in VARIANTS if v.startswith("gpu_"))
 PEERS = ("scipy_dinic", "scipy_edmonds_karp", "networkx_preflow_push", "igraph", "ortools")
@@ -174,10 +175,22 @@ def measure(family: str, params: dict, net, variants, reps: int, seed, peer_reps
     return verify(rows)
 
 
-def _case(label, family, params, make, variants, reps, seed, peer_reps=1, **extra):
+def _case(label, family, params, make, variants, reps, seed, peer_reps=1, check=None, **extra):
     def run():
         return measure(family, params, make(), variants, reps, seed, min(reps, peer_reps), **extra)
-    return Case(label, run)
+    return Case(label, run, _check(check, variants))
+
+
+def _check(check_instance, variants, **options):
+    """A case's check (:class:`gpualgo.bench.Case`): ``check_instance`` (its generator's check,
+    which refuses the network's host memory), then :func:`gpualgo.maxflow.solve.check` for each
+    of ``variants`` that is one of ours (with ``options``; the CPU peers have no refusal)."""
+    def check():
+        check_instance()
+        for v in variants:
+            if v not in PEERS:
+                check_solve(v, **options)
+    return check
 
 
 # ----------------------------------------------------------------------------- report
@@ -190,7 +203,8 @@ def _report_cases(p):
     for dens in p["densities"]:
         yield _case(f"density {dens}", "gnp", dict(density=dens, directed=True),
                     lambda d=dens: instances.random_gnp(nd, d, seed=seed, low=p["low"], high=p["high"]),
-                    ["scipy_dinic"] + variants, reps, seed, p["peer_reps"], experiment="density")
+                    ["scipy_dinic"] + variants, reps, seed, p["peer_reps"], experiment="density",
+                    check=lambda d=dens: instances.check_random_gnp(nd, d, low=p["low"], high=p["high"]))
     for n in p["sizes"]:
         for directed in (True, False):
             use = [v for v in variants
@@ -201,7 +215,9 @@ def _report_cases(p):
             yield _case(f"{'directed' if directed else 'undirected'} n={n}", "gnp", dict(density=dens, directed=directed),
                         lambda n=n, d=dens, di=directed: instances.random_gnp(n, d, seed=seed, low=p["low"], high=p["high"],
                                                                               directed=di),
-                        use, reps, seed, p["peer_reps"], experiment="size")
+                        use, reps, seed, p["peer_reps"], experiment="size",
+                        check=lambda n=n, d=dens, di=directed: instances.check_random_gnp(n, d, low=p["low"],
+                                                                                          high=p["high"], directed=di))
 
 
 # ------------------------------------------------------------------------------ peers
@@ -211,15 +227,27 @@ def caps_of(p: dict) -> dict:
     return {k[4:]: v for k, v in p.items() if k.startswith("cap_")}
 
 
+#: family -> (its generator, the generator's check), each taking the two numbers of a size
+_FAMILIES = {"genrmf": (instances.genrmf, instances.check_genrmf),
+             "washington": (instances.washington_rlg, instances.check_washington_rlg),
+             "grid": (instances.vision_grid, instances.check_vision_grid)}
+
+
+def _family(family: str):
+    if family not in _FAMILIES:
+        raise ValueError(f"unknown family {family!r}")
+    return _FAMILIES[family]
+
+
 def family_instance(family: str, size, seed):
     """genrmf (a, b), washington (rows, levels) or grid (height, width)."""
-    if family == "genrmf":
-        return instances.genrmf(size[0], size[1], seed=seed)
-    if family == "washington":
-        return instances.washington_rlg(size[0], size[1], seed=seed)
-    if family == "grid":
-        return instances.vision_grid(size[0], size[1], seed=seed)
-    raise ValueError(f"unknown family {family!r}")
+    return _family(family)[0](size[0], size[1], seed=seed)
+
+
+def check_family(family: str, size) -> tuple[int, int]:
+    """The refusals :func:`family_instance` would make (its generator's check), drawing nothing;
+    returns the network's ``(n, arcs)``."""
+    return _family(family)[1](size[0], size[1])
 
 
 def _size_n(family, size):
@@ -239,7 +267,7 @@ def _peers_cases(p):
             use = [v for v in every if n <= caps.get(v, math.inf)]
             yield _case(f"{family} {size}", family, dict(size="x".join(map(str, size))),
                         lambda f=family, sz=tuple(size): family_instance(f, sz, seed), use, reps, seed,
-                        p["peer_reps"])
+                        p["peer_reps"], check=lambda f=family, sz=tuple(size): check_family(f, sz))
 
 
 # ---------------------------------------------------------------------------- targets
@@ -266,7 +294,7 @@ def _targets_cases(p):
                 r["speedup_vs_fastest_peer"] = best_peer / r["total_ms"]
                 r["goal"] = "faster than the fastest peer" + (" and < 2100 ms" if (a, b) == (128, 128) else "")
             return rows
-        yield Case(f"genrmf {a}x{b}", run)
+        yield Case(f"genrmf {a}x{b}", run, _check(lambda a=a, b=b: instances.check_genrmf(a, b), use))
 
 
 # ----------------------------------------------------------------------------- tuning
@@ -299,7 +327,12 @@ def _tuning_cases(p):
                     print({k: (round(v, 1) if isinstance(v, float) else v) for k, v in row.items()
                            if k not in ("algorithm", "family", "variant", "device", "seed")})
             return rows
-        yield Case(f"tuning genrmf {size}", run)
+
+        def check(size=parse_size(size)):
+            instances.check_genrmf(size[0], size[1])
+            for opts in configs:
+                check_solve("gpu_vertex_centric", **opts)
+        yield Case(f"tuning genrmf {size}", run, check)
 
 
 # -------------------------------------------------------------------------------- cpu
@@ -312,7 +345,8 @@ def _cpu_cases(p):
         n = _size_n(family, size)
         here = [v for v in use if n <= caps_of(p).get(v, math.inf)]
         yield _case(f"{family} {size}", family, dict(size="x".join(map(str, size))),
-                    lambda f=family, sz=size: family_instance(f, sz, seed), here, reps, seed, reps)
+                    lambda f=family, sz=size: family_instance(f, sz, seed), here, reps, seed, reps,
+                    check=lambda f=family, sz=size: check_family(f, sz))
 
 
 # ---------------------------------------------------------------------- serial_heuristics
@@ -320,6 +354,12 @@ def _cpu_cases(p):
 #: the serial version's heuristics in the ``serial_heuristics`` preset: label -> (global_relabel, gap)
 HEURISTICS = {"global relabel + gap": (True, True), "global relabel": (True, False), "gap": (False, True),
               "none": (False, False)}
+
+
+def _heuristics(n: int, plain_max: int) -> list:
+    """``(label, (global_relabel, gap))`` of :data:`HEURISTICS` run on n vertices: those without
+    the global relabel only up to ``plain_max``."""
+    return [(label, (gr, gap)) for label, (gr, gap) in HEURISTICS.items() if gr or n <= plain_max]
 
 
 def serial_heuristics_rows(net, reps: int, plain_max: int, scan_max: int, **fields) -> list[dict]:
@@ -339,9 +379,7 @@ def serial_heuristics_rows(net, reps: int, plain_max: int, scan_max: int, **fiel
     ref = checks.reference_value(net)
     fields = dict(algorithm="maxflow", n=net.n, arcs=net.n_input_arcs, **fields)
     rows = []
-    for label, (gr, gap) in HEURISTICS.items():
-        if not gr and net.n > plain_max:
-            continue
+    for label, (gr, gap) in _heuristics(net.n, plain_max):
         bench.warm_up(solve, instances.genrmf(2, 2, seed=0), ["serial"], global_relabel=gr, gap=gap)
         for rep in range(int(reps)):
             r = solve(net, "serial", global_relabel=gr, gap=gap)
@@ -368,22 +406,29 @@ def _serial_heuristics_cases(p):
     seed = p["seed"]
     caps = dict(reps=int(p["reps"]), plain_max=int(p["plain_max"]), scan_max=int(p["scan_max"]))
 
-    def case(label, make, **fields):
-        return Case(label, lambda: serial_heuristics_rows(make(), seed=seed, **caps, **fields))
+    def case(label, make, check_instance, **fields):
+        def check():
+            n, arcs = check_instance()
+            for _, (gr, gap) in _heuristics(n, caps["plain_max"]):
+                check_solve("serial", n=n, arcs=arcs, global_relabel=gr, gap=gap)
+        return Case(label, lambda: serial_heuristics_rows(make(), seed=seed, **caps, **fields), check)
 
     for n in p["sizes"]:
         for directed in (True, False):
             d = instances.report_density(n)
             yield case(f"{'directed' if directed else 'undirected'} n={n}",
                        lambda n=n, d=d, di=directed: instances.random_gnp(n, d, seed=seed, directed=di),
+                       lambda n=n, d=d, di=directed: instances.check_random_gnp(n, d, directed=di),
                        family="gnp", experiment="size", density=d, directed=directed, size=None)
     nd = p["density_n"]
     for dens in p["densities"]:
         yield case(f"density {dens}", lambda d=dens: instances.random_gnp(nd, d, seed=seed),
+                   lambda d=dens: instances.check_random_gnp(nd, d),
                    family="gnp", experiment="density", density=dens, directed=True, size=None)
     for size in p["genrmf"]:
         a, b = parse_size(size)
         yield case(f"genrmf {size}", lambda a=a, b=b: instances.genrmf(a, b, seed=seed),
+                   lambda a=a, b=b: instances.check_genrmf(a, b),
                    family="genrmf", experiment="genrmf", density=None, directed=True, size=f"{a}x{b}")
 
 

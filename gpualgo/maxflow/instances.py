@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
 from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, _index, from_edges, guard_network
 
-__all__ = ["random_gnp", "report_density", "genrmf", "washington_rlg", "vision_grid"]
+__all__ = ["random_gnp", "report_density", "genrmf", "washington_rlg", "vision_grid", "check_random_gnp",
+           "check_genrmf", "check_washington_rlg", "check_vision_grid"]
 
 #: random_gnp refuses graphs expected to have more arcs than this (the GPU versions index
 #: arcs with int32, and building one takes about 150 bytes per arc)
@@ -25,6 +27,11 @@ def _ints(**values) -> list[int]:
     return out
 
 
+def _checked(*values) -> list[int]:
+    """Integer parameters a generator's check has accepted, as Python ints."""
+    return [operator.index(v) for v in values]
+
+
 def _cap_range(low: int, high: int, what: str) -> None:
     if not 0 <= low <= high <= MAX_CAPACITY:
         raise ValueError(f"need 0 <= {what} <= {MAX_CAPACITY}, got {low}..{high}")
@@ -36,21 +43,11 @@ def report_density(n: int) -> float:
     return min(1.0, 2.0 * math.log(n) / n)
 
 
-def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
-               directed: bool = True, connected: bool = True, force: bool = False) -> FlowNetwork:
-    """The report's Erdos-Renyi G(n, p) with integer capacities in [low, high].
-
-    Each of the n(n-1) ordered pairs (directed) or n(n-1)/2 pairs (undirected) is an arc
-    with probability p; for large n the number of arcs is drawn from the binomial and the
-    pairs sampled without repetition (the same distribution). ``connected`` adds a random
-    path through all vertices in both directions, as the report made every instance
-    connected. Source 0, sink n-1.
-
-    Raises:
-        ValueError: n < 2, p outside [0, 1], a capacity range outside 0..MAX_CAPACITY,
-            more than :data:`MAX_RANDOM_ARCS` expected arcs (with the estimate), or arrays
-            that would not fit in host memory (with the estimate; ``force=True`` insists).
-    """
+def check_random_gnp(n: int, p: float, low: int = 1, high: int = 100, directed: bool = True,
+                     force: bool = False) -> tuple[int, int]:
+    """The refusals of :func:`random_gnp` with these parameters, without drawing anything (see
+    there; ``force=True`` insists on the memory). Returns ``(n, arcs)``: the vertices and the
+    input arcs expected (an undirected edge counted as two arcs, the connecting path's included)."""
     n, low, high = _ints(n=(n, 2), low=(low, 0), high=(high, 0))
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"density p must be in [0, 1], got {p}")
@@ -69,6 +66,26 @@ def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
     arcs = int(arcs)
     guard_network(n, arcs * (1 if directed else 2), f"G({n}, {p})", force,
                   extra=extra + 48 * arcs + 24 * n)
+    return n, arcs * (1 if directed else 2)
+
+
+def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
+               directed: bool = True, connected: bool = True, force: bool = False) -> FlowNetwork:
+    """The report's Erdos-Renyi G(n, p) with integer capacities in [low, high].
+
+    Each of the n(n-1) ordered pairs (directed) or n(n-1)/2 pairs (undirected) is an arc
+    with probability p; for large n the number of arcs is drawn from the binomial and the
+    pairs sampled without repetition (the same distribution). ``connected`` adds a random
+    path through all vertices in both directions, as the report made every instance
+    connected. Source 0, sink n-1.
+
+    Raises:
+        ValueError: n < 2, p outside [0, 1], a capacity range outside 0..MAX_CAPACITY,
+            more than :data:`MAX_RANDOM_ARCS` expected arcs (with the estimate), or arrays
+            that would not fit in host memory (with the estimate; ``force=True`` insists).
+    """
+    n, _ = check_random_gnp(n, p, low, high, directed, force)
+    low, high = _checked(low, high)
     rng = np.random.default_rng(seed)
     if n <= 3000:
         mask = rng.random((n, n)) < p
@@ -123,16 +140,9 @@ def _distinct_pairs(rng, n: int, m: int, directed: bool) -> np.ndarray:
     return rng.permutation(keys)[:m]
 
 
-def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None, force: bool = False) -> FlowNetwork:
-    """The DIMACS genrmf family (Goldfarb and Grigoriadis): b frames of a x a grids.
-
-    Inside a frame every vertex is joined to its grid neighbours in both directions with
-    capacity ``c2 * a * a``; each vertex of frame k has one arc to a vertex of frame k + 1
-    (a random permutation per frame) with capacity uniform in [c1, c2]. The source is the
-    first vertex of the first frame, the sink the last vertex of the last frame.
-    n = a*a*b vertices, 4 a (a - 1) b + a*a (b - 1) arcs. ValueError for sizes whose arrays
-    would not fit in host memory (with the estimate; ``force=True`` insists).
-    """
+def check_genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, force: bool = False) -> tuple[int, int]:
+    """The refusals of :func:`genrmf` with these parameters, without drawing anything (``force=True``
+    insists on the memory). Returns ``(n, arcs)``: the network's vertices and input arcs."""
     a, b, c1, c2 = _ints(a=(a, 1), b=(b, 2), c1=(c1, 0), c2=(c2, 0))
     _cap_range(c1, c2, "c1 <= c2")
     if c2 * a * a > MAX_CAPACITY:
@@ -143,6 +153,22 @@ def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None, force: bool =
     # the generator's own arrays: per arc (tail, head, capacity) and their concatenation;
     # per inter-frame arc the uniforms and their argsort
     guard_network(n, arcs, f"genrmf(a={a}, b={b})", force, extra=48 * arcs + 16 * f * (b - 1))
+    return n, arcs
+
+
+def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None, force: bool = False) -> FlowNetwork:
+    """The DIMACS genrmf family (Goldfarb and Grigoriadis): b frames of a x a grids.
+
+    Inside a frame every vertex is joined to its grid neighbours in both directions with
+    capacity ``c2 * a * a``; each vertex of frame k has one arc to a vertex of frame k + 1
+    (a random permutation per frame) with capacity uniform in [c1, c2]. The source is the
+    first vertex of the first frame, the sink the last vertex of the last frame.
+    n = a*a*b vertices, 4 a (a - 1) b + a*a (b - 1) arcs. ValueError for sizes whose arrays
+    would not fit in host memory (with the estimate; ``force=True`` insists).
+    """
+    n, _ = check_genrmf(a, b, c1, c2, force)
+    a, b, c1, c2 = _checked(a, b, c1, c2)
+    f = a * a
     rng = np.random.default_rng(seed)
     big = c2 * f
     idx = np.arange(f).reshape(a, a)
@@ -161,6 +187,23 @@ def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None, force: bool =
     return from_edges(n, np.r_[gu, iu], np.r_[gv, iv], np.r_[gc, ic], 0, n - 1, force=True)
 
 
+def check_washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 10000,
+                         force: bool = False) -> tuple[int, int]:
+    """The refusals of :func:`washington_rlg` with these parameters, without drawing anything
+    (``force=True`` insists on the memory). Returns ``(n, arcs)``: the network's vertices and
+    input arcs."""
+    rows, levels, degree, maxcap = _ints(rows=(rows, 1), levels=(levels, 1), degree=(degree, 1),
+                                         maxcap=(maxcap, 1))
+    if maxcap * degree > MAX_CAPACITY:
+        raise ValueError(f"the terminal arcs' capacity maxcap * degree = {maxcap * degree} exceeds {MAX_CAPACITY}")
+    n = rows * levels + 2
+    arcs = (levels - 1) * rows * degree + 2 * rows
+    # the generator's own (tail, head, capacity) per arc, and their concatenation
+    guard_network(n, arcs, f"washington_rlg(rows={rows}, levels={levels}, degree={degree})", force,
+                  extra=48 * arcs)
+    return n, arcs
+
+
 def washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 10000,
                    seed=None, force: bool = False) -> FlowNetwork:
     """Washington random level graph (RLG), as the DIMACS 'washington' generator makes it.
@@ -172,15 +215,8 @@ def washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 10000,
     n = rows * levels + 2; source n-2, sink n-1. ValueError for sizes whose arrays would not
     fit in host memory (with the estimate; ``force=True`` insists).
     """
-    rows, levels, degree, maxcap = _ints(rows=(rows, 1), levels=(levels, 1), degree=(degree, 1),
-                                         maxcap=(maxcap, 1))
-    if maxcap * degree > MAX_CAPACITY:
-        raise ValueError(f"the terminal arcs' capacity maxcap * degree = {maxcap * degree} exceeds {MAX_CAPACITY}")
-    n = rows * levels + 2
-    arcs = (levels - 1) * rows * degree + 2 * rows
-    # the generator's own (tail, head, capacity) per arc, and their concatenation
-    guard_network(n, arcs, f"washington_rlg(rows={rows}, levels={levels}, degree={degree})", force,
-                  extra=48 * arcs)
+    n, _ = check_washington_rlg(rows, levels, degree, maxcap, force)
+    rows, levels, degree, maxcap = _checked(rows, levels, degree, maxcap)
     rng = np.random.default_rng(seed)
     s, t = n - 2, n - 1
     lv = np.arange(levels - 1, dtype=np.int64)[:, None, None] * rows
@@ -196,16 +232,11 @@ def washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 10000,
     return from_edges(n, u, v, c, s, t, force=True)
 
 
-def vision_grid(height: int, width: int, maxcap: int = 100, terminal_fraction: float = 0.3,
-                seed=None, force: bool = False) -> FlowNetwork:
-    """A 2-D image-segmentation graph: 4-connected pixels plus source and sink terminals.
-
-    Neighbouring pixels are joined both ways with one capacity in [1, maxcap] (the
-    smoothness term); a pixel gets a source arc with probability ``terminal_fraction``,
-    else a sink arc with the same probability, capacities in [1, 2 * maxcap]
-    (the data term). n = height * width + 2; source n-2, sink n-1. ValueError for sizes whose
-    arrays would not fit in host memory (with the estimate; ``force=True`` insists).
-    """
+def check_vision_grid(height: int, width: int, maxcap: int = 100, terminal_fraction: float = 0.3,
+                      force: bool = False) -> tuple[int, int]:
+    """The refusals of :func:`vision_grid` with these parameters, without drawing anything
+    (``force=True`` insists on the memory). Returns ``(n, arcs)``: the network's vertices and
+    its input arcs at most (a pixel has one terminal arc or none)."""
     height, width, maxcap = _ints(height=(height, 1), width=(width, 1), maxcap=(maxcap, 1))
     if not 0.0 <= terminal_fraction <= 0.5:
         raise ValueError(f"terminal_fraction must be in [0, 0.5] (a pixel has a source arc, a sink arc "
@@ -217,6 +248,22 @@ def vision_grid(height: int, width: int, maxcap: int = 100, terminal_fraction: f
     arcs = 2 * (height * (width - 1) + (height - 1) * width) + npx   # at most one terminal arc a pixel
     # the generator's own arrays: ids and uniforms per pixel, (tail, head, capacity) per arc
     guard_network(n, arcs, f"vision_grid({height} x {width})", force, extra=48 * arcs + 24 * npx)
+    return n, arcs
+
+
+def vision_grid(height: int, width: int, maxcap: int = 100, terminal_fraction: float = 0.3,
+                seed=None, force: bool = False) -> FlowNetwork:
+    """A 2-D image-segmentation graph: 4-connected pixels plus source and sink terminals.
+
+    Neighbouring pixels are joined both ways with one capacity in [1, maxcap] (the
+    smoothness term); a pixel gets a source arc with probability ``terminal_fraction``,
+    else a sink arc with the same probability, capacities in [1, 2 * maxcap]
+    (the data term). n = height * width + 2; source n-2, sink n-1. ValueError for sizes whose
+    arrays would not fit in host memory (with the estimate; ``force=True`` insists).
+    """
+    n, _ = check_vision_grid(height, width, maxcap, terminal_fraction, force)
+    height, width, maxcap = _checked(height, width, maxcap)
+    npx = height * width
     rng = np.random.default_rng(seed)
     s, t = n - 2, n - 1
     idx = np.arange(npx).reshape(height, width)

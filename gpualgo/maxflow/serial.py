@@ -21,7 +21,7 @@ from .network import FlowNetwork, from_edges
 from .result import MaxFlowResult, make_result
 
 __all__ = ["solve_serial", "push_relabel", "reverse_bfs", "cut_by_bfs", "cut_by_heights", "cut_by_scan",
-           "cut_steps", "estimate_plain_seconds", "PLAIN_RATE", "PLAIN_LIMIT_S", "CUT_METHODS"]
+           "cut_steps", "estimate_plain_seconds", "check_plain", "PLAIN_RATE", "PLAIN_LIMIT_S", "CUT_METHODS"]
 
 
 @njit(cache=True)
@@ -299,7 +299,21 @@ def estimate_plain_seconds(net: FlowNetwork) -> float:
     2 n m / :data:`PLAIN_RATE`. Each vertex is relabelled up to 2n times, and each relabel
     scans its arcs twice (for the lowest neighbour, then for pushes), so 2 n m arc visits is
     the bound on that work; on the report's graphs plain runs reached about half of it."""
-    return 2.0 * float(net.n) * float(net.m) / PLAIN_RATE
+    return _plain_seconds(net.n, net.m)
+
+
+def _plain_seconds(n: int, m: int) -> float:
+    return 2.0 * float(n) * float(m) / PLAIN_RATE
+
+
+def check_plain(n: int, m: int, force: bool = False) -> None:
+    """Refuse (ValueError with the estimate, unless ``force``) push-relabel without the global
+    relabel on ``n`` vertices and ``m`` stored arcs when :func:`estimate_plain_seconds` is above
+    :data:`PLAIN_LIMIT_S`. Before a network is built, its input arcs stand for ``m``: each
+    distinct input arc is stored, and its reverse too where that is not an input arc, so they
+    are a lower bound but for parallel arcs (merged) and the expected counts of random graphs."""
+    guards.time(_plain_seconds(n, m), f"push-relabel without the global relabel on n={n:,}, m={m:,}",
+                PLAIN_LIMIT_S, force, hint="keep global_relabel=True")
 
 
 def _flag(value, name: str) -> bool:
@@ -321,8 +335,7 @@ def solve_serial(net: FlowNetwork, freq: float = 1.0, global_relabel: bool = Tru
                          f"finite number, got {freq!r}")
     global_relabel, gap = _flag(global_relabel, "global_relabel"), _flag(gap, "gap")
     if not global_relabel:
-        guards.time(estimate_plain_seconds(net), f"push-relabel without the global relabel on n={net.n:,}, "
-                    f"m={net.m:,}", PLAIN_LIMIT_S, force, hint="keep global_relabel=True")
+        check_plain(net.n, net.m, force)
     t0 = time.perf_counter()
     args = (net.n, net.source, net.sink, net.offsets, net.heads.astype(np.int64), net.rev.astype(np.int64),
             net.capacity)

@@ -6,7 +6,7 @@ from ..variants import Variant
 from .network import FlowNetwork, check_network
 from .result import MaxFlowResult
 
-__all__ = ["solve", "VARIANTS"]
+__all__ = ["solve", "check", "VARIANTS"]
 
 _HOST_RELABEL = {"cycle", "block", "force"}
 
@@ -21,6 +21,26 @@ VARIANTS = variants.table(
             {"tile", "block", "gr_alpha", "gr_max_iters", "ops", "incremental", "blocks_per_sm", "early_stop",
              "gr_balance", "async_bfs", "force"}, gpu=True, checks="gpualgo.maxflow.gpu:check_vertex_centric"),
 )
+
+
+def check(variant: str = "gpu_vertex_centric", n: int | None = None, arcs: int | None = None, **options) -> None:
+    """The refusals of :func:`solve` known without the network (a sweep checks its cases with it
+    before the first one runs): the variant, its options' names and values, and, given the size
+    of the network to come (``n`` vertices, ``arcs`` input arcs: about a lower bound on the
+    stored ones), the serial version's estimated time without the global relabel
+    (:func:`gpualgo.maxflow.serial.check_plain`, unless ``force``). The GPU versions refuse GPU
+    memory, which only a run can know.
+
+    >>> check("serial", n=10_000, arcs=10**6, global_relabel=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: push-relabel without the global relabel on n=10,000, m=1,000,000: about ... (limit 60 s); keep global_relabel=True, ...
+    """
+    variants.check(variant, VARIANTS, options)
+    VARIANTS[variant].check_values(options)
+    if variant == "serial" and n is not None and not options.get("global_relabel", True):
+        from .serial import check_plain
+        check_plain(n, arcs, options.get("force", False))
 
 
 def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) -> MaxFlowResult:

@@ -33,6 +33,7 @@ from ..timing import timed
 from ..bench import Case, Preset
 from . import checks, instances
 from .analysis import EXACT_GOAL_S, HK_SPEEDUP_GOAL, RATE_GOAL, _sci
+from .solve import check as check_solve
 from .solve import solve
 
 __all__ = ["PRESETS", "report_instance", "peer_rows"]
@@ -66,9 +67,25 @@ def peer_rows(inst, optimum, gls_ms: int, rep: int = 0, **fields) -> list[dict]:
     return rows
 
 
+#: the report's kind of instance: random graphs of this density and these weights
+_REPORT_GRAPH = dict(density=0.8, low=1, high=100)
+
+
 def report_instance(n: int, seed: int):
     """The report's kind of instance: a random graph with missing edges (a tour exists)."""
-    return instances.random_graph(n, density=0.8, seed=seed, low=1, high=100, plant_tour=True)
+    return instances.random_graph(n, seed=seed, plant_tour=True, **_REPORT_GRAPH)
+
+
+def _check_euclidean(n, *solves):
+    """A case's check (:class:`gpualgo.bench.Case`): the refusals of random Euclidean cities
+    (:func:`gpualgo.tsp.instances.check_random_euclidean`), then those of each solve the case
+    makes, in its order: ``(variant, options)`` pairs for :func:`gpualgo.tsp.solve.check`
+    (``force`` where the case insists)."""
+    def check():
+        instances.check_random_euclidean(n)
+        for variant, options in solves:
+            check_solve(n, variant, **options)
+    return check
 
 
 def _warm(variants, **options) -> None:
@@ -96,15 +113,20 @@ def _report_cases(p):
     for variant in p["variants"]:
         ns = list(p["sizes"]) + ([] if variant == "gpu_host_chunks" else list(p["beyond"]))
         for n in ns:
-            inst = report_instance(n, p["seed"])
             for block in p["blocks"]:
-                def run(variant=variant, inst=inst, block=block):
+                def run(variant=variant, n=n, block=block):
                     _warm([variant], block=block)
+                    inst = report_instance(n, p["seed"])
                     ref = solve(inst, variant="held_karp")
                     return [_row(solve(inst, variant=variant, block=block, symmetric=False), inst, ref, rep=rep,
                                  block=block, seed=p["seed"])
                             for rep in range(p["reps"])]
-                yield Case(f"{variant} n={n} block={block}", run)
+
+                def check(variant=variant, n=n, block=block):
+                    instances.check_random_graph(n, **_REPORT_GRAPH)
+                    check_solve(n, "held_karp")
+                    check_solve(n, variant, symmetric=False, block=block)
+                yield Case(f"{variant} n={n} block={block}", run, check)
 
 
 # ---------------------------------------------------------------------------- scaling
@@ -115,7 +137,7 @@ def _peer_case(n, seed, reps, gls_ms):
         inst = instances.random_euclidean(n, seed=seed)
         opt = solve(inst, variant="held_karp").length
         return [row for rep in range(reps) for row in peer_rows(inst, opt, gls_ms, rep=rep, seed=seed)]
-    return Case(f"peers n={n}", run)
+    return Case(f"peers n={n}", run, _check_euclidean(n, ("held_karp", {})))
 
 
 def _solve_case(variant, n, seed, reps, reference):
@@ -126,7 +148,7 @@ def _solve_case(variant, n, seed, reps, reference):
         inst = instances.random_euclidean(n, seed=seed)
         ref = solve(inst, variant=reference) if reference else None
         return [_row(solve(inst, variant=variant), inst, ref, rep=rep, seed=seed) for rep in range(reps)]
-    return Case(f"{variant} n={n}", run)
+    return Case(f"{variant} n={n}", run, _check_euclidean(n, *[(v, {}) for v in (reference, variant) if v]))
 
 
 def _scaling_cases(p):
@@ -159,7 +181,8 @@ def _targets_cases(p):
             return [_row(solve(inst, variant="gpu_shared_incremental", symmetric=sym, force=True), inst, ref,
                          symmetric=sym, seed=seed, goal=f"orders/s >= {_sci(RATE_GOAL)}")
                     for sym in (False, True)]
-        yield Case(f"rate n={n}", run)
+        yield Case(f"rate n={n}", run, _check_euclidean(n, ("held_karp", {}), *[
+            ("gpu_shared_incremental", dict(symmetric=sym, force=True)) for sym in (False, True)]))
 
     def exact():
         n = p["exact_n"]
@@ -167,7 +190,8 @@ def _targets_cases(p):
         r = solve(inst, variant="gpu_shared_incremental", force=True)
         hk = solve(inst, variant="gpu_held_karp")
         return [_row(r, inst, hk, seed=seed, goal=f"n={n} exact in < {EXACT_GOAL_S} s")]
-    yield Case(f"exact n={p['exact_n']}", exact)
+    yield Case(f"exact n={p['exact_n']}", exact, _check_euclidean(
+        p["exact_n"], ("gpu_shared_incremental", dict(force=True)), ("gpu_held_karp", {})))
 
     def hk_ratio():
         n = p["hk_n"]
@@ -186,7 +210,8 @@ def _targets_cases(p):
             r["speedup_vs_serial"] = 1.0
         gpu_rows[0]["best_speedup"] = ser_ms / min(r["total_ms"] for r in gpu_rows)
         return gpu_rows + ser_rows
-    yield Case("held-karp ratio", hk_ratio)
+    yield Case("held-karp ratio", hk_ratio, _check_euclidean(
+        p["hk_n"], ("gpu_held_karp", {}), ("held_karp", dict(force=True))))
 
 
 # ---------------------------------------------------------------------- on several workers
@@ -212,7 +237,9 @@ def _cluster_cases(p):
             row = _row(r, inst, ref, seed=seed, workers=w)
             row.update(tasks=r.stats["tasks"], task_ms=r.stats["task_ms"], workers_used=r.stats["workers"])
             return [row]
-        yield Case(f"{variant} n={n} on {w} worker(s)", run)
+        # solve_on_cluster refuses what the variant's own solve refuses but the time (forced here)
+        yield Case(f"{variant} n={n} on {w} worker(s)", run, _check_euclidean(
+            n, (reference, {}), (variant, dict(force=True))))
 
 
 def _sweep_cases(p):

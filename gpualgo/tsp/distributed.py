@@ -127,10 +127,9 @@ def solve_on_cluster(instance, client="local", variant: str = "serial_bruteforce
     inst = as_instance(instance)
     sym = choose_symmetric(inst, symmetric)
     if variant != "serial_bruteforce":
-        from .gpu import BF_MAX_N, _check_block
-        _check_block(block)
-        if inst.n > BF_MAX_N:
-            raise ValueError(f"GPU brute force handles at most {BF_MAX_N} cities, got n={inst.n}")
+        from .gpu import check_cities
+        guards.threads(block)
+        check_cities(inst.n)
     if inst.n == 1:
         return single_city(prepare(inst, sym, max_free), variant, t0)
     with cluster.session(client) as c:

@@ -34,7 +34,7 @@ from .result import TSPResult, make_result
 from .serial import held_karp_bytes, next_permutation, prepare, single_city
 
 __all__ = ["KERNELS", "launch_config", "host_chunks", "unrank", "shared_incremental", "held_karp",
-           "held_karp_memory"]
+           "held_karp_memory", "check_cities"]
 
 #: the kernels each GPU version launches, in launch order
 KERNELS = {
@@ -68,6 +68,16 @@ def _module(dtype):
     if np.dtype(dtype) == np.int64:
         defines["COST_INT64"] = 1
     return gpu.load_module("tsp", defines=defines)
+
+
+def check_cities(n: int, held_karp: bool = False) -> None:
+    """Refuse more cities than a GPU version handles: :data:`HK_MAX_N` for Held-Karp (the
+    stride of its binomial table), :data:`BF_MAX_N` for brute force (a set of cities is a
+    32-bit mask). Known before a GPU is asked for."""
+    if held_karp and n > HK_MAX_N:
+        raise ValueError(f"GPU Held-Karp handles at most {HK_MAX_N} cities, got n={n}")
+    if not held_karp and n > BF_MAX_N:
+        raise ValueError(f"GPU brute force handles at most {BF_MAX_N} cities, got n={n}")
 
 
 def check_options(block=256, batch=HOST_BATCH, **_):
@@ -119,8 +129,7 @@ def _prepare_bruteforce(instance, symmetric, max_free, block):
     t0 = time.perf_counter()
     block = guards.threads(block)
     inst = as_instance(instance)
-    if inst.n > BF_MAX_N:   # before the plan, whose chunks grow with n
-        raise ValueError(f"GPU brute force handles at most {BF_MAX_N} cities, got n={inst.n}")
+    check_cities(inst.n)   # before the plan, whose chunks grow with n
     return prepare(inst, symmetric, max_free), block, t0
 
 
@@ -357,8 +366,7 @@ def held_karp(instance, block: int = 256, force: bool = False) -> TSPResult:
     block = guards.threads(block)
     prep = prepare(instance, brute_force=False)
     n, W = prep.n, prep.W
-    if n > HK_MAX_N:
-        raise ValueError(f"GPU Held-Karp handles at most {HK_MAX_N} cities, got n={n}")
+    check_cities(n, held_karp=True)
     if n == 1:
         return single_city(prep, "gpu_held_karp", t0)
     guards.memory(held_karp_memory(n, W.dtype), f"GPU Held-Karp on n={n} cities (its table of 2^{n - 1} x {n - 1} "

@@ -193,6 +193,18 @@ ASYM_BYTES_PER_CELL = 8 + VALIDATE_BYTES_PER_CELL
 GRAPH_BYTES_PER_CELL = 42
 
 
+def check_random_euclidean(n: int, scale: float = 1000.0, force: bool = False) -> int:
+    """The refusals of :func:`random_euclidean` with these parameters, without drawing anything:
+    ValueError for a bad parameter or matrices too large for host memory (``force=True``
+    insists). Returns n as an int."""
+    n = _check_n(n)
+    if not _is_real(scale) or not 0 < scale <= MAX_DISTANCE / 2:
+        raise ValueError(f"scale must be a positive number <= {MAX_DISTANCE // 2} (MAX_DISTANCE / 2), "
+                         f"got {scale!r}")
+    guard_matrix(n, EUCLID_BYTES_PER_CELL, "random_euclidean", force)
+    return n
+
+
 def random_euclidean(n: int, seed=None, scale: float = 1000.0, force: bool = False) -> TSPInstance:
     """Cities uniform in the square [0, scale)^2, distances rounded as TSPLIB EUC_2D.
 
@@ -206,11 +218,7 @@ def random_euclidean(n: int, seed=None, scale: float = 1000.0, force: bool = Fal
     Returns:
         a symmetric :class:`TSPInstance` with ``coords`` and ``edge_weight_type="EUC_2D"``.
     """
-    n = _check_n(n)
-    if not _is_real(scale) or not 0 < scale <= MAX_DISTANCE / 2:
-        raise ValueError(f"scale must be a positive number <= {MAX_DISTANCE // 2} (MAX_DISTANCE / 2), "
-                         f"got {scale!r}")
-    guard_matrix(n, EUCLID_BYTES_PER_CELL, "random_euclidean", force)
+    n = check_random_euclidean(n, scale, force)
     rng = np.random.default_rng(seed)
     # coordinates with 2 decimals, so that a TSPLIB file written from them is exact
     xy = np.round(rng.uniform(0.0, scale, size=(n, 2)), 2)
@@ -219,6 +227,18 @@ def random_euclidean(n: int, seed=None, scale: float = 1000.0, force: bool = Fal
     return TSPInstance(dist=d, coords=xy, name=f"euclid{n}_s{seed}",
                        edge_weight_type="EUC_2D",
                        meta=dict(generator="random_euclidean", seed=seed, scale=scale))
+
+
+def check_random_graph(n: int, density: float = 0.7, low: int = 1, high: int = 100,
+                       force: bool = False) -> tuple[int, int, int]:
+    """The refusals of :func:`random_graph` with these parameters, without drawing anything
+    (``force=True`` insists on the memory). Returns ``(n, low, high)`` as ints."""
+    n = _check_n(n)
+    if not _is_real(density) or not 0.0 <= density <= 1.0:
+        raise ValueError(f"density must be in [0, 1], got {density!r}")
+    low, high = _weight_range(low, high)
+    guard_matrix(n, GRAPH_BYTES_PER_CELL, "random_graph", force)
+    return n, low, high
 
 
 def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: int = 100,
@@ -238,11 +258,7 @@ def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: in
             always exists.
         force: generate even when the matrices would not fit in host memory.
     """
-    n = _check_n(n)
-    if not _is_real(density) or not 0.0 <= density <= 1.0:
-        raise ValueError(f"density must be in [0, 1], got {density!r}")
-    low, high = _weight_range(low, high)
-    guard_matrix(n, GRAPH_BYTES_PER_CELL, "random_graph", force)
+    n, low, high = check_random_graph(n, density, low, high, force)
     rng = np.random.default_rng(seed)
     w = rng.integers(low, high + 1, size=(n, n), dtype=np.int64)
     present = rng.random((n, n)) < density
@@ -264,14 +280,21 @@ def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: in
                                  plant_tour=plant_tour))
 
 
+def check_random_asymmetric(n: int, low: int = 1, high: int = 1000, force: bool = False) -> tuple[int, int, int]:
+    """The refusals of :func:`random_asymmetric` with these parameters, without drawing anything
+    (``force=True`` insists on the memory). Returns ``(n, low, high)`` as ints."""
+    n = _check_n(n)
+    low, high = _weight_range(low, high)
+    guard_matrix(n, ASYM_BYTES_PER_CELL, "random_asymmetric", force)
+    return n, low, high
+
+
 def random_asymmetric(n: int, seed=None, low: int = 1, high: int = 1000,
                       force: bool = False) -> TSPInstance:
     """Complete directed graph with independent integer weights uniform in [low, high]
     (integers, 0 <= low <= high <= MAX_DISTANCE); ``force``: generate even when the matrix
     would not fit in host memory."""
-    n = _check_n(n)
-    low, high = _weight_range(low, high)
-    guard_matrix(n, ASYM_BYTES_PER_CELL, "random_asymmetric", force)
+    n, low, high = check_random_asymmetric(n, low, high, force)
     rng = np.random.default_rng(seed)
     d = rng.integers(low, high + 1, size=(n, n), dtype=np.int64)
     return TSPInstance(dist=d, name=f"asym{n}_s{seed}",

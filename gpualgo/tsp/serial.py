@@ -296,6 +296,14 @@ def held_karp_bytes(n: int, dtype) -> int:
     return (1 << m) * m * np.dtype(dtype).itemsize
 
 
+def check_table(n: int, dtype, force: bool = False) -> None:
+    """Refuse (ValueError with the estimate, unless ``force``) serial Held-Karp on n >= 2 cities
+    when its table (:func:`held_karp_bytes`, entries of ``dtype``: the weights') would not fit
+    in the host memory that can be had now."""
+    guards.memory(held_karp_bytes(n, dtype), f"serial Held-Karp on n={n} cities (its table of "
+                  f"2^{n - 1} x {n - 1} {np.dtype(dtype).name} entries)", force, where="host", hint="use gpu_held_karp")
+
+
 def held_karp_steps(n: int) -> int:
     """Inner steps of Held-Karp on n cities, as :func:`held_karp_table` and the GPU layers run
     them: one ``dp[prev][k] + W[k][j]`` per set S of the m = n - 1 other cities, last city j in
@@ -375,8 +383,7 @@ def solve_held_karp(instance, force: bool = False) -> TSPResult:
     n = prep.n
     if n == 1:
         return single_city(prep, "held_karp", t0)
-    guards.memory(held_karp_bytes(n, prep.W.dtype), f"serial Held-Karp on n={n} cities (its table of "
-                  f"2^{n - 1} x {n - 1} {prep.W.dtype.name} entries)", force, where="host", hint="use gpu_held_karp")
+    check_table(n, prep.W.dtype, force)
     t1 = time.perf_counter()
     best, tour = held_karp(prep.W)
     t2 = time.perf_counter()

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import guards, variants
 from ..variants import Variant
 from . import enumeration, serial
 from .instances import as_instance
 from .result import TSPResult
 
-__all__ = ["solve", "VARIANTS", "TSPResult", "estimate_work", "estimate_seconds", "RATES", "HK_RATES",
+__all__ = ["solve", "check", "VARIANTS", "TSPResult", "estimate_work", "estimate_seconds", "RATES", "HK_RATES",
            "MAX_SECONDS"]
 
 _BRUTE = {"symmetric", "max_free"}
@@ -105,6 +107,37 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
     if "force" in VARIANTS[variant].options:
         options["force"] = force
     return variants.call(VARIANTS, variant, inst, **options)
+
+
+def check(n: int, variant: str = "gpu_held_karp", force: bool = False, symmetric: bool = True,
+          dtype=np.int32, **options) -> None:
+    """The refusals of :func:`solve` that the number of cities decides, without an instance
+    (a sweep checks its cases with it before the first one runs): the variant and its options
+    (names and values), the estimated time (unless ``force``), the most cities a GPU version
+    handles, and serial Held-Karp's table in host memory (unless ``force``; ``dtype``: the
+    weights', int32 unless the distances need int64, so the table is at least this large).
+    ``symmetric``: whether brute force enumerates each tour once (what ``solve`` chooses for
+    symmetric distances unless told ``symmetric=False``). The GPU Held-Karp's table is refused
+    in GPU memory, which only a run can know.
+
+    >>> check(12, "serial_bruteforce")
+    >>> check(17, "serial_bruteforce")
+    Traceback (most recent call last):
+    ...
+    ValueError: brute force on n=17 cities evaluates 1.05e+13 orders, ... (limit 3 min); use a Held-Karp variant, ...
+    >>> check(40, "gpu_unrank", force=True)      # insisting on the time does not lift the GPU's limit
+    Traceback (most recent call last):
+    ...
+    ValueError: GPU brute force handles at most 32 cities, got n=40
+    """
+    variants.check(variant, VARIANTS, options)
+    VARIANTS[variant].check_values(options)
+    _time_guard(n, variant, symmetric, force)
+    if VARIANTS[variant].gpu:
+        from .gpu import check_cities
+        check_cities(n, held_karp=variant == "gpu_held_karp")
+    elif variant == "held_karp" and n > 1:
+        serial.check_table(n, dtype, force)
 
 
 def _time_guard(n: int, variant: str, symmetric: bool, force: bool) -> None:

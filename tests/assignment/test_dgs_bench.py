@@ -232,3 +232,22 @@ def test_start_and_phase_analysis():
     assert analysis.phase_lines(rows) == ["geom, serial DGS from a random start, share of its loop's time: n = 64: "
                                           "evaluation 50% (with the re-evaluations 70%), switching 40%"]
     assert analysis.start_table(rows[2:]) == "" and analysis.phase_lines([]) == []
+
+
+def test_a_case_check_refuses_the_instance_and_the_host_copies_as_the_run_would(monkeypatch):
+    from gpualgo import guards
+    from gpualgo.assignment.dgs import serial as dgs_serial
+    monkeypatch.setattr(guards, "host_bytes", lambda: 2**20)      # 1 MiB: a 256 x 256 uniform instance fits
+    B = bench_dgs.make_instance("uniform", 256, 1)                # (256 KiB), its float64 copies do not (1 MiB)
+    refused = str(pytest.raises(ValueError, dgs_serial.solve_serial, B).value)
+    assert refused.startswith("DGS on a 256 x 256 matrix (B and its transpose in float64) needs about 1.0 MiB")
+    for variants, cpu_pass in ((["serial"], False), (["gpu", "gpu_mixed"], False), (["gpu"], True)):
+        check = bench_dgs._case_check("uniform", 256, variants, cpu_pass)
+        assert str(pytest.raises(ValueError, check).value) == refused, variants
+    bench_dgs._case_check("uniform", 256, ["gpu"])()              # the full-GPU version copies nothing on the host
+    for fam in bench_dgs.FAMILIES:                                # each family's check is its generator's
+        made = str(pytest.raises(ValueError, bench_dgs.make_instance, fam, 2000, 1).value)
+        assert str(pytest.raises(ValueError, bench_dgs.check_instance, fam, 2000).value) == made, fam
+        assert str(pytest.raises(ValueError, bench_dgs._case_check(fam, 2000, ["gpu"])).value) == made, fam
+    with pytest.raises(ValueError, match="unknown family 'rings'"):
+        bench_dgs.check_instance("rings", 10)

@@ -1,5 +1,4 @@
 """The max-flow benchmark suite's own logic, on the CPU."""
-import numpy as np
 import pytest
 
 from gpualgo import bench, gpu
@@ -156,3 +155,24 @@ def test_serial_heuristics_quick_rows_are_verified_and_capped():
     for r in rows:
         assert r["objective"] == r["reference_value"] and r["device"] == gpu.cpu_label()
         assert list(r)[list(r).index("variant"):][:len(bench.ROW_COLUMNS)] == list(bench.ROW_COLUMNS)
+
+
+def test_serial_heuristics_refuses_a_plain_run_too_long_before_the_first_case(monkeypatch, host16):
+    calls = []
+    p = mfbench.PRESETS["serial_heuristics"]
+    original = p.cases
+    monkeypatch.setattr(p, "cases", lambda params: [bench.Case(c.label, lambda c=c: calls.append(c.label) or [],
+                                                               c.check) for c in original(params)])
+    # the plain runs (no global relabel) are refused at n = 100,000 (about 80 min), not the others
+    with pytest.raises(ValueError, match=r"case 'directed n=100000' is refused before the sweep starts: "
+                                         r"push-relabel without the global relabel on n=100,000, m=\d"):
+        bench.run_preset("maxflow", "serial_heuristics", progress=False, sizes=[100, 100_000], plain_max=10**6)
+    assert calls == []
+    bench.run_preset("maxflow", "serial_heuristics", progress=False, sizes=[100, 100_000], densities=[0.5],
+                     genrmf=["4x4"])
+    assert calls[:4] == ["directed n=100", "undirected n=100", "directed n=100000", "undirected n=100000"]
+    # the generators' own limits, before any case: vertex ids are int32
+    calls.clear()
+    with pytest.raises(ValueError, match=r"case 'genrmf 2048x2048' is refused .* vertex ids are stored as int32"):
+        bench.run_preset("maxflow", "serial_heuristics", progress=False, genrmf=["4x4", "2048x2048"])
+    assert calls == []

@@ -37,9 +37,9 @@ import functools
 import numpy as np
 
 from ... import bench, gpu, peers
-from ...timing import timed
 from .. import checks, instances
 from ..solve import solve
+from . import serial
 
 __all__ = ["PRESETS", "REPORT_SIZES"]
 
@@ -91,6 +91,18 @@ def _timeout_row(variant, **fields) -> dict:
     return out
 
 
+def _report_check(p, n, density):
+    """The check of a case on the report's n x n instance of ``density`` (:class:`gpualgo.bench.Case`):
+    its generator's refusals (the host memory of the instance). With the options the cases pass,
+    the solvers refuse only GPU memory, which only the run can know."""
+    return lambda: instances.check_report_instance(n, n, density, limit=p["limit"])
+
+
+def _range(name: str, n: int) -> tuple[int, int]:
+    """The benefits' range of the ``exact`` preset's ``ranges``: ``"1-10000"`` or ``"0-n"``."""
+    return (1, 10000) if name == "1-10000" else (0, n - 1)
+
+
 def _report_cases(p, eps_of):
     for n in p["sizes"]:
         for d in p["densities"]:
@@ -113,7 +125,7 @@ def _report_cases(p, eps_of):
                             continue
                         rows.append(dict(_certified_row(B, r, eps, **common), timeout=0))
                     return rows
-                yield bench.Case(f"n={n} d={d} #{k}", run)
+                yield bench.Case(f"n={n} d={d} #{k}", run, _report_check(p, n, d))
 
 
 def _exact_cases(p):
@@ -122,7 +134,7 @@ def _exact_cases(p):
             for k in range(p["instances"]):
                 def run(n=n, rng_name=rng_name, k=k):
                     from scipy.optimize import linear_sum_assignment
-                    lo, hi = (1, 10000) if rng_name == "1-10000" else (0, n - 1)
+                    lo, hi = _range(rng_name, n)
                     seed = _seed(p["seed"], n, k)
                     B = instances.uniform_instance(n, n, lo, hi, seed=seed)
                     common = dict(algorithm="auction", n=n, range=rng_name, seed=seed, instance=k)
@@ -145,7 +157,9 @@ def _exact_cases(p):
                             rows.append(dict(_row(r, rep=rep, verified=ok, verified_by="scipy", **common),
                                              speedup_vs_scipy=t_scipy / r.stats["total_ms"]))
                     return rows
-                yield bench.Case(f"n={n} {rng_name} #{k}", run)
+                def check(n=n, rng_name=rng_name):
+                    instances.check_uniform_instance(n, n, *_range(rng_name, n))
+                yield bench.Case(f"n={n} {rng_name} #{k}", run, check)
 
 
 def _tuning_cases(p, variant, settings):
@@ -162,7 +176,7 @@ def _tuning_cases(p, variant, settings):
                 common = dict(algorithm="auction", n=n, seed=seed, instance=k)
                 return [dict(_certified_row(B, solve(B, variant=variant, eps=1.0, **opts), 1.0, **common), **cols)
                         for opts, cols in settings]
-            yield bench.Case(f"n={n} #{k}", run)
+            yield bench.Case(f"n={n} #{k}", run, _report_check(p, n, p["density"]))
 
 
 def _threads_cases(p):
@@ -196,7 +210,7 @@ def _scaling_cases(p):
                         r = solve(B, variant="serial", scaling=scaling)
                         rows.append(dict(_certified_row(B, r, None, **common), method=method))
                     return rows
-                yield bench.Case(f"n={n} d={d} #{k}", run)
+                yield bench.Case(f"n={n} d={d} #{k}", run, _report_check(p, n, d))
 
 
 def _active_cases(p):
@@ -209,7 +223,11 @@ def _active_cases(p):
             act = r.stats["active_bidders"][:p["rounds"]]
             return [dict(algorithm="auction", variant="serial", n=n, seed=seed, instance=k, round=t + 1,
                          active_bidders=int(a)) for t, a in enumerate(act)]
-        yield bench.Case(f"n={n} #{k}", run)
+
+        def check():
+            _report_check(p, n, p["density"])()
+            serial.check_limits(record_rounds=p["rounds"])     # the record the serial run keeps
+        yield bench.Case(f"n={n} #{k}", run, check)
 
 
 _REPORT_QUICK = dict(sizes=[40, 80], instances=2)

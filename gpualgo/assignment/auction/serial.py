@@ -133,6 +133,9 @@ def eps_schedule(span: int, eps_final: int, eps_start=None, factor: int = 8) -> 
 
 #: the largest round limit (a round count is an int64 in the compiled loop)
 MAX_ROUNDS = 2**62
+#: the serial versions' defaults: the round limit and the rounds whose bidders are recorded
+DEFAULT_MAX_ROUNDS = 10**9
+DEFAULT_RECORD_ROUNDS = 100_000
 
 
 def _count(value, name: str, low: int, high: int | None = None) -> int:
@@ -152,16 +155,19 @@ def _count(value, name: str, low: int, high: int | None = None) -> int:
     return int(value)
 
 
-def check_limits(max_rounds, record_rounds) -> tuple[int, int]:
+def check_limits(max_rounds=DEFAULT_MAX_ROUNDS, record_rounds=DEFAULT_RECORD_ROUNDS,
+                 force: bool = False) -> tuple[int, int]:
     """``(max_rounds, record_rounds)`` checked before any run: ``max_rounds`` in
     ``1..MAX_ROUNDS``, ``record_rounds`` (rounds whose bidder counts are kept, 8 bytes each)
-    ``>= 0`` and within the host's memory (:func:`gpualgo.guards.memory`)."""
+    ``>= 0`` and within the host's memory (:func:`gpualgo.guards.memory`, unless ``force``)."""
     max_rounds = _count(max_rounds, "max_rounds", 1, MAX_ROUNDS)
     record_rounds = _count(record_rounds, "record_rounds", 0)
+    guards.memory(8 * min(record_rounds, max_rounds), f"recording the bidders of {record_rounds} rounds", force,
+                  where="host", hint="use a smaller record_rounds")
     return max_rounds, record_rounds
 
 
-def auction(prob, max_rounds: int = 10**9, record_rounds: int = 100_000):
+def auction(prob, max_rounds: int = DEFAULT_MAX_ROUNDS, record_rounds: int = DEFAULT_RECORD_ROUNDS):
     """Serial auction on an :class:`~.problem.IntProblem` with its final epsilon.
 
     Returns ``(person_obj, price, rounds, active_bidders)``; raises RuntimeError after
@@ -179,8 +185,8 @@ def auction(prob, max_rounds: int = 10**9, record_rounds: int = 100_000):
     return person_obj, price, rounds, active[:min(rounds, record_rounds)].copy()
 
 
-def auction_eps_scaling(prob, eps_start=None, eps_factor: int = 8, max_rounds: int = 10**9,
-                        record_rounds: int = 100_000):
+def auction_eps_scaling(prob, eps_start=None, eps_factor: int = 8, max_rounds: int = DEFAULT_MAX_ROUNDS,
+                        record_rounds: int = DEFAULT_RECORD_ROUNDS):
     """Serial eps-scaling auction: phases with decreasing eps, prices kept, all persons unassigned.
 
     The same Jacobi rules as :func:`auction` in every phase; it is the serial twin of
@@ -210,8 +216,8 @@ def auction_eps_scaling(prob, eps_start=None, eps_factor: int = 8, max_rounds: i
     return person_obj, price, total, np.concatenate(filled), per_phase, sched
 
 
-def solve_serial(B, eps=None, max_rounds: int = 10**9, record_rounds: int = 100_000, scaling: bool = False,
-                 eps_start=None, eps_factor: int = 8, force: bool = False):
+def solve_serial(B, eps=None, max_rounds: int = DEFAULT_MAX_ROUNDS, record_rounds: int = DEFAULT_RECORD_ROUNDS,
+                 scaling: bool = False, eps_start=None, eps_factor: int = 8, force: bool = False):
     """The report's serial Algorithm 1 (numba); ``scaling=True`` runs its eps-scaling twin.
 
     Stats: ``prepare_ms`` (validation and the integer form), ``exec_ms`` (the rounds),
@@ -223,9 +229,7 @@ def solve_serial(B, eps=None, max_rounds: int = 10**9, record_rounds: int = 100_
     would not fit in the host's memory, unless ``force``), ``eps_start < 1`` (scaled units)
     or ``eps_factor < 2``; RuntimeError when ``max_rounds`` is reached."""
     t0 = time.perf_counter()
-    max_rounds, record_rounds = check_limits(max_rounds, record_rounds)
-    guards.memory(8 * min(record_rounds, max_rounds), f"recording the bidders of {record_rounds} rounds", force,
-                  where="host", hint="use a smaller record_rounds")
+    max_rounds, record_rounds = check_limits(max_rounds, record_rounds, force)
     if eps_start is not None:
         _count(eps_start, "eps_start", 1)
     _count(eps_factor, "eps_factor", 2)

@@ -48,27 +48,56 @@ from ...timing import timed
 from .. import checks, instances
 from ..solve import solve
 from . import gpu as dgs_gpu
+from . import serial as dgs_serial
 from .analysis import gap
 from .checks import check_result
 
-__all__ = ["PRESETS", "FAMILIES", "PHASE_COLUMNS", "make_instance", "dgs_row", "evaluation_row"]
+__all__ = ["PRESETS", "FAMILIES", "PHASE_COLUMNS", "make_instance", "check_instance", "dgs_row", "evaluation_row"]
 
 FAMILIES = ("geom", "uniform", "report", "ties")
+
+#: family -> (its generator, the generator's check, their parameters besides the size and the seed)
+_GENERATORS = {
+    "geom": (instances.geom_instance, instances.check_geom_instance, {}),
+    "uniform": (instances.uniform_instance, instances.check_uniform_instance, dict(low=1, high=10000)),
+    "report": (instances.report_instance, instances.check_report_instance, dict(density=1.0)),
+    "ties": (instances.uniform_instance, instances.check_uniform_instance, dict(low=0, high=3)),
+}
+
+
+def _generator(family: str):
+    if family not in _GENERATORS:
+        raise ValueError(f"unknown family {family!r}; known: {FAMILIES}")
+    return _GENERATORS[family]
 
 
 def make_instance(family: str, n: int, seed: int) -> np.ndarray:
     """A dense ``n x n`` int32 instance of a family: ``geom`` (distances between random points
     in a 1000 x 1000 square, rounded), ``uniform`` (integers in [1, 10000]), ``report`` (the
     auction report's generator at density 1), ``ties`` (integers in [0, 3]: many ties)."""
-    if family == "geom":
-        return instances.geom_instance(n, n, seed=seed).astype(np.int32)
-    if family == "uniform":
-        return instances.uniform_instance(n, n, 1, 10000, seed=seed)
-    if family == "report":
-        return instances.report_instance(n, n, 1.0, seed=seed)
-    if family == "ties":
-        return instances.uniform_instance(n, n, 0, 3, seed=seed)
-    raise ValueError(f"unknown family {family!r}; known: {FAMILIES}")
+    make, _, options = _generator(family)
+    B = make(n, n, seed=seed, **options)
+    return B.astype(np.int32) if family == "geom" else B
+
+
+def check_instance(family: str, n: int) -> None:
+    """The refusals :func:`make_instance` would make for ``family`` at size ``n`` (its
+    generator's check: a bad size, arrays too large for the host's memory), drawing nothing."""
+    _, check, options = _generator(family)
+    check(n, n, **options)
+
+
+def _case_check(family: str, n: int, variants, cpu_pass: bool = False):
+    """The check of a case (:class:`gpualgo.bench.Case`) on an ``n x n`` instance of ``family``
+    solved by the DGS ``variants``: the instance's generator, then the float64 copies every
+    version but the full-GPU one (which takes an integer matrix to the GPU as it is) makes on
+    the host (:func:`gpualgo.assignment.dgs.serial.check_size`), as does the CPU evaluation
+    pass (``cpu_pass``). GPU memory (the exact auction's, the GPU versions') only the run can know."""
+    def check():
+        check_instance(family, n)
+        if cpu_pass or any(v != "gpu" for v in variants):
+            dgs_serial.check_size(n, n)
+    return check
 
 
 #: the two algorithms' solve (``bench.warm_up`` and the cases call them)
@@ -160,16 +189,16 @@ def _report_cases(p):
                 for v in p["variants"]:
                     rows.append(dgs_row(B, solve_dgs(B, variant=v, seed=seed), opt, k, **fields))
                 return rows
-            yield bench.Case(f"geom n={n} #{k}", run)
+            yield bench.Case(f"geom n={n} #{k}", run, _case_check("geom", n, p["variants"], cpu_pass=True))
 
 
 def _gap_cases(p):
     for fam in p["families"]:
         for n in p["sizes"]:
+            variants = [v for v in p["variants"]
+                        if v not in ("gpu_de_global", "gpu_de_shared") or n <= p["de_variants_max"]]
             for k in range(p["instances"]):
-                def run(fam=fam, n=n, k=k):
-                    variants = [v for v in p["variants"]
-                                if v not in ("gpu_de_global", "gpu_de_shared") or n <= p["de_variants_max"]]
+                def run(fam=fam, n=n, k=k, variants=variants):
                     _warm_up(variants)
                     seed = _seed(p["seed"], n, k)
                     B = make_instance(fam, n, seed)
@@ -185,7 +214,7 @@ def _gap_cases(p):
                                                  variant=v, rep=k, switches=int(sw), objective=float(ob),
                                                  t_ms=float(ms), optimum=opt, gap=gap(ob, opt)))
                     return rows
-                yield bench.Case(f"{fam} n={n} #{k}", run)
+                yield bench.Case(f"{fam} n={n} #{k}", run, _case_check(fam, n, variants))
 
 
 def _targets_cases(p):
@@ -195,10 +224,10 @@ def _targets_cases(p):
     reps = p["reps"]
     for fam in p["families"]:
         for n in p["sizes"]:
+            cpu_ok = n <= p["cpu_max"]
+            variants = [v for v in p["variants"] if v == "gpu" or cpu_ok]
             for k in range(p["instances"]):
-                def run(fam=fam, n=n, k=k):
-                    cpu_ok = n <= p["cpu_max"]
-                    variants = [v for v in p["variants"] if v == "gpu" or cpu_ok]
+                def run(fam=fam, n=n, k=k, cpu_ok=cpu_ok, variants=variants):
                     _warm_up(variants)
                     seed = _seed(p["seed"], n, k)
                     B = make_instance(fam, n, seed)
@@ -213,7 +242,7 @@ def _targets_cases(p):
                         for i, (r, _) in enumerate(bench.repeat(solve_dgs, B, variant=v, seed=seed, reps=reps)):
                             rows.append(dgs_row(B, r, opt, i, **fields))
                     return rows
-                yield bench.Case(f"{fam} n={n} #{k}", run)
+                yield bench.Case(f"{fam} n={n} #{k}", run, _case_check(fam, n, variants))
 
 
 #: the columns of serial DGS's phases (``phases=True``) a ``serial_phases`` row adds
@@ -256,7 +285,7 @@ def _phases_cases(p):
                         row.update({c: r.stats[c] for c in PHASE_COLUMNS}, passes=r.stats["passes"])
                         rows.append(row)
                     return rows
-                yield bench.Case(f"{fam} n={n} #{k}", run)
+                yield bench.Case(f"{fam} n={n} #{k}", run, _case_check(fam, n, ["serial"]))
 
 
 PRESETS = {

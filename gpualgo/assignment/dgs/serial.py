@@ -50,7 +50,7 @@ from ..result import AssignmentResult
 from .clock import host_us, new_clock, now_us, parse_time_limit
 from .trace import check_trace_capacity, make_dgs_result, new_trace, record_trace, trace_arrays
 
-__all__ = ["prepare", "initial_assignment", "start_state", "ade_row", "jde_row", "full_de", "reevaluate",
+__all__ = ["prepare", "check_size", "initial_assignment", "start_state", "ade_row", "jde_row", "full_de", "reevaluate",
            "CpuEvaluation", "pick_and_apply", "switch_phase", "switch_steps", "dgs", "walk", "pair_row",
            "parallel_rounds", "solve_serial"]
 
@@ -58,6 +58,15 @@ NEG = -np.inf
 
 
 # --------------------------------------------------------------------------- input
+
+
+def check_size(m: int, n: int, force: bool = False, transpose: bool = True) -> None:
+    """Refuse (ValueError with the estimate, unless ``force``) an ``m x n`` matrix whose float64
+    copies in :func:`prepare` (``A``, and ``AT`` with ``transpose``) would not fit in the host's
+    memory (:func:`gpualgo.guards.memory`); needs only the shape."""
+    copies = 2 if transpose else 1
+    guards.memory(8 * copies * m * n, f"DGS on a {m} x {n} matrix ({'B and its transpose' if transpose else 'B'} "
+                  "in float64)", force, where="host")
 
 
 def prepare(B, force: bool = False, transpose: bool = True):
@@ -77,9 +86,7 @@ def prepare(B, force: bool = False, transpose: bool = True):
     """
     M = problem.as_matrix(B)
     m, n = M.shape
-    copies = 2 if transpose else 1
-    guards.memory(8 * copies * m * n, f"DGS on a {m} x {n} matrix ({'B and its transpose' if transpose else 'B'} "
-                  "in float64)", force, where="host")
+    check_size(m, n, force, transpose)
     A = np.ascontiguousarray(M, dtype=np.float64)
     if M.dtype.kind == "f":
         bad = np.isnan(A)
