@@ -169,3 +169,31 @@ def test_imports_follow_the_floors_of_the_architecture_document():
             elif FLOORS[other] > floor and not (own_bench and FLOORS[other] == 3):
                 wrong.append(f"{path.relative_to(root.parent)} (floor {floor}) imports {mod} (floor {FLOORS[other]})")
     assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_every_name_imported_from_the_package_exists():
+    """pyflakes does not see that ``from .gpu import _helper`` names something that is gone: in
+    a function that runs only on a GPU (or a cluster) that fails only there. Every ``from
+    gpualgo... import name``, at any depth of a file, must name an attribute or a submodule."""
+    import ast
+    import importlib
+    root = pathlib.Path(__file__).resolve().parent.parent / "gpualgo"
+    missing = []
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        package = ".".join(parts[:-1])
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            mod = ".".join(base + [node.module]) if node.module and node.level else (node.module or ".".join(base))
+            if not mod.startswith("gpualgo"):
+                continue
+            module = importlib.import_module(mod)
+            for alias in node.names:
+                if alias.name != "*" and not hasattr(module, alias.name):
+                    try:
+                        importlib.import_module(f"{mod}.{alias.name}")
+                    except ImportError:
+                        missing.append(f"{path.relative_to(root.parent)}:{node.lineno}: {mod} has no {alias.name}")
+    assert not missing, "\n".join(missing)
