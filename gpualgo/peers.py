@@ -16,7 +16,8 @@ import importlib
 
 import numpy as np
 
-__all__ = ["PEERS", "load", "available", "missing_text", "note", "lap_assignment", "python_tsp_tour", "ortools_tour"]
+__all__ = ["PEERS", "load", "available", "missing_text", "note", "scipy_assignment", "lap_assignment",
+           "python_tsp_tour", "ortools_tour"]
 
 #: peer name -> (module to import, pip requirement, what it is used for)
 PEERS = {
@@ -80,6 +81,18 @@ def note(name: str):
 # not installed.
 
 # ----------------------------------------------------------------------------- assignment
+
+def scipy_assignment(B):
+    """scipy's ``linear_sum_assignment`` (a shortest augmenting path method; scipy is a
+    dependency, so always there) on the dense benefits ``B`` (m x n, m <= n), maximised.
+    Returns the object of each person (int64, length m), as :func:`lap_assignment` does."""
+    from scipy.optimize import linear_sum_assignment
+    B = np.asarray(B)
+    rows, cols = linear_sum_assignment(B, maximize=True)
+    x = np.empty(B.shape[0], dtype=np.int64)
+    x[rows] = cols
+    return x
+
 
 def lap_assignment(B):
     """lap's Jonker-Volgenant (``lap.lapjv``) on the dense benefits ``B`` (m x n, m <= n),

@@ -68,3 +68,25 @@ def test_package_never_imports_a_peer_at_module_level():
             continue
         for m in BARE.finditer(path.read_text()):
             assert m.group(1), f"{path.relative_to(ROOT)}: '{m.group(0).strip()}' at module level"
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (6, 6), (5, 9), (40, 40)])
+def test_assignment_peers_give_a_permutation_and_the_optimum(shape):
+    """scipy and lap through peers: each person a distinct object, and the brute-force optimum
+    (small cases) or each other's (larger)."""
+    import itertools
+
+    import numpy as np
+
+    from gpualgo.assignment import checks
+    rng = np.random.default_rng(sum(shape))
+    B = rng.integers(0, 50, size=shape)
+    answers = {"scipy": peers.scipy_assignment(B)}
+    if peers.available("lap"):
+        answers["lap"] = peers.lap_assignment(B)
+    m, n = shape
+    best = (max(sum(int(B[i, p[i]]) for i in range(m)) for p in itertools.permutations(range(n), m))
+            if n <= 9 else checks.objective(B, answers["scipy"]))
+    for name, x in answers.items():
+        assert x.dtype == np.int64 and x.shape == (m,) and len(set(x.tolist())) == m, name
+        assert checks.objective(B, x) == best, name

@@ -154,9 +154,8 @@ def _exact(B, fields, rep: int, check_scipy: bool, reps: int = 1):
     number = (lambda i: rep) if reps == 1 else (lambda i: i)
     rows = []
     if check_scipy:
-        from scipy.optimize import linear_sum_assignment
-        for i, ((rr, cc), t) in enumerate(bench.repeat(linear_sum_assignment, B, maximize=True, reps=reps)):
-            ref = int(B[rr, cc].astype(np.int64).sum())
+        for i, (x, t) in enumerate(bench.repeat(peers.scipy_assignment, B, reps=reps)):
+            ref = checks.objective(B, x)
             if ref != opt:
                 raise RuntimeError(f"gpu_eps_scaling {opt} != scipy {ref} on {fields}")
             rows.append(dict(bench.peer_row("scipy", ref, t, rep=number(i), verified=True, **fields),
@@ -252,9 +251,8 @@ PHASE_COLUMNS = ("start_ms", "eval_ms", "switch_ms", "reeval_ms")
 def _optimum(B, fields, rep: int):
     """scipy's optimum, as a row and a number, without a GPU: checked against lap's where lap is
     installed (a disagreement raises), else recorded unverified."""
-    from scipy.optimize import linear_sum_assignment
-    (rr, cc), t = timed(linear_sum_assignment, B, maximize=True)
-    opt = int(B[rr, cc].astype(np.int64).sum())
+    x, t = timed(peers.scipy_assignment, B)
+    opt = checks.objective(B, x)
     by = None
     if peers.available("lap"):
         other = checks.objective(B, peers.lap_assignment(B))
