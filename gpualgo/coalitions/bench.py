@@ -294,7 +294,7 @@ PRESETS = {
     "report": Preset(
         description="solve time against agents: numba serial DP and ODP against the report's GPU "
                     "kernel, with and without shared splits, and the GPU ODP beyond",
-        params=dict(n_min=10, serial_max=22, report_max=27, odp_max=29, reps=2, serial_reps=1,
+        params=dict(n_min=10, serial_max=22, report_max=27, odp_max=29, reps=2, serial_reps=3,
                     seed=1, distribution="uniform", gpu=True),
         quick=dict(n_min=4, serial_max=11, report_max=11, odp_max=11, reps=1, serial_reps=1),
         cases=_report_cases, needs_gpu=True, seeds=[1]),
@@ -320,7 +320,7 @@ PRESETS = {
         cases=_multigpu_cases, needs_gpu=True, seeds=[5]),
     "cpu": Preset(
         description="serial versions only (numba DP and ODP)",
-        params=dict(n_min=8, serial_max=18, report_max=0, odp_max=0, reps=2, serial_reps=2,
+        params=dict(n_min=8, serial_max=18, report_max=0, odp_max=0, reps=2, serial_reps=3,
                     seed=1, distribution="uniform", gpu=False),
         quick=dict(n_min=4, serial_max=11, reps=1, serial_reps=1),
         cases=_report_cases, needs_gpu=False, seeds=[1]),
