@@ -327,29 +327,13 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
     params = _params(p, overrides)  # a bad parameter is reported before anything else
     if out is not None and pathlib.Path(out).exists() and not pathlib.Path(out).is_dir():
         raise ValueError(f"--out {out} is a file; it must be a folder (created if missing)")
-    client = None
     if cluster is not None:
         from . import cluster as _cluster
         _cluster.require()
     cases = list(p.cases(params))
     if not cases:
         raise ValueError(f"{algo}/{preset} with these parameters has nothing to measure (no case)")
-    name = preset
-    kept = 0
-    done: dict[int, list] = {}
-    resumed_from = None
-    if out is not None and not replace:
-        try:
-            rec = results.read(out, preset)
-        except FileNotFoundError:
-            rec = None
-        kept = len(rec.rows) if rec is not None else 0
-        prior = _recorded_cases(rec, params, cases) if kept else None
-        if prior is not None:
-            done.update(prior)
-            resumed_from = rec.path
-        elif kept:
-            name = f"{preset}.new"   # renamed to the preset's file at the end if it holds as many rows
+    name, kept, done, resumed_from = _earlier_file(out, preset, params, cases, replace)
     todo = [i for i in range(len(cases)) if i not in done]
     sweep = _sweep_name(algo, preset, params, overrides)
     if cluster is None:
@@ -388,18 +372,8 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
                     bar.set_postfix_str(cases[i].label[:40])
                 finished(i, cases[i].run())
         elif todo:
-            from . import cluster as _cluster
-            with _cluster.session(cluster) as client:
-                info = _cluster.describe(client)
-                if p.needs_gpu and all(w["worker_gpu"] is None for w in info["workers"]):
-                    raise gpu.GPUUnavailableError(f"{algo}/{preset} needs a GPU and no worker of the cluster "
-                                                  f"at {info['scheduler']} has one")
-                extra["cluster"] = info
-                # the checks run on a worker: the host memory they compare with is a worker's
-                _cluster.run_tasks(client, _check_on_worker, [([cases[i] for i in todo], sweep)],
-                                   name=f"{algo}-{preset}-check")
-                _cluster.run_tasks(client, _run_case, [cases[i].run for i in todo],
-                                   on_done=lambda k, rows: finished(todo[k], rows), name=f"{algo}-{preset}")
+            _run_on_cluster(cluster, f"{algo}/{preset}", p.needs_gpu, [cases[i] for i in todo], sweep,
+                            lambda k, rows: finished(todo[k], rows), extra)
     finally:
         if bar is not None:
             bar.close()
@@ -407,15 +381,57 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
     if out is not None:
         if name != preset and len(rows) >= kept:
             path = results.rename(out, name, preset)
-        if todo:
-            print(f"wrote {len(rows)} rows to {path} (+ {path.with_suffix('.json').name})")
-        else:
-            print(f"all {len(cases)} cases of {algo}/{preset} are already in {path}; nothing to run "
-                  "(--replace measures them again)")
-        if name != preset and path.stem == name:
-            print(f"kept {pathlib.Path(out) / preset}.csv: it holds {kept} rows, more than this run's "
-                  f"{len(rows)}; pass --replace to overwrite it")
+        _say_written(f"{algo}/{preset}", out, preset, path, len(rows), len(cases), kept, bool(todo))
     return rows
+
+
+def _earlier_file(out, preset: str, params: dict, cases: list, replace: bool):
+    """What an earlier results file of the preset in ``out`` means for this run: ``(name,
+    kept, done, resumed_from)``. An unfinished file of the same parameters is resumed
+    (``done``: its rows by case index; ``resumed_from``: its path); any other file with rows is
+    kept, and this run writes ``<preset>.new`` (``name``), renamed over it at the end only if
+    it holds as many rows (``kept``: the earlier file's row count)."""
+    if out is None or replace:
+        return preset, 0, {}, None
+    try:
+        rec = results.read(out, preset)
+    except FileNotFoundError:
+        return preset, 0, {}, None
+    kept = len(rec.rows)
+    prior = _recorded_cases(rec, params, cases) if kept else None
+    if prior is not None:
+        return preset, kept, dict(prior), rec.path
+    return (f"{preset}.new" if kept else preset), kept, {}, None
+
+
+def _run_on_cluster(cluster, sweep_id: str, needs_gpu: bool, cases: list, sweep: str, on_done, meta: dict) -> None:
+    """The ``cases`` as tasks of a Dask cluster (``on_done(k, rows)`` as each finishes); first
+    their checks, as one task on a worker, whose host memory is the one the cases will use.
+    The cluster's description goes into ``meta["cluster"]`` before the first case runs (the
+    results file written after each case names it)."""
+    from . import cluster as _cluster
+    name = sweep_id.replace("/", "-")
+    with _cluster.session(cluster) as client:
+        info = _cluster.describe(client)
+        if needs_gpu and all(w["worker_gpu"] is None for w in info["workers"]):
+            raise gpu.GPUUnavailableError(f"{sweep_id} needs a GPU and no worker of the cluster "
+                                          f"at {info['scheduler']} has one")
+        meta["cluster"] = info
+        _cluster.run_tasks(client, _check_on_worker, [(cases, sweep)], name=f"{name}-check")
+        _cluster.run_tasks(client, _run_case, [c.run for c in cases], on_done=on_done, name=name)
+
+
+def _say_written(sweep_id: str, out, preset: str, path, rows: int, cases: int, kept: int, ran: bool) -> None:
+    """The line a sweep ends with: what it wrote where, or that nothing was left to run, and
+    whether an earlier file with more rows was kept."""
+    if ran:
+        print(f"wrote {rows} rows to {path} (+ {path.with_suffix('.json').name})")
+    else:
+        print(f"all {cases} cases of {sweep_id} are already in {path}; nothing to run "
+              "(--replace measures them again)")
+    if path.stem != preset:
+        print(f"kept {pathlib.Path(out) / preset}.csv: it holds {kept} rows, more than this run's "
+              f"{rows}; pass --replace to overwrite it")
 
 
 def check_cases(cases, sweep: str = "") -> None:
