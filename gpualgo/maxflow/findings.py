@@ -189,10 +189,9 @@ def matrix_transfers(data):
                       "(the copies back are inside the sweep time, pr_ms); not recorded yet", measured)
 
 
-def pinned_mapped(data):
-    return untestable("needs the upload with pageable, page-locked and mapped host memory, each split into "
-                      "initialisation, transfer and execution; our uploads are always page-locked for large "
-                      "arrays (gpu.to_device), and no preset compares them")
+pinned_mapped = F.not_measured("needs the upload with pageable, page-locked and mapped host memory, each split "
+                               "into initialisation, transfer and execution; our uploads are always page-locked "
+                               "for large arrays (gpu.to_device), and no preset compares them")
 
 
 def matrix_memory_limit(data):
@@ -209,9 +208,9 @@ def matrix_memory_limit(data):
                       f"{31_623 ** 2 * 4 / 1e9:.1f} GB at 31,623 vertices, which an 80 GB GPU holds", measured)
 
 
-def reverse_arc_search(data):
-    return untestable("needs the reverse-arc lookup by linear scan and by binary search against a stored index "
-                      "in the same kernel; our BCSR stores each arc's reverse index (rev), so neither search runs")
+reverse_arc_search = F.not_measured("needs the reverse-arc lookup by linear scan and by binary search against a "
+                                    "stored index in the same kernel; our BCSR stores each arc's reverse index "
+                                    "(rev), so neither search runs")
 
 
 def min_cut_step(data):
