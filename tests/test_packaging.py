@@ -119,55 +119,52 @@ FLOORS = {"timing": 1, "guards": 1, "gpu": 1, "result": 1, "variants": 1, "peers
           "results": 3, "bench": 3, "plots": 3, "exercises": 3,
           "nbtools": 4, "run_notebooks": 4, "glance": 4}
 PROBLEMS = ("assignment", "maxflow", "tsp", "coalitions")
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "gpualgo"
 
 
-def _imports(path, package):
-    """The gpualgo modules ``path`` imports (at any depth of the file), as dotted names."""
+def _package_imports(path):
+    """``(line, module, names)`` for each import of a gpualgo module in ``path`` (at any depth
+    of the file; relative imports resolved; ``names``: what a ``from`` import takes, else [])."""
     import ast
-    out = set()
+    package = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.startswith("gpualgo")}
+            yield from ((node.lineno, a.name, []) for a in node.names if a.name.startswith("gpualgo"))
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
             if mod.startswith("gpualgo"):
-                out.add(mod)
-                out |= {f"{mod}.{a.name}" for a in node.names}   # "from . import bench" names a module
-    return out
+                yield node.lineno, mod, [a.name for a in node.names]
 
 
 def test_imports_follow_the_floors_of_the_architecture_document():
-    root = pathlib.Path(__file__).resolve().parent.parent / "gpualgo"
-    assert set(FLOORS) == {p.stem for p in root.glob("*.py") if p.stem != "__init__"} | {
-        p.name for p in root.iterdir() if p.is_dir() and (p / "__init__.py").is_file() and p.name != "kernels"
+    assert set(FLOORS) == {p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__"} | {
+        p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file() and p.name != "kernels"
     }, "a module without a floor"   # kernels/: the .cu sources, no Python
-    text = (root / "README.md").read_text()
+    text = (PACKAGE / "README.md").read_text()
     assert all(f"`{m}.py`" in text or f"`{m}/`" in text for m in FLOORS), "the architecture document names every module"
     wrong = []
-    for path in root.rglob("*.py"):
-        parts = path.relative_to(root.parent).with_suffix("").parts
-        package = ".".join(parts if path.name == "__init__.py" else parts[:-1])
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         if path.name == "__init__.py":
             parts = parts[:-1]
         if len(parts) < 2 or parts[1] == "kernels":
             continue
         top, floor = parts[1], FLOORS[parts[1]]
         own_bench = top in PROBLEMS and path.name == "bench.py"
-        for mod in _imports(path, package):
+        imported = {m for _, mod, names in _package_imports(path)
+                    for m in [mod] + [f"{mod}.{n}" for n in names]}   # "from . import bench" names a module
+        for mod in sorted(imported):
             names = mod.split(".")
             if len(names) < 2 or names[1] not in FLOORS:
                 continue
             other = names[1]
             if top in PROBLEMS and other in PROBLEMS and other != top:
-                wrong.append(f"{path.relative_to(root.parent)} imports the problem {mod}")
+                wrong.append(f"{path.relative_to(PACKAGE.parent)} imports the problem {mod}")
             elif top in PROBLEMS and other == top and names[-1] == "bench" and not own_bench:
-                wrong.append(f"{path.relative_to(root.parent)} imports its problem's bench.py (floor 3)")
+                wrong.append(f"{path.relative_to(PACKAGE.parent)} imports its problem's bench.py (floor 3)")
             elif FLOORS[other] > floor and not (own_bench and FLOORS[other] == 3):
-                wrong.append(f"{path.relative_to(root.parent)} (floor {floor}) imports {mod} (floor {FLOORS[other]})")
+                wrong.append(f"{path.relative_to(PACKAGE.parent)} (floor {floor}) imports {mod} (floor {FLOORS[other]})")
     assert not wrong, "\n".join(sorted(wrong))
 
 
@@ -175,25 +172,15 @@ def test_every_name_imported_from_the_package_exists():
     """pyflakes does not see that ``from .gpu import _helper`` names something that is gone: in
     a function that runs only on a GPU (or a cluster) that fails only there. Every ``from
     gpualgo... import name``, at any depth of a file, must name an attribute or a submodule."""
-    import ast
     import importlib
-    root = pathlib.Path(__file__).resolve().parent.parent / "gpualgo"
     missing = []
-    for path in sorted(root.rglob("*.py")):
-        parts = path.relative_to(root.parent).with_suffix("").parts
-        package = ".".join(parts[:-1])
-        for node in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(node, ast.ImportFrom):
-                continue
-            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
-            mod = ".".join(base + [node.module]) if node.module and node.level else (node.module or ".".join(base))
-            if not mod.startswith("gpualgo"):
-                continue
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for line, mod, names in _package_imports(path):
             module = importlib.import_module(mod)
-            for alias in node.names:
-                if alias.name != "*" and not hasattr(module, alias.name):
+            for name in names:
+                if name != "*" and not hasattr(module, name):
                     try:
-                        importlib.import_module(f"{mod}.{alias.name}")
+                        importlib.import_module(f"{mod}.{name}")
                     except ImportError:
-                        missing.append(f"{path.relative_to(root.parent)}:{node.lineno}: {mod} has no {alias.name}")
+                        missing.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {mod} has no {name}")
     assert not missing, "\n".join(missing)
