@@ -140,9 +140,9 @@ def evaluation_row(kind: str, ms: float, rep: int, **fields) -> dict:
 
 def _exact(B, fields, rep: int, check_scipy: bool, reps: int = 1):
     """Rows of the exact GPU auction (and scipy when asked, which must agree; without scipy the
-    auction's prices certify its optimum); returns (rows, optimum). With ``reps`` > 1 each is
-    run ``reps`` times (:func:`gpualgo.bench.repeat`: once when a run takes a minute or more),
-    ``rep`` then counting the runs from 0; with ``reps`` = 1 each row has ``rep``."""
+    auction's prices certify its optimum); returns (rows, optimum). Each is run ``reps`` times
+    (:func:`gpualgo.bench.repeat`: once when a run takes a minute or more); the first run's row
+    has ``rep``, the next ones ``rep + 1``, ..."""
     if B.shape[0] <= 4096:  # warm the allocator for this size (negligible against larger solves)
         solve_auction(B, variant="gpu_eps_scaling")
     runs = [r for r, _ in bench.repeat(solve_auction, B, variant="gpu_eps_scaling", reps=reps)]
@@ -151,21 +151,20 @@ def _exact(B, fields, rep: int, check_scipy: bool, reps: int = 1):
     opt = runs[0].objective
     if any(r.objective != opt for r in runs):
         raise RuntimeError(f"gpu_eps_scaling's runs disagree on {fields}: {[r.objective for r in runs]}")
-    number = (lambda i: rep) if reps == 1 else (lambda i: i)
     rows = []
     if check_scipy:
         for i, (x, t) in enumerate(bench.repeat(peers.scipy_assignment, B, reps=reps)):
             ref = checks.objective(B, x)
             if ref != opt:
                 raise RuntimeError(f"gpu_eps_scaling {opt} != scipy {ref} on {fields}")
-            rows.append(dict(bench.peer_row("scipy", ref, t, rep=number(i), verified=True, **fields),
+            rows.append(dict(bench.peer_row("scipy", ref, t, rep=rep + i, verified=True, **fields),
                              optimum=opt, gap=0.0))
     else:   # no scipy at this size: the auction's own prices prove its optimum (duality gap below 1)
         try:
             checks.certify(B, runs[0])
         except ValueError as exc:
             raise RuntimeError(f"gpu_eps_scaling's optimum not certified on {fields}: {exc}") from None
-    rows[:0] = [dict(bench.row(r, rep=number(i), verified=True, **fields), optimum=opt, gap=0.0,
+    rows[:0] = [dict(bench.row(r, rep=rep + i, verified=True, **fields), optimum=opt, gap=0.0,
                      verified_by="scipy" if check_scipy else "dual bound") for i, r in enumerate(runs)]
     return rows, opt
 
