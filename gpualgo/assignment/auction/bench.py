@@ -103,29 +103,37 @@ def _range(name: str, n: int) -> tuple[int, int]:
     return (1, 10000) if name == "1-10000" else (0, n - 1)
 
 
-def _report_cases(p, eps_of):
+def _per_report_instance(p, eps_of, measure):
+    """One case per size, density and instance of the report's generator: ``measure(B,
+    common)`` returns the case's rows (``common``: the columns every row of the case has, its
+    ``eps`` from ``eps_of(n)``)."""
     for n in p["sizes"]:
         for d in p["densities"]:
             for k in range(p["instances"]):
                 def run(n=n, d=d, k=k):
                     seed = _seed(p["seed"], n, k)
                     B = instances.report_instance(n, n, d, seed=seed, limit=p["limit"])
-                    eps = eps_of(n)
-                    bench.warm_up(functools.partial(solve, eps=1.0), _tiny(), p["variants"])
-                    common = dict(algorithm="auction", n=n, density=d, seed=seed, instance=k, eps=eps)
-                    rows = []
-                    for v in p["variants"]:
-                        opts = {"scaling": False} if v == "gpu_sparse" else {}
-                        if v != "serial" and p["max_rounds"]:
-                            opts["max_rounds"] = p["max_rounds"]
-                        try:
-                            r = solve(B, variant=v, eps=eps, **opts)
-                        except RuntimeError:  # round limit: the report's timeouts
-                            rows.append(_timeout_row(v, **common))
-                            continue
-                        rows.append(dict(_certified_row(B, r, eps, **common), timeout=0))
-                    return rows
+                    return measure(B, dict(algorithm="auction", n=n, density=d, seed=seed, instance=k, eps=eps_of(n)))
                 yield bench.Case(f"n={n} d={d} #{k}", run, _report_check(p, n, d))
+
+
+def _report_cases(p, eps_of):
+    def measure(B, common):
+        eps = common["eps"]
+        bench.warm_up(functools.partial(solve, eps=1.0), _tiny(), p["variants"])
+        rows = []
+        for v in p["variants"]:
+            opts = {"scaling": False} if v == "gpu_sparse" else {}
+            if v != "serial" and p["max_rounds"]:
+                opts["max_rounds"] = p["max_rounds"]
+            try:
+                r = solve(B, variant=v, eps=eps, **opts)
+            except RuntimeError:  # round limit: the report's timeouts
+                rows.append(_timeout_row(v, **common))
+                continue
+            rows.append(dict(_certified_row(B, r, eps, **common), timeout=0))
+        return rows
+    return _per_report_instance(p, eps_of, measure)
 
 
 def _exact_cases(p):
@@ -194,21 +202,12 @@ def _graph_cases(p):
 def _scaling_cases(p):
     """One case per instance: the plain serial auction at eps = 1/(m+1) (the report's exact
     setting, Figure 10) and serial eps-scaling, on the same instance, both certified optimal."""
-    for n in p["sizes"]:
-        for d in p["densities"]:
-            for k in range(p["instances"]):
-                def run(n=n, d=d, k=k):
-                    seed = _seed(p["seed"], n, k)
-                    B = instances.report_instance(n, n, d, seed=seed, limit=p["limit"])
-                    for scaling in (False, True):   # compile both, untimed
-                        solve(_tiny(), variant="serial", scaling=scaling)
-                    common = dict(algorithm="auction", n=n, density=d, seed=seed, instance=k, eps=1.0 / (n + 1))
-                    rows = []
-                    for method, scaling in (("plain", False), ("eps-scaling", True)):
-                        r = solve(B, variant="serial", scaling=scaling)
-                        rows.append(dict(_certified_row(B, r, None, **common), method=method))
-                    return rows
-                yield bench.Case(f"n={n} d={d} #{k}", run, _report_check(p, n, d))
+    def measure(B, common):
+        for scaling in (False, True):   # compile both, untimed
+            solve(_tiny(), variant="serial", scaling=scaling)
+        return [dict(_certified_row(B, solve(B, variant="serial", scaling=scaling), None, **common), method=method)
+                for method, scaling in (("plain", False), ("eps-scaling", True))]
+    return _per_report_instance(p, lambda n: 1.0 / (n + 1), measure)
 
 
 def _active_cases(p):
