@@ -213,7 +213,7 @@ def test_the_headline_on_the_recorded_data():
     rows = nbtools.findings_data(cf.FINDINGS)[0]
     v = _verdict(_finding(cf.headline), rows)
     assert "report kernel 4.5 min (extrapolated from n = 27)" in v.measured
-    assert "serial DP 22 h (extrapolated from n = 22): 286x" in v.measured
+    assert "serial DP 24 h (extrapolated from n = 22): 323x" in v.measured
 
 
 @pytest.mark.parametrize("name", [REP, BW])
