@@ -118,6 +118,11 @@ def test_small_eps_slows_both_down():
     assert verdict("_small_eps_slow", _small(5)).verdict == F.HOLDS
     assert verdict("_small_eps_slow", _small(5, sizes=(500, 1108), instances=2)).verdict == F.CAVEAT
     assert verdict("_small_eps_slow", _small(1.0)).verdict == F.FAILS
+    data = _small(5)
+    data["auction/small_eps"].append(dict(data["auction/small_eps"][-1], total_ms=float("nan"), rounds=-1, timeout=1))
+    v = verdict("_small_eps_slow", data)
+    assert v.verdict == F.HOLDS and "1 more stopped at the round limit" in v.measured
+    assert "stopped" not in verdict("_small_eps_slow", _small(5)).measured
 
 
 def _scaling(plain_rounds, eps1_rounds=lambda n, d: 1000, sizes=(500, 1108, 2458, 3660), plain_ms=None,
@@ -179,7 +184,7 @@ def test_recorded_data_give_the_expected_verdicts():
     expected = {
         "_bidders": F.CAVEAT, "_fig2": F.UNTESTABLE, "_graph": F.HOLDS, "_threads": F.FAILS, "_grid": F.FAILS,
         "_scale": F.HOLDS, "_dense": F.CAVEAT, "_rounds_density": F.HOLDS, "_crossover": F.FAILS,
-        "_headline": F.FAILS, "_versions": F.FAILS, "_unlucky": F.FAILS, "_small_eps_slow": F.CAVEAT,
+        "_headline": F.FAILS, "_versions": F.FAILS, "_unlucky": F.FAILS, "_small_eps_slow": F.HOLDS,
         "_explode": F.HOLDS, "_invert": F.FAILS, "_compromise": F.HOLDS, "_scaling": F.CAVEAT, "_overlap": F.CAVEAT,
     }
     assert {k: v.verdict for k, v in got.items()} == expected

@@ -331,7 +331,9 @@ def _unlucky(data):
 # ----------------------------------------------------------------------------- Section 3: eps = 1/(m+1)
 
 def _small_eps_slow(data):
-    small = [r for r in F.need(data, "auction/small_eps") if not r.get("timeout")]
+    every = F.need(data, "auction/small_eps")
+    small = [r for r in every if not r.get("timeout")]
+    stopped = len(every) - len(small)
     eps1 = {(r["n"], r["density"], r["instance"], r["variant"]): r for r in _report(data)}
     ratios = {}
     for r in small:
@@ -344,7 +346,8 @@ def _small_eps_slow(data):
     inst = len({r["instance"] for r in small})
     measured = ("time at eps = 1/(m+1) / time at eps = 1, same instances, median: " +
                 ", ".join(f"{v} {statistics.median(x):.1f}x" for v, x in ratios.items()) +
-                f" (n <= {top}, {inst} instances per size)")
+                f" (n <= {top}, {inst} instances per size)" +
+                (f"; {stopped} more stopped at the round limit (the report's time-out)" if stopped else ""))
     if any(statistics.median(x) <= 1.5 for x in ratios.values()):
         return F.fails(measured, "a small eps does not slow both versions down here")
     if top < 3660 or inst < 3:
