@@ -33,6 +33,7 @@ import importlib
 import json
 import numbers
 import pathlib
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -584,13 +585,15 @@ def main(argv=None) -> int:
                     help="run the cases on a Dask cluster: 'local' (one worker per GPU here; CPU workers "
                          "without a GPU), 'local-cpu', or a scheduler's address tcp://HOST:PORT")
     ap.add_argument("--scheduler", metavar="ADDR", help="the same as --cluster ADDR: an existing Dask cluster")
-    ap.add_argument("--list", action="store_true", help="list algorithms and presets")
+    ap.add_argument("--list", action="store_true", help="list the presets (of ALGO, or of every algorithm)")
     args = ap.parse_args(argv)
     if args.cluster and args.scheduler:
         ap.error("give --cluster or --scheduler, not both")
 
     if args.list or not args.algo:
-        for algo in SUITES:
+        if args.algo and args.algo not in SUITES:
+            ap.error(f"unknown algorithm {args.algo!r}: one of {sorted(SUITES)}")
+        for algo in [args.algo] if args.algo else SUITES:
             try:
                 table = presets(algo)
             except ImportError as exc:
@@ -616,9 +619,17 @@ def main(argv=None) -> int:
         run_preset(args.algo, args.preset, out=out, replace=args.replace,
                    cluster=args.cluster or args.scheduler, **overrides)
     except (ValueError, gpu.GPUUnavailableError, ClusterUnavailableError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_for_the_command_line(str(exc))}", file=sys.stderr)
         return 2
     return 0
+
+
+def _for_the_command_line(message: str) -> str:
+    """A refusal as the command line can act on it: the library's "pass force=True" is no
+    option of a preset, so the line says what is (smaller sizes, or the solver from Python)."""
+    return re.sub(r"pass force=True to (try|run it) anyway",
+                  "a preset cannot insist: give smaller sizes with --set (from Python, the solver "
+                  "takes force=True)", message)
 
 
 if __name__ == "__main__":

@@ -212,7 +212,8 @@ def test_a_refused_case_stops_the_sweep_before_any_case_runs(toy_suite, tmp_path
     err = capsys.readouterr().err
     assert rc == 2 and ran == [] and not (tmp_path / "c").exists()
     assert err.splitlines() == ["error: toy/checked with sizes=[3, 200]: case 'n=200' is refused before the sweep "
-                                "starts: n=200 needs about 200 GiB; pass force=True to try anyway"]
+                                "starts: n=200 needs about 200 GiB; a preset cannot insist: give smaller sizes "
+                                "with --set (from Python, the solver takes force=True)"]
 
 
 def test_a_refused_case_is_named_before_the_gpu_is_asked_for(toy_suite):
@@ -295,7 +296,7 @@ def test_an_absurd_size_is_refused_before_the_first_case_of_every_problem(algo, 
     argv = [algo, "--preset", preset, "--out", str(tmp_path / "out")] + [a for s in sets for a in ("--set", s)]
     assert bench.main(argv) == 2
     err = capsys.readouterr().err.strip()
-    assert "\n" not in err and "Traceback" not in err
+    assert "\n" not in err and "Traceback" not in err and "pass force=True" not in err   # no option of a preset
     assert err.startswith(f"error: {algo}/{preset} with {sets[0].split('=')[0]}=")
     assert f"case {label!r} is refused before the sweep starts: " in err and says in err
     assert calls == [] and not (tmp_path / "out").exists()
@@ -408,3 +409,16 @@ def test_each_solve_check_refuses_what_its_solve_refuses(monkeypatch):
     maxflow_check("serial", n=net.n, arcs=net.m, global_relabel=False, force=True)
     maxflow_check("serial", n=net.n, arcs=net.m)
     assert "tile must be" in _refusal(lambda: maxflow_check("gpu_vertex_centric", tile=3))
+
+
+def test_list_names_the_presets_of_the_algorithm_asked_for(capsys):
+    assert bench.main(["maxflow", "--list"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "--preset" in ln]
+    assert lines and all(ln.startswith("maxflow --preset ") for ln in lines)
+    assert {ln.split()[2].rstrip(":") for ln in lines} == set(bench.presets("maxflow"))
+    assert bench.main(["--list"]) == 0
+    every = capsys.readouterr().out
+    assert all(f"{algo} --preset " in every for algo in bench.SUITES)
+    with pytest.raises(SystemExit):
+        bench.main(["nosuch", "--list"])
+    assert "unknown algorithm 'nosuch'" in capsys.readouterr().err
