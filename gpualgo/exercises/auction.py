@@ -5,12 +5,10 @@ import numpy as np
 
 from .. import gpu
 from ..assignment import problem
+from ..assignment.auction.gpu import CACHE_K, COUNTERS, defines
 from .core import Case, Exercise, Failure, blocks, first_mismatch, padded, padded_fill, register, seeded, unpad
 
-# the compile-time constants of auction.cu, as gpualgo/assignment/auction/gpu.py passes them
-COUNTERS = {"C_MATCHED": 4, "C_ROUNDS": 5, "C_CACHE_HITS": 6, "C_TAIL_SCANS": 7}
-CACHE_K = 64
-DEFINES = {"TAIL_MAX": 8, "CACHE_K": CACHE_K, "KEY_BITS": problem.KEY_BITS, **COUNTERS}
+DEFINES = defines()         # the compile-time constants of auction.cu, as the solver passes them
 KEY_BITS = problem.KEY_BITS
 KEY_MASK = (1 << KEY_BITS) - 1
 MISSING = np.int32(-2**31)

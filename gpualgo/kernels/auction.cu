@@ -29,9 +29,9 @@
 // gpualgo/assignment/auction/gpu.py): TAIL_MAX, CACHE_K, KEY_BITS and the slots of the
 // int32 `counters` array every kernel shares: C_MATCHED (persons matched), C_ROUNDS
 // (rounds), C_CACHE_HITS and C_TAIL_SCANS (bids of the tail kernel decided by a cache,
-// and by a full scan); slots 0 and 1 hold the person queue lengths, 2 and 3 the object
-// queue lengths (by round parity).  The fallbacks below only let the file compile on
-// its own (the compile test); the host's values win.
+// and by a full scan); C_PERSONS0/1 and C_OBJECTS0/1 hold the lengths of the person and
+// object queues of the two round parities.  The fallbacks below only let the file compile
+// on its own (the compile test); the host's values win.
 #include "common.cuh"
 
 #ifndef TAIL_MAX
@@ -41,6 +41,10 @@
 #define CACHE_K 64
 #endif
 #ifndef C_MATCHED
+#define C_PERSONS0 0
+#define C_PERSONS1 1
+#define C_OBJECTS0 2
+#define C_OBJECTS1 3
 #define C_MATCHED 4
 #define C_ROUNDS 5
 #define C_CACHE_HITS 6
@@ -232,7 +236,7 @@ extern "C" __global__ void phase_start_kernel(int m, int n, int* person_obj, int
         obj_owner[t] = -1;
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        counters[0] = m; counters[1] = 0; counters[2] = 0; counters[3] = 0;
+        counters[C_PERSONS0] = m; counters[C_PERSONS1] = 0; counters[C_OBJECTS0] = 0; counters[C_OBJECTS1] = 0;
         counters[C_MATCHED] = 0;
     }
 }

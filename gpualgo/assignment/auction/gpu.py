@@ -43,10 +43,11 @@ __all__ = ["KERNELS", "COUNTERS", "CACHE_K", "TAIL_MAX", "launch_config", "defin
 _NULL = np.uint64(0)          # a null pointer argument
 
 #: the slots of the int32 ``counters`` array the kernels share, passed to auction.cu as
-#: defines; slots 0 to 3 are the queue lengths (persons, objects; by round parity), which
-#: the host hands to the kernels as pointers
-COUNTERS = {"C_MATCHED": 4, "C_ROUNDS": 5, "C_CACHE_HITS": 6, "C_TAIL_SCANS": 7}
-_N_COUNTERS = 8
+#: defines: the lengths of the person and object queues of the two round parities (the host
+#: hands those to the kernels as pointers), then the counts the run reports
+COUNTERS = {"C_PERSONS0": 0, "C_PERSONS1": 1, "C_OBJECTS0": 2, "C_OBJECTS1": 3,
+            "C_MATCHED": 4, "C_ROUNDS": 5, "C_CACHE_HITS": 6, "C_TAIL_SCANS": 7}
+_N_COUNTERS = len(COUNTERS)
 _C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS = (COUNTERS[k] for k in
                                                       ("C_MATCHED", "C_ROUNDS", "C_CACHE_HITS", "C_TAIL_SCANS"))
 TAIL_THREADS = 1024
@@ -110,6 +111,13 @@ def _i32(v):
     return np.int32(v)
 
 
+def _slot(counters, name: str):
+    """The one-element view of ``counters`` at the slot :data:`COUNTERS` names (a pointer to
+    hand a kernel)."""
+    t = COUNTERS[name]
+    return counters[t:t + 1]
+
+
 class _Pinned:
     """One page-locked int32 counter copied from the device without blocking the stream."""
 
@@ -163,7 +171,9 @@ class _ReportAuction:
         self.obj_queue = cp.zeros(n, dtype=cp.int32)
         self.queues = [cp.arange(m, dtype=cp.int32), cp.zeros(m, dtype=cp.int32)]
         self.counters = cp.zeros(_N_COUNTERS, dtype=cp.int32)
-        self.counters[0] = m
+        self.counters[COUNTERS["C_PERSONS0"]] = m
+        self.persons_len = [_slot(self.counters, "C_PERSONS0"), _slot(self.counters, "C_PERSONS1")]
+        self.objects_len = _slot(self.counters, "C_OBJECTS0")     # one object queue: rebuilt every round
         self.scale, self.eps, self.cap = _i64(prob.scale), _i64(prob.eps), _i64(prob.cap)
         self.queued = variant != "gpu_v1"
         self.det = _i32(1 if variant == "gpu_deterministic" else 0)
@@ -181,7 +191,7 @@ class _ReportAuction:
             return
         c = self.counters
         q, nq = self.queues[p], self.queues[1 - p]
-        ql, nql, ol = c[p:p + 1], c[1 - p:2 - p], c[2:3]
+        ql, nql, ol = self.persons_len[p], self.persons_len[1 - p], self.objects_len
         k["bid_kernel"](cfg["bid"][0], cfg["bid"][1], (
             self.raw, self.scale, self.price, m, n, q, ql, self.person_obj, self.eps, self.cap,
             self.pb, self.ps, self.pi, self.done, self.bid_obj, self.bid_inc, self.obj_flag, self.obj_queue, ol, nql))
@@ -191,10 +201,9 @@ class _ReportAuction:
 
     def rebuild(self, p: int) -> None:
         """The queue of the next round: the bidders of round parity ``p`` who won nothing."""
-        c = self.counters
         self.k["rebuild_queue_kernel"](self.cfg["rebuild"][0], self.cfg["rebuild"][1], (
-            self.queues[p], c[p:p + 1], self.person_obj, self.bid_obj, self.queues[1 - p], c[1 - p:2 - p],
-            c[2:3], c))
+            self.queues[p], self.persons_len[p], self.person_obj, self.bid_obj, self.queues[1 - p],
+            self.persons_len[1 - p], self.objects_len, self.counters))
 
     def matched_view(self):
         return self.counters[_C_MATCHED:_C_MATCHED + 1]
@@ -394,7 +403,9 @@ class _FastAuction:
         self.lists = [cp.zeros(2 * N, dtype=cp.int32), cp.zeros(2 * N, dtype=cp.int32)]
         self.objq = [cp.zeros(N, dtype=cp.int32), cp.zeros(N, dtype=cp.int32)]
         self.counters = cp.zeros(_N_COUNTERS, dtype=cp.int32)
-        self.c = [self.counters[t:t + 1] for t in range(4)]
+        # the queue lengths by round parity, as pointers the kernels take
+        self.persons_len = [_slot(self.counters, "C_PERSONS0"), _slot(self.counters, "C_PERSONS1")]
+        self.objects_len = [_slot(self.counters, "C_OBJECTS0"), _slot(self.counters, "C_OBJECTS1")]
         self.scale = _i32(prob.scale)
         self.stream = cp.cuda.Stream(non_blocking=True)
         self.pinned = _Pinned(cp)
@@ -414,18 +425,19 @@ class _FastAuction:
     def _capture(self, e, cap):
         """The CUDA graph of a phase: rounds_per_check rounds (an even number, so the lists
         are back at parity 0) and the tail kernel, launched with one call."""
-        cfg, c, N, stream = self.cfg, self.c, self.N, self.stream
+        cfg, N, stream = self.cfg, self.N, self.stream
+        pl, ol = self.persons_len, self.objects_len
         rows = self.rows.args
         stream.begin_capture()
         for p in (0, 1) * (self.rounds_per_check // 2):
             self.bid_k(cfg["bid"][0], cfg["bid"][1], rows + (
-                self.scale, self.price, self.lists[p], c[p], self.person_obj, e, cap, self.obj_key, self.objq[p],
-                c[2 + p], self.lists[1 - p], c[1 - p], c[3 - p]) + self.cache)
+                self.scale, self.price, self.lists[p], pl[p], self.person_obj, e, cap, self.obj_key, self.objq[p],
+                ol[p], self.lists[1 - p], pl[1 - p], ol[1 - p]) + self.cache)
             self.assign_k(cfg["assign"][0], cfg["assign"][1], (
-                self.objq[p], c[2 + p], self.obj_key, self.price, self.person_obj, self.obj_owner, self.counters,
-                self.lists[1 - p], c[1 - p], c[p]))
+                self.objq[p], ol[p], self.obj_key, self.price, self.person_obj, self.obj_owner, self.counters,
+                self.lists[1 - p], pl[1 - p], pl[p]))
         self.tail_k(cfg["tail"][0], cfg["tail"][1], rows + (
-            self.scale, self.price, _i32(N), self.lists[0], c[0], self.person_obj, self.obj_owner, e, cap,
+            self.scale, self.price, _i32(N), self.lists[0], pl[0], self.person_obj, self.obj_owner, e, cap,
             self.counters) + self.cache + (_i32(self.tail_shared),),
             shared_mem=self.tail_smem if self.tail_shared else 0)
         return stream.end_capture()
