@@ -132,14 +132,78 @@ def test_minimising_through_negated_or_shifted_costs(rng):
     assert C[np.arange(30), r1.assignment].sum() >= C[rows, cols].sum()
 
 
-def test_parallel_rule_twin_is_exchange_optimal(rng):
+@pytest.mark.parametrize("conflicts", [False, True])
+def test_parallel_rule_twin_is_exchange_optimal(conflicts, rng):
+    # what holds for both selections (mutual pairs, Check-Conflicts): a valid assignment, no
+    # exchange left that gains more than tol, the objective the assignment's, never below the
+    # start, one exchange at least per round but the last
     for B in instances(rng, 24):
         Af, AT, tol = dgs_serial.prepare(B)
         tau = dgs_serial.initial_assignment(Af, "random", 3)
-        rounds, switches, obj = dgs_serial.parallel_rounds(Af, AT, tau, tol, 10**6)
+        start = A.objective(B, tau)
+        rounds, switches, obj, dropped = dgs_serial.parallel_rounds(Af, AT, tau, tol, 10**6, conflicts)
         A.check_assignment(B, tau)
         assert best_exchange(B, tau) <= tol
         assert abs(obj - A.objective(B, tau)) <= 1e-6 * max(1.0, abs(obj))
+        assert obj >= start - 1e-6 * max(1.0, abs(start)) and switches >= rounds - 1
+        assert dropped >= 0 if conflicts else dropped == 0
+
+
+def papers_check_conflicts(A_, AT, tau, holder, cur, tol):
+    """Algorithm 4 (CC) in the paper's own terms, for the test: the agents in index order with
+    their ADE (``ade_row``), then the free jobs with their JDE (``jde_row``); what an exchange
+    reserves is its agents (and a free job); a candidate meeting a reservation is dropped.
+    Returns the kept exchanges as sets of what they touch, and the count dropped."""
+    m, n = A_.shape
+    reserved, kept, dropped = set(), [], 0
+
+    def consider(touches):
+        nonlocal dropped
+        if touches & reserved:
+            dropped += 1
+        else:
+            reserved.update(touches)
+            kept.append(frozenset(touches))
+    for i in range(m):
+        d, j = dgs_serial.ade_row(A_, AT, tau, holder, cur, i)
+        if d > tol:
+            consider({("agent", i), ("agent", holder[j]) if holder[j] >= 0 else ("job", j)})
+    for j in range(n):
+        if holder[j] < 0:
+            d, k = dgs_serial.jde_row(A_, AT, tau, holder, cur, j)
+            if d > tol:
+                consider({("job", j), ("agent", k)})
+    return kept, dropped
+
+
+def test_check_conflicts_is_the_papers_walk(rng):
+    # distinct gains (floats) or square instances: one tie rule for ADE, JDE and the job rows
+    shapes = [(6, 6), (40, 40), (30, 45), (64, 65), (9, 30), (1, 3)]
+    for k in range(24):
+        m, n = shapes[k % len(shapes)]
+        B = rng.normal(size=(m, n)) * 100 if k % 2 or m != n else A.uniform_instance(m, n, 0, 3, seed=rng)
+        Af, AT, tol = dgs_serial.prepare(B)
+        tau = dgs_serial.initial_assignment(Af, "random", k)
+        holder, cur = dgs_serial.start_state(Af, tau)
+        best_d, best_p = np.empty(n), np.empty(n, dtype=np.int64)
+        for x in range(n):
+            dgs_serial.pair_row(Af, AT, holder, cur, x, best_d, best_p)
+        rows, dropped = dgs_serial.check_conflicts(tau, holder, best_d, best_p, tol)
+        ours = [frozenset(("agent", holder[y]) if holder[y] >= 0 else ("job", y) for y in (x, best_p[x]))
+                for x in rows]
+        want, want_dropped = papers_check_conflicts(Af, AT, tau, holder, cur, tol)
+        assert ours == want and dropped == want_dropped, (m, n, k)
+        touched = np.concatenate([rows, best_p[rows]])
+        assert np.unique(touched).size == touched.size          # no job in two kept exchanges
+        assert (rows.size > 0) == (best_d.max(initial=-np.inf) > tol)  # one kept while one improves
+
+
+def test_selection_is_checked_without_a_gpu():
+    for bad in ("greedy", "", None, 1):
+        with pytest.raises(ValueError, match="selection must be one of 'mutual', 'check_conflicts'"):
+            A.solve(np.ones((3, 3)), algorithm="dgs", variant="gpu", selection=bad)
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['selection'\] for serial"):
+        A.solve(np.ones((2, 2)), algorithm="dgs", variant="serial", selection="mutual")
 
 
 def test_bad_input():

@@ -62,20 +62,44 @@ def test_serial_order_equals_serial(variant, rng):
                (g.stats["switches"], g.stats["steps"], g.stats["passes"])
 
 
+@pytest.mark.parametrize("selection", ["mutual", "check_conflicts"])
 @pytest.mark.parametrize("incremental", [True, False])
-def test_full_gpu_equals_its_twin(incremental, rng):
+def test_full_gpu_equals_its_twin(incremental, selection, rng):
     for B in list(instances(rng, 20)) + [A.geom_instance(700, seed=rng).astype(np.int32),
-                                         A.uniform_instance(500, 800, 0, 5, seed=rng)]:
+                                         A.uniform_instance(500, 800, 0, 5, seed=rng),
+                                         A.uniform_instance(1500, 1500, 1, 10000, seed=rng)]:
         Af, AT, tol = dgs_serial.prepare(B)
         tau = dgs_serial.initial_assignment(Af, "random", 11)
-        rounds, switches, _ = dgs_serial.parallel_rounds(Af, AT, tau, tol, 10**6)
-        g = A.solve(B, algorithm="dgs", variant="gpu", seed=11, incremental=incremental)
+        rounds, switches, _, dropped = dgs_serial.parallel_rounds(Af, AT, tau, tol, 10**6,
+                                                                  selection == "check_conflicts")
+        g = A.solve(B, algorithm="dgs", variant="gpu", seed=11, incremental=incremental, selection=selection)
+        assert g.stats["selection"] == selection
         if B.dtype.kind == "f":  # float gains: atomics may round differently; optimality is what counts
             assert best_exchange(B, g.assignment) <= tol
             continue
-        assert np.array_equal(tau, g.assignment), B.shape
+        assert np.array_equal(tau, g.assignment), (B.shape, selection)
         assert (rounds, switches) == (g.stats["rounds"], g.stats["switches"])
+        assert g.stats.get("conflicts", 0) == dropped
         assert g.stats["trace_objective"][-1] == g.objective
+
+
+def test_check_conflicts_valid_and_exchange_optimal(rng):
+    # what the tests above ask of every version, asked of the paper's selection: the answer
+    # passes the DGS's own exchange check and the shared assignment checks
+    for B in instances(rng, 52):
+        r = A.solve(B, algorithm="dgs", variant="gpu", seed=int(rng.integers(1000)), selection="check_conflicts")
+        A.check_assignment(B, r.assignment)
+        assert "valid" in dgs_checks.check_result(B, r)
+        assert best_exchange(B, r.assignment) <= r.stats["tol"] and r.stats["converged"]
+        assert r.objective >= r.stats["initial_objective"] - 1e-9 and r.stats["conflicts"] >= 0
+
+
+def test_check_conflicts_time_limit(rng):
+    B = A.uniform_instance(2000, 2000, 1, 10000, seed=rng)
+    r = A.solve(B, algorithm="dgs", variant="gpu", time_limit=0.0, selection="check_conflicts")
+    A.check_assignment(B, r.assignment)
+    assert not r.stats["converged"] and r.stats["rounds"] == 1
+    assert r.objective > r.stats["initial_objective"]
 
 
 def test_full_gpu_time_limit(rng):

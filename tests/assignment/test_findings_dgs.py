@@ -8,6 +8,7 @@ from gpualgo.assignment.dgs import findings as dgs_findings
 
 BY_TEST = {f.test.__name__: f for f in dgs_findings.FINDINGS if f.test.__name__ != "<lambda>"}
 REPORT, GAP, TARGETS, PHASES = "dgs/report", "dgs/gap", "dgs/targets", "dgs/serial_phases"
+SELECTION = "dgs/selection"
 
 
 def verdict(name, data):
@@ -34,8 +35,8 @@ def test_every_finding_has_the_papers_words_a_place_and_a_test():
     assert len(dgs_findings.FINDINGS) == 16
     for f in dgs_findings.FINDINGS:
         assert f.claim and f.where.startswith("Sec.") and callable(f.test)
-        assert set(f.uses) <= {REPORT, GAP, TARGETS, PHASES}
-    assert len(BY_TEST) == 15
+        assert set(f.uses) <= {REPORT, GAP, TARGETS, PHASES, SELECTION}
+    assert len(BY_TEST) == 16
 
 
 def test_gap_within_the_papers_bound():
@@ -214,11 +215,35 @@ def test_switching_share():
     assert verdict("_switching_share", {}).verdict == F.UNTESTABLE
 
 
-def test_findings_without_data_here_say_what_would_measure_them():
-    untested = [f for f in dgs_findings.FINDINGS if f.test.__name__ == "<lambda>"]
-    assert [f.where for f in untested] == ["Sec. 5, Alg. 3 and 4"]
-    for v in F.evaluate(untested, {REPORT: solvers(512, {"gpu": 1.0})}):
-        assert v.verdict == F.UNTESTABLE and ("needs" in v.why)
+def selections(n, mutual_ms, cc_ms, family="geom", mutual_gap=0.0002, cc_gap=0.0002, reps=3):
+    """``selection`` preset rows at size ``n``: the exact auction, then each selection ``reps`` times."""
+    rows = [run("gpu_eps_scaling", n, 50.0, family, gap=0.0)]
+    for sel, ms, g, rounds, switches in (("mutual", mutual_ms, mutual_gap, 200, 4000),
+                                         ("check_conflicts", cc_ms, cc_gap, 40, 8000)):
+        rows += [run("gpu", n, ms + rep, family, gap=g, selection=sel, rep=rep, rounds=rounds, switches=switches,
+                     conflicts=None if sel == "mutual" else 30000) for rep in range(reps)]
+    return rows
+
+
+def test_check_conflicts_against_the_mutual_pairs():
+    even = selections(1024, 10.0, 11.0) + selections(4096, 40.0, 44.0, "uniform", 0.004, 0.0045)
+    v = verdict("_check_conflicts", {SELECTION: even})
+    assert v.verdict == F.HOLDS and "as fast as the mutual pairs (within 1.25x)" in v.why
+    assert "geom: Check-Conflicts time / mutual pairs time 1.09x at n = 1024" in v.measured
+    assert "Check-Conflicts 200 (geom n = 1024)" in v.measured
+    slow = verdict("_check_conflicts", {SELECTION: selections(1024, 10.0, 11.0) + selections(8192, 100.0, 300.0)})
+    assert slow.verdict == F.CAVEAT and "slower than the mutual pairs by more than 1.25x at geom n = 8192 (2.98x)" in slow.why
+    worse = verdict("_check_conflicts", {SELECTION: selections(2048, 10.0, 9.0, cc_gap=0.001)})
+    assert worse.verdict == F.CAVEAT and "further from the optimum than the mutual pairs" in worse.why
+    far = verdict("_check_conflicts", {SELECTION: selections(2048, 10.0, 9.0, cc_gap=0.01)})
+    assert far.verdict == F.FAILS and "at n = 2048" in far.why
+    only_one = [r for r in selections(1024, 10.0, 11.0) if r.get("selection") != "check_conflicts"]
+    assert verdict("_check_conflicts", {SELECTION: only_one}).verdict == F.UNTESTABLE
+    assert verdict("_check_conflicts", {}).verdict == F.UNTESTABLE
+
+
+def test_every_finding_is_computed_from_rows():
+    assert [f.where for f in dgs_findings.FINDINGS if f.test.__name__ == "<lambda>"] == []
 
 
 def test_the_recorded_data_give_these_verdicts():
@@ -239,7 +264,7 @@ def test_the_recorded_data_give_these_verdicts():
         "_shared_beats_global": F.CAVEAT,   # about 3x, from a thread per cell rather than shared memory
         "_evaluation_growth": F.CAVEAT,     # CPU about n^2, not exponential
         "_switching_share": F.CAVEAT,       # within 35-60% at the larger sizes, above at the smaller
-        "Sec. 5, Alg. 3 and 4": F.UNTESTABLE,
+        "_check_conflicts": F.UNTESTABLE,   # dgs/selection not recorded yet
         "_full_gpu_paramount": F.HOLDS,
         "_below_evaluation_alone": F.CAVEAT,  # only at n = 256
         "_paper_speedup": F.FAILS,          # at most 29x, not 400x

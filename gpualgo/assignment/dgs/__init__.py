@@ -15,6 +15,7 @@ VARIANTS = variants.table(
     *(Variant(v, f"gpualgo.assignment.dgs.gpu:{v}", _SERIAL_ORDER, gpu=True, checks=_LAUNCH)
       for v in ("gpu_de_global", "gpu_de_shared", "gpu_mixed")),
     Variant("gpu", "gpualgo.assignment.dgs.gpu:gpu_full",
-            {"init", "seed", "time_limit", "max_rounds", "incremental", "blocks_per_sm", "trace_capacity", "force"},
+            {"init", "seed", "time_limit", "max_rounds", "incremental", "selection", "blocks_per_sm", "trace_capacity",
+             "force"},
             gpu=True, checks=_LAUNCH),
 )

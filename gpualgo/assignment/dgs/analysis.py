@@ -25,7 +25,7 @@ from ...timing import summary
 __all__ = ["GAP_FLOOR", "DGS_VARIANTS", "gap", "runs", "families", "median_of", "sizes", "speedup", "speedups",
            "speedup_lines", "speedup_by_set", "growth", "extrapolate", "evaluation_times", "mean_table", "target_lines",
            "goal", "verdict", "against_the_paper", "takeaways", "phase_shares", "start_pairs", "start_table",
-           "phase_lines"]
+           "phase_lines", "SELECTION_ORDER", "selection_cells", "selection_table", "selection_lines"]
 
 #: a gap of 0 (the optimum) is drawn at this floor on the log axes
 GAP_FLOOR = 1e-7
@@ -407,4 +407,70 @@ def phase_lines(rows) -> list[str]:
         parts = [f"n = {n}: evaluation {s['eval']:.0%} (with the re-evaluations {s['all_eval']:.0%}), switching "
                  f"{s['switch']:.0%}" for (f, n), s in shares.items() if f == fam]
         out.append(f"{fam}, serial DGS from a random start, share of its loop's time: " + "; ".join(parts))
+    return out
+
+
+# ------------------------------------------------ the full-GPU version's two selections
+
+#: the selections of the ``selection`` preset: ours, then the paper's Check-Conflicts
+SELECTION_ORDER = ("mutual", "check_conflicts")
+
+
+def selection_cells(rows) -> dict[tuple[str, int], dict[str, dict[str, float]]]:
+    """``{(family, n): {selection: medians}}`` over the full-GPU runs of the ``selection``
+    preset, where both selections ran: the medians of ``total_ms``, ``gap``, ``rounds``,
+    ``switches``, of the exchanges per round (``per_round``) and of ``conflicts`` (the
+    candidates Check-Conflicts dropped; None for the mutual pairs)."""
+    out: dict = {}
+    for r in runs(rows):
+        if r.get("variant") == "gpu" and r.get("selection") in SELECTION_ORDER:
+            out.setdefault((r["family"], r["n"]), {}).setdefault(r["selection"], []).append(r)
+    cells = {}
+    for key, by in out.items():
+        if set(by) != set(SELECTION_ORDER):
+            continue
+        cells[key] = {}
+        for sel, rs in by.items():
+            def med(k, rs=rs):
+                vals = [r[k] for r in rs if _number(r.get(k))]
+                return float(np.median(vals)) if vals else None
+            per = [r["switches"] / r["rounds"] for r in rs if _number(r.get("switches")) and r.get("rounds")]
+            cells[key][sel] = dict(total_ms=med("total_ms"), gap=med("gap"), rounds=med("rounds"),
+                                   switches=med("switches"), conflicts=med("conflicts"),
+                                   per_round=float(np.median(per)) if per else None)
+    return cells
+
+
+def selection_table(rows) -> str:
+    """A Markdown table, a line per family and size: each selection's median time, gap,
+    rounds and exchanges per round, and the time of Check-Conflicts over the mutual pairs'
+    ('' without both selections)."""
+    cells = selection_cells(rows)
+    if not cells:
+        return ""
+    lines = ["| family | n | ms mutual | ms Check-Conflicts | time CC / mutual | gap mutual | gap CC | rounds mutual | "
+             "rounds CC | exchanges per round mutual | per round CC | dropped by CC |", "|---" * 12 + "|"]
+    for (fam, n), c in cells.items():
+        mu, cc = c["mutual"], c["check_conflicts"]
+        lines.append(f"| {fam} | {n} | {mu['total_ms']:.1f} | {cc['total_ms']:.1f} | "
+                     f"{cc['total_ms'] / mu['total_ms']:.2f}x | {mu['gap']:.3%} | {cc['gap']:.3%} | "
+                     f"{mu['rounds']:.0f} | {cc['rounds']:.0f} | {mu['per_round']:.1f} | {cc['per_round']:.1f} | "
+                     f"{cc['conflicts'] or 0:.0f} |")
+    return "\n".join(lines)
+
+
+def selection_lines(rows) -> list[str]:
+    """A sentence per family: how Check-Conflicts compares with the mutual pairs over the
+    sizes (time ratio of the medians, gaps, rounds)."""
+    cells = selection_cells(rows)
+    out = []
+    for fam in dict.fromkeys(f for f, _ in cells):
+        cs = {n: c for (f, n), c in cells.items() if f == fam}
+        ratios = ", ".join(f"{c['check_conflicts']['total_ms'] / c['mutual']['total_ms']:.2f}x at n = {n}"
+                           for n, c in cs.items())
+        gaps = ", ".join(f"{c['check_conflicts']['gap']:.3%} against {c['mutual']['gap']:.3%} at n = {n}"
+                         for n, c in cs.items())
+        rounds = ", ".join(f"{c['check_conflicts']['rounds']:.0f} against {c['mutual']['rounds']:.0f}"
+                           for c in cs.values())
+        out.append(f"{fam}: Check-Conflicts time / mutual pairs time {ratios}; gap {gaps}; rounds {rounds}.")
     return out

@@ -11,9 +11,11 @@
                    (shared-memory kernels, the matrix stays on the device), switching and
                    its small re-evaluations on the host (numba).
 ``gpu``            everything on the GPU in one cooperative kernel: every round applies
-                   all mutually best exchanges at once (the parallel Check-Conflicts),
-                   rows re-evaluated incrementally, no host round trip until the end;
-                   ``time_limit`` returns the best assignment so far.
+                   many exchanges at once, rows re-evaluated incrementally, no host round
+                   trip until the end; ``time_limit`` returns the best assignment so far.
+                   ``selection="mutual"`` (the default) applies all mutually best pairs;
+                   ``selection="check_conflicts"`` the exchanges the paper's Check-Conflicts
+                   keeps (:data:`SELECTIONS`).
 
 The first three run the serial loop (:func:`gpualgo.assignment.dgs.serial.dgs`) with
 their evaluation on the GPU, so they follow the serial order exactly (same gains bit for
@@ -40,13 +42,17 @@ from . import serial as dgs_serial
 from .clock import host_us, parse_time_limit
 from .trace import check_trace_capacity, make_dgs_result, new_trace, rounds_trace_arrays, trace_arrays
 
-__all__ = ["KERNELS", "launch_config", "gpu_de_global", "gpu_de_shared", "gpu_mixed", "gpu_full",
-           "de_pass", "DeviceEvaluation"]
+__all__ = ["KERNELS", "SELECTIONS", "launch_config", "check_selection", "gpu_de_global", "gpu_de_shared",
+           "gpu_mixed", "gpu_full", "de_pass", "DeviceEvaluation"]
 
 TILE = 16                       # cells per tile side (the paper's 16 x 16 blocks)
 #: the counter slots of dgs_rounds_kernel, passed to dgs.cu as defines (its fallbacks agree)
-COUNTERS = {"C_LIST": 0, "C_PAIRS": 2, "C_STOP": 4, "C_ROUNDS": 5, "C_FULL": 6, "C_STATE": 7}
+COUNTERS = {"C_LIST": 0, "C_PAIRS": 2, "C_STOP": 4, "C_ROUNDS": 5, "C_FULL": 6, "C_STATE": 7, "C_CONFLICTS": 8}
 _C_ROUNDS, _C_FULL, _C_STATE = COUNTERS["C_ROUNDS"], COUNTERS["C_FULL"], COUNTERS["C_STATE"]
+#: how the full-GPU version picks a round's exchanges -> the code dgs_rounds_kernel gets (defines
+#: SEL_MUTUAL, SEL_CHECK_CONFLICTS): "mutual", the mutually best pairs (ours); "check_conflicts",
+#: the paper's Check-Conflicts (Sec. 5, Algorithm 4)
+SELECTIONS = {"mutual": 0, "check_conflicts": 1}
 
 _CELLS = ("ade_cells_kernel", "jde_cells_kernel", "row_max_kernel")
 #: the kernels of ``gpualgo/kernels/dgs.cu`` each GPU version launches
@@ -76,17 +82,32 @@ def launch_config(kind: str, rows: int = 0, cols: int = 0, sms: int = 132, threa
     raise ValueError(f"unknown kernel kind {kind!r}")
 
 
-def check_options(blocks_per_sm=4, trace_capacity=4096, **_):
+def check_selection(selection) -> int:
+    """The kernel's code of a ``selection`` (:data:`SELECTIONS`); ValueError naming the option
+    for any other value.
+
+    >>> check_selection("check_conflicts")
+    1
+    """
+    if not isinstance(selection, str) or selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {', '.join(map(repr, SELECTIONS))}, got {selection!r}")
+    return SELECTIONS[selection]
+
+
+def check_options(blocks_per_sm=4, trace_capacity=4096, selection="mutual", **_):
     """The launch options of the GPU versions, checked before a GPU is asked for
     (:class:`gpualgo.variants.Variant`'s ``checks``) and again where they are used."""
     guards.integer(blocks_per_sm, "blocks_per_sm (the kernel's launch bounds)", 1, 4)
     check_trace_capacity(trace_capacity)
+    check_selection(selection)
 
 
 def defines(cooperative: bool = True) -> dict:
-    """The compile-time constants of dgs.cu: the tile, :data:`COUNTERS`, and without the
-    cooperative kernel ``DGS_NO_COOPERATIVE``."""
-    return {"TILE": TILE, **COUNTERS, **({} if cooperative else {"DGS_NO_COOPERATIVE": 1})}
+    """The compile-time constants of dgs.cu: the tile, :data:`COUNTERS`, the codes of
+    :data:`SELECTIONS` (``SEL_MUTUAL``...), and without the cooperative kernel
+    ``DGS_NO_COOPERATIVE``."""
+    codes = {f"SEL_{name.upper()}": code for name, code in SELECTIONS.items()}
+    return {"TILE": TILE, **COUNTERS, **codes, **({} if cooperative else {"DGS_NO_COOPERATIVE": 1})}
 
 
 def _module(cooperative: bool):
@@ -231,13 +252,18 @@ def _device_matrix(cp, B, force: bool):
 
 
 def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: int = 10**7, incremental: bool = True,
-             blocks_per_sm: int = 4, trace_capacity: int = 1 << 16, force: bool = False):
+             selection: str = "mutual", blocks_per_sm: int = 4, trace_capacity: int = 1 << 16, force: bool = False):
     """DGS entirely on the GPU (one cooperative launch; see ``dgs_rounds_kernel``).
 
     ``time_limit``: seconds from the launch; when the GPU clock passes it, the kernel
     stops after the current round and the assignment so far (always complete, never worse
     than the start) is returned with ``stats["converged"] = False``.  ``incremental=False``
-    re-evaluates every row every round (for comparison).  ``eps`` is not used."""
+    re-evaluates every row every round (for comparison).  ``selection``: how a round picks
+    the exchanges it applies (:data:`SELECTIONS`); with ``"check_conflicts"``,
+    ``stats["conflicts"]`` counts the candidates it dropped over the run.  Either selection
+    stops on an exchange-optimal assignment; they differ in the exchanges they apply, so in
+    the rounds, the time and the assignment they end on.  ``eps`` is not used."""
+    code = check_selection(selection)
     cp = gpu.require()
     t0 = time.perf_counter()
     lim_us = parse_time_limit(time_limit)
@@ -273,7 +299,7 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
     with gpu.CudaTimer() as timer:
         kern(grid, block, (A_d, AT_d, np.int32(m), np.int32(n), tau, holder, cur, best_d, best_p, stamp, lists,
                            counters, objective, np.float64(tol), deadline, np.int32(max_rounds),
-                           np.int32(bool(incremental)), trace, np.int32(cap)))
+                           np.int32(bool(incremental)), np.int32(code), trace, np.int32(cap)))
     t2 = time.perf_counter()
     a = tau.get().astype(np.int64)
     cnt = counters.get()
@@ -284,7 +310,9 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
              "device": gpu.device_name(), "download_ms": (time.perf_counter() - t2) * 1e3,
              "rounds": rounds, "switches": int(obj_d[1]), "converged": bool(cnt[_C_STATE] == 1),
              "full_row_scans": int(cnt[_C_FULL]), "tol": tol, "init": init if isinstance(init, str) else "given",
-             "launch": {"rounds": (grid, block)}, "incremental": bool(incremental)}
+             "launch": {"rounds": (grid, block)}, "incremental": bool(incremental), "selection": selection}
+    if selection == "check_conflicts":
+        stats["conflicts"] = int(cnt[COUNTERS["C_CONFLICTS"]])
     sw, ob, ms = rounds_trace_arrays(tr, start_obj)
     return make_dgs_result(B, a, "gpu", stats, t0, start_obj, sw, ob, ms)
 

@@ -52,7 +52,7 @@ from .trace import check_trace_capacity, make_dgs_result, new_trace, record_trac
 
 __all__ = ["prepare", "check_size", "initial_assignment", "start_state", "ade_row", "jde_row", "full_de", "reevaluate",
            "CpuEvaluation", "pick_and_apply", "switch_phase", "switch_steps", "dgs", "walk", "pair_row",
-           "parallel_rounds", "solve_serial"]
+           "mutual_pairs", "check_conflicts", "parallel_rounds", "solve_serial"]
 
 NEG = -np.inf
 
@@ -477,12 +477,71 @@ def pair_row(A, AT, holder, cur, x, best_d, best_p):
 
 
 @njit(cache=True)
-def parallel_rounds(A, AT, tau, tol, max_rounds):
+def _apply_pair(A, tau, holder, cur, x, p):
+    """Exchange jobs ``x`` and ``p``: their holders swap (a free job's holder is -1)."""
+    hx, hp = holder[x], holder[p]
+    holder[x], holder[p] = hp, hx
+    cur[x] = A[hp, x] if hp >= 0 else 0.0
+    cur[p] = A[hx, p] if hx >= 0 else 0.0
+    if hx >= 0:
+        tau[hx] = p
+    if hp >= 0:
+        tau[hp] = x
+
+
+@njit(cache=True)
+def mutual_pairs(best_d, best_p, tol):
+    """The rows ``x`` of the *mutual* best pairs with a gain above ``tol``
+    (``best_p[best_p[x]] == x``, ``x`` the lower job of the pair)."""
+    n = best_d.size
+    keep = np.empty(n // 2 + 1, dtype=np.int64)
+    k = 0
+    for x in range(n):
+        p = best_p[x]
+        if best_d[x] > tol and x < p and best_p[p] == x:
+            keep[k] = x
+            k += 1
+    return keep[:k]
+
+
+@njit(cache=True)
+def check_conflicts(tau, holder, best_d, best_p, tol):
+    """The paper's Check-Conflicts (Sec. 5, Algorithm 4), on job rows: the agents in index
+    order (agent ``i``'s row ``tau[i]``), then the free jobs in index order; a candidate with a
+    gain above ``tol`` is kept when neither of its two jobs is reserved by a kept one, and then
+    reserves both; otherwise it is dropped (conflicting) for this round.  Returns ``(rows kept,
+    candidates dropped)``; see ``check_conflicts`` in ``gpualgo/kernels/dgs.cu`` for the
+    reading of the paper."""
+    m, n = tau.size, holder.size
+    reserved = np.zeros(n, dtype=np.bool_)
+    keep = np.empty(n // 2 + 1, dtype=np.int64)
+    k = 0
+    dropped = 0
+    for c in range(m + n):
+        x = tau[c] if c < m else c - m
+        if (c >= m and holder[x] >= 0) or not best_d[x] > tol:
+            continue
+        p = best_p[x]
+        if reserved[x] or reserved[p]:
+            dropped += 1
+            continue
+        reserved[x] = reserved[p] = True
+        keep[k] = x
+        k += 1
+    return keep[:k], dropped
+
+
+@njit(cache=True)
+def parallel_rounds(A, AT, tau, tol, max_rounds, conflicts=False):
     """The rule of the full-GPU version, run serially (its twin for the tests): every round
-    evaluates every job's best exchange, then applies at once all *mutual* best pairs
-    (``best_p[best_p[x]] == x``) with a gain above ``tol``.  Mutual pairs share no job, so
-    their gains add up exactly; the largest gain is always mutual, so a round without a
-    pair means no exchange improves.  Returns ``(rounds, switches, objective)``."""
+    evaluates every job's best exchange, then applies at once the exchanges a selection
+    picks: the *mutual* best pairs (``best_p[best_p[x]] == x``, :func:`mutual_pairs`) or,
+    with ``conflicts=True``, those the paper's Check-Conflicts keeps (:func:`check_conflicts`).
+    Either picks exchanges that share no job, so their gains add up exactly; either picks
+    one at least while an exchange gains more than ``tol`` (the largest gain is always
+    mutual; Check-Conflicts keeps its first candidate), so a round that applies nothing
+    means no exchange improves.  Returns ``(rounds, switches, objective, dropped)``, the last
+    the candidates Check-Conflicts dropped over the run (0 for mutual pairs)."""
     m, n = A.shape
     holder = np.full(n, -1, dtype=np.int64)
     cur = np.zeros(n)
@@ -493,30 +552,23 @@ def parallel_rounds(A, AT, tau, tol, max_rounds):
         obj += cur[tau[i]]
     best_d = np.empty(n)
     best_p = np.empty(n, dtype=np.int64)
-    rounds = 0
-    switches = 0
+    rounds = switches = dropped = 0
     while rounds < max_rounds:
         rounds += 1
         for x in range(n):
             pair_row(A, AT, holder, cur, x, best_d, best_p)
-        applied = 0
-        for x in range(n):
-            p = best_p[x]
-            if best_d[x] > tol and x < p and best_p[p] == x:
-                hx, hp = holder[x], holder[p]
-                holder[x], holder[p] = hp, hx
-                cur[x] = A[hp, x] if hp >= 0 else 0.0
-                cur[p] = A[hx, p] if hx >= 0 else 0.0
-                if hx >= 0:
-                    tau[hx] = p
-                if hp >= 0:
-                    tau[hp] = x
-                obj += best_d[x]
-                applied += 1
-        switches += applied
-        if applied == 0:
+        if conflicts:
+            keep, d = check_conflicts(tau, holder, best_d, best_p, tol)
+            dropped += d
+        else:
+            keep = mutual_pairs(best_d, best_p, tol)
+        for x in keep:
+            _apply_pair(A, tau, holder, cur, x, best_p[x])
+            obj += best_d[x]
+        switches += keep.size
+        if keep.size == 0:
             break
-    return rounds, switches, obj
+    return rounds, switches, obj, dropped
 
 
 # ------------------------------------------------------------------------------ solver
