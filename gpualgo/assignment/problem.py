@@ -31,7 +31,7 @@ _RAW_LIMIT = (1 << 30)
 @dataclass
 class IntProblem:
     """A validated problem in integer form: scaled benefit = ``raw * scale``."""
-    raw: np.ndarray       # (m, n) int32, MISSING for a missing edge
+    raw: np.ndarray | None  # (m, n) int32, MISSING for a missing edge (None: made on the device)
     scale: int            # benefits are raw * scale in the auction's units
     eps: int              # final epsilon in scaled units (>= 1)
     cap: int              # the largest bid increment (used when a person has one edge)
@@ -108,7 +108,7 @@ def check_float_range(big: float, n: int) -> None:
 
 
 def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
-            value_range: tuple[int, int] | None = None) -> IntProblem:
+            value_range: tuple[int, int] | None = None, host_raw: bool = True) -> IntProblem:
     """Validate ``B`` and build its :class:`IntProblem`.
 
     ``eps=None`` asks for the exact optimum: the benefits must be integers, and the
@@ -127,6 +127,10 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
     ``value_range``: ``(min, max)`` of an integer ``B`` when the caller has computed it
     already (the dense GPU variants reduce the matrix on the device after uploading
     it, which is faster than two passes on the host); ignored for float ``B``.
+
+    ``host_raw=False``: the caller makes the int32 matrix itself (the dense GPU variants
+    convert ``B`` on the device once its range is checked here), so ``raw`` is None and no
+    host pass runs over ``B``; only for a square integer ``B``.
 
     Raises ValueError for: wrong shapes, ``m > n``, NaN or ``+inf``, non-integer
     benefits with ``eps=None``, a bad ``eps``, values too large for exact 64-bit
@@ -154,7 +158,12 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
     else:
         raw_vals, lo, hi, scale, eps_int, unit, eps_original = _float_grid(eps, persons, finite, missing)
         exact = False
-    raw = _raw_matrix(raw_vals, missing, square, m, n, lo)
+    if host_raw:
+        raw = _raw_matrix(raw_vals, missing, square, m, n, lo)
+    elif missing is None and m == n:     # an integer dtype: nothing to mark, nothing to pad
+        raw = None
+    else:
+        raise ValueError(f"host_raw=False needs a square integer matrix, got {m} x {n} of dtype {A.dtype}")
     span = (hi - lo) * scale
     # A bid increment is g1 - g2 + eps; capping it keeps eps-complementary slackness
     # (any increment in [eps, g1 - g2 + eps] does) and bounds the prices.

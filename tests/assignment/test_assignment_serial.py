@@ -123,3 +123,19 @@ def test_gpu_variants_need_a_gpu():
         pytest.skip("a GPU is present")
     with pytest.raises(gpu.GPUUnavailableError):
         A.solve(np.ones((2, 2)), variant="gpu_eps_scaling")
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint16])
+def test_prepare_without_the_host_matrix_agrees_with_it(dtype, rng):
+    """host_raw=False (the GPU makes the int32 matrix): the same grid, no host copy, the same refusals."""
+    B = rng.integers(0, 5000, size=(64, 64)).astype(dtype)
+    full = problem.prepare(B, square=True)
+    lean = problem.prepare(B, square=True, value_range=(int(B.min()), int(B.max())), host_raw=False)
+    assert lean.raw is None and np.array_equal(full.raw, B.astype(np.int32))
+    assert (lean.scale, lean.eps, lean.cap, lean.span, lean.exact) == (full.scale, full.eps, full.cap, full.span,
+                                                                       full.exact)
+    with pytest.raises(ValueError, match="2\\*\\*30"):
+        problem.prepare(B, square=True, value_range=(0, 2**40), host_raw=False)
+    for bad in (np.ones((3, 4), dtype), B.astype(np.float64)):
+        with pytest.raises(ValueError, match="host_raw=False needs a square integer matrix"):
+            problem.prepare(bad, square=True, host_raw=False)

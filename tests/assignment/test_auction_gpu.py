@@ -104,16 +104,26 @@ def test_eps_scaling_options_equal_serial_twin(opts, rng):
 
 
 def test_eps_scaling_upload_paths_agree(rng):
-    """A square int32 matrix is uploaded as it is and its range taken on the GPU; other inputs go through the host."""
+    """A square integer matrix (int32, int64, any integer type) is uploaded as it is, its range
+    taken and its int32 form made on the GPU; other inputs go through the host."""
     B = A.uniform_instance(512, 512, 0, 511, seed=rng).astype(np.int32)
     direct = A.solve(B, variant="gpu_eps_scaling")
-    for other in (B.astype(np.int64), np.asfortranarray(B), B.astype(np.float64)):
+    others = (B.astype(np.int64), B.astype(np.uint16), B.astype(np.int16), B.astype(np.uint64),
+              np.asfortranarray(B), B.astype(np.float64), B.astype(">i8"))
+    for other in others:
         r = A.solve(other, variant="gpu_eps_scaling")
-        assert np.array_equal(r.assignment, direct.assignment) and np.array_equal(r.prices, direct.prices)
+        assert np.array_equal(r.assignment, direct.assignment) and np.array_equal(r.prices, direct.prices), other.dtype
     assert direct.objective == A.reference_objective(B)
-    B[3, 7] = 2**30
-    with pytest.raises(ValueError, match="2\\*\\*30"):
-        A.solve(B, variant="gpu_eps_scaling")
+    assert "proves the optimum" in A.checks.certify(B.astype(np.int64), direct)
+    for big in (np.int32, np.int64):
+        C = B.astype(big)
+        C[3, 7] = 2**30
+        with pytest.raises(ValueError, match="2\\*\\*30"):
+            A.solve(C, variant="gpu_eps_scaling")
+    C = B.astype(np.int64)
+    C[5, 1] = -(2**40)                     # would wrap in int32: refused before any conversion
+    with pytest.raises(ValueError, match="range"):
+        A.solve(C, variant="gpu_eps_scaling")
 
 
 @pytest.mark.parametrize("variant", GPU_VARIANTS)
@@ -143,3 +153,21 @@ def test_answers_pass_the_public_checks(variant, rng):
             r = A.solve(B, variant=variant, eps=eps)
             A.check_result(B, r, eps=eps)
             A.certify(B, r, eps=eps)
+
+
+def test_targets_quick_preset_checks_every_answer_from_both_dtypes():
+    from gpualgo import bench
+    rows = bench.run_preset("auction", "targets", progress=False, quick=True)
+    gpu_rows = [r for r in rows if r["variant"] == "gpu_eps_scaling"]
+    cases = {(r["n"], r["range"]) for r in gpu_rows}
+    assert cases == {(96, "1-10000"), (64, "0-999"), (64, "geom")}
+    for n, family in cases:
+        mine = [r for r in gpu_rows if (r["n"], r["range"]) == (n, family)]
+        assert sorted((r["dtype"], r["rep"]) for r in mine) == [(d, k) for d in ("int32", "int64") for k in range(3)]
+        assert all(r["verified"] is True for r in mine) and len({r["objective"] for r in mine}) == 1
+        scipy = [r for r in rows if r["variant"] == "scipy" and (r["n"], r["range"]) == (n, family)]
+        if n == 64:
+            assert len(scipy) == 3 and scipy[0]["objective"] == mine[0]["objective"]
+            assert all(r["verified_by"] == "scipy" and r["speedup_vs_scipy"] > 0 for r in mine)
+        else:
+            assert not scipy and all(r["verified_by"] == "dual bound" for r in mine)

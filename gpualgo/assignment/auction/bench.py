@@ -14,6 +14,10 @@
 ``scaling``         the serial auction at eps = 1/(m+1) against its eps-scaling twin on the
                     report's instances (the same ones both ways), every answer certified
                     optimal; serial, no GPU.
+``targets``         the performance goals: the exact gpu_eps_scaling from an int32 and from
+                    an int64 host array (numpy's default integer) alike, at n = 16384 (GPU
+                    only, certified by the dual bound) and against scipy and lap at n = 8192
+                    on benefits in [0, 999] and on geometric ones (``dtype``, ``range``).
 
 Every preset takes ``quick=True`` (its ``Preset.quick`` sizes, for notebooks in CI and tests).
 
@@ -168,6 +172,65 @@ def _exact_cases(p):
                 yield bench.Case(f"n={n} {rng_name} #{k}", run, check)
 
 
+def _targets_instance(family: str, n: int, seed: int) -> np.ndarray:
+    """A ``targets`` instance, int64 as numpy draws it: ``"geom"`` (:func:`instances.geom_instance`)
+    or a benefit range ``"lo-hi"`` (uniform)."""
+    if family == "geom":
+        return instances.geom_instance(n, n, seed=seed)
+    lo, hi = (int(v) for v in family.split("-"))
+    return instances.uniform_instance(n, n, lo, hi, seed=seed).astype(np.int64)
+
+
+def _check_targets_instance(family: str, n: int):
+    if family == "geom":
+        return instances.check_geom_instance(n, n)
+    lo, hi = (int(v) for v in family.split("-"))
+    return instances.check_uniform_instance(n, n, lo, hi)
+
+
+def _targets_case(p, n: int, family: str, peers_too: bool):
+    """One ``targets`` case: gpu_eps_scaling from each of ``p["dtypes"]``, ``p["reps"]`` runs
+    each; with ``peers_too``, scipy (the optimum every answer is checked against, and the
+    speed-up's base) and lap first, else every answer certified by its prices' dual bound."""
+    def run():
+        seed = _seed(p["seed"], n, 0)
+        B = _targets_instance(family, n, seed)
+        common = dict(algorithm="auction", n=n, range=family, seed=seed, instance=0)
+        rows, opt, t_scipy = [], None, None
+        if peers_too:
+            runs = bench.repeat(peers.scipy_assignment, B)
+            opt = checks.objective(B, runs[0][0])
+            t_scipy = float(np.median([ms for _, ms in runs]))
+            rows += [dict(bench.peer_row("scipy", opt, ms, rep=i, **common), verified_by=None)
+                     for i, (_, ms) in enumerate(runs)]
+            if peers.available("lap"):
+                for i, (x, t_lap) in enumerate(bench.repeat(peers.lap_assignment, B)):
+                    ok = _verified(checks.check_result, B, x, optimum=opt)
+                    rows.append(dict(bench.peer_row("lap", checks.objective(B, x), t_lap, rep=i, verified=ok,
+                                                    **common), verified_by="scipy"))
+        for dtype in p["dtypes"]:
+            Bd = np.ascontiguousarray(B, dtype=dtype)
+            bench.warm_up(solve, Bd, ["gpu_eps_scaling"])
+            for rep in range(p["reps"]):
+                r = solve(Bd, variant="gpu_eps_scaling")
+                if peers_too:
+                    row = _row(r, rep=rep, verified=_verified(checks.check_result, B, r, optimum=opt),
+                               verified_by="scipy", **common)
+                    row["speedup_vs_scipy"] = t_scipy / r.stats["total_ms"]
+                else:
+                    row = _certified_row(B, r, None, rep=rep, **common)
+                rows.append(dict(row, dtype=dtype))
+        return rows
+    return bench.Case(f"n={n} {family}", run, lambda: _check_targets_instance(family, n))
+
+
+def _targets_cases(p):
+    for family in p["big_families"]:
+        yield _targets_case(p, p["big_n"], family, peers_too=False)
+    for family in p["families"]:
+        yield _targets_case(p, p["n"], family, peers_too=True)
+
+
 def _tuning_cases(p, variant, settings):
     """One case per instance: ``variant`` at eps = 1 once per setting.
 
@@ -260,6 +323,12 @@ PRESETS = {
         "bidders in every round, 1108 persons, density 1 (serial Jacobi rounds; the report drew the first 100)",
         dict(n=1108, rounds=100_000, density=1.0, instances=3, limit=10000, seed=2022),
         _active_cases, needs_gpu=False, quick=dict(n=60)),
+    "targets": bench.Preset(
+        "goals: exact gpu_eps_scaling from int32 and int64 input at n = 16384, and against scipy and lap at "
+        "n = 8192 on benefits in [0, 999] and geometric ones",
+        dict(big_n=16384, big_families=["1-10000"], n=8192, families=["0-999", "geom"],
+             dtypes=["int32", "int64"], reps=3, seed=19),
+        _targets_cases, quick=dict(big_n=96, n=64)),
     "scaling": bench.Preset(
         "serial auction at eps = 1/(m+1) against serial eps-scaling, same instances (density 0.1 and 1)",
         dict(sizes=REPORT_SIZES[:6], densities=[0.1, 1.0], instances=3, limit=10000, seed=2022),

@@ -323,6 +323,13 @@ def check_fast_options(warps_per_block=8, blocks_per_sm=4, rounds_per_check=16, 
     guards.integer(tail_max, "tail_max", 1, 32)
 
 
+def _direct_upload(B, sparse: bool) -> bool:
+    """Whether ``B`` goes to the device as it is (see :func:`_fast_layout`): a dense layout of
+    a square C-contiguous integer numpy matrix with n % 4 == 0 (the kernels' row pitch)."""
+    return (not sparse and isinstance(B, np.ndarray) and B.dtype.kind in "iu" and B.dtype.isnative and B.ndim == 2
+            and B.shape[0] == B.shape[1] and B.shape[0] % 4 == 0 and B.flags.c_contiguous)
+
+
 @dataclass
 class _Rows:
     """The benefit rows on the device, as the bidding kernels take them."""
@@ -336,20 +343,24 @@ def _fast_layout(cp, B, eps, sparse: bool, force: bool, variant: str):
     out for the kernels (CSR, or dense with a pitch that is a multiple of 4) and upload
     them. Returns ``(prob, rows)``.
 
-    A square C-contiguous int32 matrix with n % 4 == 0 is used as it is: it is uploaded
-    first and its range taken on the device (two host passes cost more than that).
+    A square C-contiguous integer matrix with n % 4 == 0 (int32, or numpy's default int64,
+    or any other integer type) is uploaded as it is: its range is taken on the device and,
+    once :func:`problem.prepare` has checked it, it is converted to int32 there (host passes
+    over the matrix cost more than the upload).
     """
-    direct = (not sparse and isinstance(B, np.ndarray) and B.dtype == np.int32 and B.ndim == 2
-              and B.shape[0] == B.shape[1] and B.shape[0] % 4 == 0 and B.flags.c_contiguous)
+    direct = _direct_upload(B, sparse)
     hint = "" if sparse else "gpu_sparse keeps only the existing edges"
     value_range, raw_d, upload = None, None, gpu.CudaTimer()
     if direct:
-        guards.memory(_fast_bytes(B.shape[0], ld=B.shape[0]), f"{variant} on a {B.shape[0]} x {B.shape[1]} matrix",
-                      force, hint=hint)
+        as_given = 0 if B.dtype == np.int32 else B.nbytes        # until converted on the device
+        guards.memory(_fast_bytes(B.shape[0], ld=B.shape[0]) + as_given,
+                      f"{variant} on a {B.shape[0]} x {B.shape[1]} matrix", force, hint=hint)
         with upload:
             raw_d = gpu.to_device(B)
         value_range = (int(raw_d.min()), int(raw_d.max()))
-    prob = problem.prepare(B, eps, square=True, value_range=value_range)
+    prob = problem.prepare(B, eps, square=True, value_range=value_range, host_raw=not direct)
+    if direct and raw_d.dtype != np.int32:
+        raw_d = raw_d.astype(np.int32)         # every value in range: prepare checked it
     N = prob.n  # persons after padding = objects
     what = f"{variant} on a {prob.m} x {prob.n} matrix"
     if N >= (1 << problem.KEY_BITS):
