@@ -14,6 +14,11 @@
 //  * Best = smallest cost, ties to the smallest rank, as in the serial version.
 //  * MAXN, MAXK and HK_MAXN are passed by the host (gpualgo/tsp/gpu.py); the defaults below
 //    are only for compiling this file on its own.
+//  * The report's tuning steps are options of the versions, compiled in by flags the host
+//    defines to 1 only when a run asks for them (gpu.py, TUNING_DEFINES); at 0 each kernel is
+//    the version as it is recorded: A_INT32_ORDERS, A_CITY_MAJOR, A_SHARED_MATRIX (version (a),
+//    tour_cost_tuned_kernel and tour_best_kernel), B_SHARED_MATRIX (b), C_GLOBAL_MATRIX and
+//    C_FULL_COST (c).
 #include "common.cuh"
 
 #ifdef COST_INT64
@@ -29,6 +34,24 @@
 #endif
 #ifndef HK_MAXN
 #define HK_MAXN 33       // Held-Karp: bit j of a 32-bit mask is city j + 1
+#endif
+#ifndef A_INT32_ORDERS
+#define A_INT32_ORDERS 0 // (a): 4-byte city indices instead of 1 (the report's int before char)
+#endif
+#ifndef A_CITY_MAJOR
+#define A_CITY_MAJOR 0   // (a): city t of order i at orders[t * count + i]
+#endif
+#ifndef A_SHARED_MATRIX
+#define A_SHARED_MATRIX 0 // (a): the matrix read from a copy in shared memory
+#endif
+#ifndef B_SHARED_MATRIX
+#define B_SHARED_MATRIX 0 // (b): the matrix read from a copy in shared memory
+#endif
+#ifndef C_GLOBAL_MATRIX
+#define C_GLOBAL_MATRIX 0 // (c): the matrix read from global memory
+#endif
+#ifndef C_FULL_COST
+#define C_FULL_COST 0    // (c): every order's cost added up from its start, not incrementally
 #endif
 
 template <class T> struct CostLimit;
@@ -102,6 +125,20 @@ __device__ __forceinline__ unsigned fact_digit(unsigned long long& r, unsigned l
     return (unsigned)d;
 }
 
+// Where a kernel reads the matrix: W itself (global memory), or with SHARED a copy in shared
+// memory that the block loads first.  Every thread of the block must call it (the barrier).
+template <bool SHARED>
+__device__ __forceinline__ const COST_T* matrix_for(const COST_T* __restrict__ W, int n) {
+    if constexpr (SHARED) {
+        __shared__ COST_T sW[MAXN * MAXN];
+        for (int i = threadIdx.x; i < n * n; i += blockDim.x) sW[i] = W[i];
+        __syncthreads();
+        return sW;
+    } else {
+        return W;
+    }
+}
+
 // ------------------------------------------------------------------------------------
 // Version (a), host chunks: the host writes the orders, one thread scores each
 // ------------------------------------------------------------------------------------
@@ -131,6 +168,78 @@ extern "C" __global__ void tour_cost_kernel(const unsigned char* __restrict__ or
 }
 
 // ------------------------------------------------------------------------------------
+// Version (a), the report's tuning steps: the same scoring with one choice changed
+// ------------------------------------------------------------------------------------
+
+// The options of host_chunks that change the kernel (gpu.py) run these two kernels, the
+// flags above choosing the index type, the layout and where the matrix is read; with every
+// flag at 0 they compute what tour_cost_kernel does.
+#if A_INT32_ORDERS
+typedef int order_t;
+#else
+typedef unsigned char order_t;
+#endif
+
+// The cost of order i of a batch of `count` orders: the closed tour 0 -> order -> 0.
+// Order-major, thread i reads its order's m bytes one after the other; city-major, city t
+// of every order sits in one row, so the threads of a warp read neighbouring entries.
+__device__ __forceinline__ COST_T order_cost(const order_t* __restrict__ orders, long long i,
+                                             long long count, int n,
+                                             const COST_T* __restrict__ M) {
+    const int m = n - 1;
+#if A_CITY_MAJOR
+    const order_t* o = orders + i;
+    const long long step = count;
+#else
+    const order_t* o = orders + i * m;
+    const long long step = 1;
+#endif
+    int prev = 0;
+    COST_T cost = 0;
+    for (int t = 0; t < m; ++t) {
+        int city = o[t * step];
+        cost += M[prev * n + city];
+        prev = city;
+    }
+    return cost + M[prev * n];
+}
+
+// One thread per order (grid-stride) writes its cost; the host takes the minimum.
+extern "C" __global__ void tour_cost_tuned_kernel(const order_t* __restrict__ orders,
+                                                  long long count, int n,
+                                                  const COST_T* __restrict__ W,
+                                                  COST_T* __restrict__ costs) {
+    const COST_T* M = matrix_for<A_SHARED_MATRIX != 0>(W, n);
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += stride)
+        costs[i] = order_cost(orders, i, count, n, M);
+}
+
+// The minimum on the device: each thread keeps its best (cost, index in the batch), the
+// block reduces them (ties to the lowest index, as the host's argmin), and
+// reduce_best_kernel reduces the blocks' bests, so two numbers come back instead of a cost
+// per order.
+extern "C" __global__ void tour_best_kernel(const order_t* __restrict__ orders,
+                                            long long count, int n,
+                                            const COST_T* __restrict__ W,
+                                            COST_T* __restrict__ block_cost,
+                                            long long* __restrict__ block_rank) {
+    const COST_T* M = matrix_for<A_SHARED_MATRIX != 0>(W, n);
+    COST_T best = COST_MAX;
+    long long best_i = NO_RANK;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += stride) {
+        COST_T cost = order_cost(orders, i, count, n, M);
+        if (cost < best) { best = cost; best_i = i; }
+    }
+    block_argmin(best, best_i, COST_MAX, NO_RANK);
+    if (threadIdx.x == 0) {
+        block_cost[blockIdx.x] = best;
+        block_rank[blockIdx.x] = best_i;
+    }
+}
+
+// ------------------------------------------------------------------------------------
 // Version (b), unrank: each thread builds its orders from their ranks, device minimum
 // ------------------------------------------------------------------------------------
 
@@ -144,6 +253,7 @@ extern "C" __global__ void unrank_kernel(const COST_T* __restrict__ W, int n,
                                          long long kfact, long long chunk0, long long total,
                                          COST_T* __restrict__ block_cost,
                                          long long* __restrict__ block_rank) {
+    const COST_T* M = matrix_for<B_SHARED_MATRIX != 0>(W, n);   // a tuning step: shared
     COST_T best = COST_MAX;
     long long best_g = NO_RANK;
     const long long stride = (long long)gridDim.x * blockDim.x;
@@ -152,15 +262,15 @@ extern "C" __global__ void unrank_kernel(const COST_T* __restrict__ W, int n,
         unsigned long long r = (unsigned long long)(g - c * kfact);
         int cur, target;
         COST_T cost, tail;
-        unsigned free = chunk_setup(W, n, prefix, F, last, f, chunk0 + c, cur, cost, target, tail);
+        unsigned free = chunk_setup(M, n, prefix, F, last, f, chunk0 + c, cur, cost, target, tail);
         for (int t = 0; t < k; ++t) {
             unsigned d = fact_digit(r, FACT[k - 1 - t]);
             int city = nth_bit(free, d);
             free &= ~(1u << city);
-            cost += W[cur * n + city];
+            cost += M[cur * n + city];
             cur = city;
         }
-        cost += W[cur * n + target] + tail;
+        cost += M[cur * n + target] + tail;
         if (cost < best) { best = cost; best_g = g; }
     }
     block_argmin(best, best_g, COST_MAX, NO_RANK);
@@ -192,6 +302,7 @@ extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ 
     for (int i = threadIdx.x; i < n * n; i += blockDim.x) sW[i] = W[i];
     __syncthreads();
     // exercise tsp.shared_matrix: end
+    const COST_T* M = C_GLOBAL_MATRIX ? W : sW;   // a tuning step: the matrix in global memory
 
     COST_T best = COST_MAX;
     long long best_g = NO_RANK;
@@ -204,7 +315,7 @@ extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ 
         unsigned long long r = (unsigned long long)(g - c * kfact);
         int anchor, target;
         COST_T base, tail;
-        unsigned free = chunk_setup(sW, n, prefix, F, last, f, chunk0 + c, anchor, base,
+        unsigned free = chunk_setup(M, n, prefix, F, last, f, chunk0 + c, anchor, base,
                                     target, tail);
         for (int t = 0; t < k; ++t) {
             int city = nth_bit(free, fact_digit(r, FACT[k - 1 - t]));
@@ -213,14 +324,14 @@ extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ 
         }
         int i = 0;  // first position whose prefix cost is stale
         for (;;) {
-            COST_T acc = i == 0 ? base + sW[anchor * n + p[0]]
-                                : pc[i - 1] + sW[p[i - 1] * n + p[i]];
+            COST_T acc = i == 0 ? base + M[anchor * n + p[0]]
+                                : pc[i - 1] + M[p[i - 1] * n + p[i]];
             pc[i] = acc;
             for (int t = i + 1; t < k; ++t) {
-                acc += sW[p[t - 1] * n + p[t]];
+                acc += M[p[t - 1] * n + p[t]];
                 pc[t] = acc;
             }
-            COST_T cost = acc + sW[p[k - 1] * n + target] + tail;
+            COST_T cost = acc + M[p[k - 1] * n + target] + tail;
             if (cost < best) { best = cost; best_g = g; }
             if (++g >= end) break;
             // next permutation: the pivot is the last position followed by a larger city
@@ -229,7 +340,7 @@ extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ 
             if (i < 0) {
                 // the chunk is done: the next one starts at its sorted order
                 ++c;
-                free = chunk_setup(sW, n, prefix, F, last, f, chunk0 + c, anchor, base,
+                free = chunk_setup(M, n, prefix, F, last, f, chunk0 + c, anchor, base,
                                    target, tail);
                 for (int t = 0; t < k; ++t) {
                     int city = __ffs(free) - 1;
@@ -245,6 +356,9 @@ extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ 
             for (int lo = i + 1, hi = k - 1; lo < hi; ++lo, --hi) {
                 tmp = p[lo]; p[lo] = p[hi]; p[hi] = tmp;
             }
+#if C_FULL_COST
+            i = 0;   // a tuning step: add up the whole order again, as (b) does
+#endif
         }
     }
     block_argmin(best, best_g, COST_MAX, NO_RANK);

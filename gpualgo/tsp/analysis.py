@@ -21,10 +21,12 @@ goal GPU Held-Karp at least 50x numba: not measured
 from __future__ import annotations
 
 import statistics
+from typing import NamedTuple
 
 
 __all__ = ["best_rates", "rate_at", "halving_gains", "host_bound", "duration", "largest_gaps", "targets_report",
-           "RATE_GOAL", "EXACT_GOAL_S", "HK_SPEEDUP_GOAL", "YEAR_S"]
+           "RATE_GOAL", "EXACT_GOAL_S", "HK_SPEEDUP_GOAL", "YEAR_S", "Step", "TUNING_STEPS", "TUNING_OPTIONS",
+           "tuning_table", "tuning_lines", "cores_lines"]
 
 #: the goals of the ``targets`` preset: orders per second of the fastest brute force at
 #: n = 13..15, seconds to solve n = 16 exactly by brute force, GPU over numba Held-Karp at n = 22
@@ -183,4 +185,113 @@ def cluster_lines(rows) -> list[str]:
             parts.append(part)
         checked = "verified against Held-Karp" if all(r.get("verified") for r in at) else "not verified"
         lines.append(f"n = {n}: " + "; ".join(parts) + f" [{at[0]['device']}...; {checked}]")
+    return lines
+
+
+# ------------------------------------------------------------------ the report's tuning steps
+
+class Step(NamedTuple):
+    """One row of the ``tuning`` preset: a version with one choice changed from ``base`` (the
+    step it is compared with), and ``report``: the report's rate of this step over ``base``
+    where it gives a number (None where it gives only a direction)."""
+    variant: str
+    options: dict
+    base: str | None
+    report: float | None
+    label: str
+
+
+#: the ``tuning`` preset's steps in the report's order (Sec. 2.1, then 2.2): version (a) as
+#: built, the report's starting point (int indices, buffers re-created from plain memory:
+#: "~250%" is the tuned form over it), one choice of (a) changed at a time, then (b) ("~150%
+#: more" than (a): x2.5) and (c), each of (c)'s changes over (b) made or undone alone
+TUNING_STEPS = {
+    "a": Step("gpu_host_chunks", {}, None, None, "(a) as built: uint8, pinned"),
+    "a+int32+pageable": Step("gpu_host_chunks", {"index": "int32", "host_buffer": "pageable"}, "a", 1 / 2.5,
+                             "(a) int32 + pageable: the report's start"),
+    "a+int32": Step("gpu_host_chunks", {"index": "int32"}, "a", None, "(a) int32 orders"),
+    "a+pageable": Step("gpu_host_chunks", {"host_buffer": "pageable"}, "a", None, "(a) pageable buffers"),
+    "a+mapped": Step("gpu_host_chunks", {"host_buffer": "mapped"}, "a", None, "(a) mapped (zero-copy)"),
+    "a+shared_matrix": Step("gpu_host_chunks", {"matrix": "shared"}, "a", None, "(a) matrix in shared"),
+    "a+city_major": Step("gpu_host_chunks", {"layout": "city"}, "a", None, "(a) city-major orders"),
+    "a+device_min": Step("gpu_host_chunks", {"reduce": "device"}, "a", None, "(a) minimum on the device"),
+    "b": Step("gpu_unrank", {}, "a", 2.5, "(b) unrank"),
+    "b+shared_matrix": Step("gpu_unrank", {"matrix": "shared"}, "b", None, "(b) matrix in shared"),
+    "c": Step("gpu_shared_incremental", {}, "b", None, "(c) shared incremental"),
+    "c+global_matrix": Step("gpu_shared_incremental", {"matrix": "global"}, "c", None, "(c) matrix in global"),
+    "c+full_cost": Step("gpu_shared_incremental", {"incremental": False}, "c", None, "(c) whole cost per order"),
+}
+#: the option columns of a ``tuning`` row (empty where the version does not take the option)
+TUNING_OPTIONS = ("index", "host_buffer", "matrix", "layout", "reduce", "incremental")
+
+
+def _mid(rows, key):
+    vals = [float(r[key]) for r in rows if r.get(key) not in (None, "")]
+    return statistics.median(vals) if vals else None
+
+
+def tuning_table(rows) -> list[dict]:
+    """One dict per step of the ``tuning`` rows, in :data:`TUNING_STEPS`' order: the median
+    over its runs of orders/s (``rate``), ``kernel_ms``, ``transfer_ms``, ``host_ms`` and
+    ``total_ms``; ``vs_base``, its rate over its base step's (None without that step);
+    ``report``, the report's ratio where it gives one; ``runs`` and ``verified`` (every run).
+
+    >>> rows = [dict(step="a", perms_per_s=4e7, kernel_ms=20.0, verified=True),
+    ...         dict(step="a+int32", perms_per_s=3e7, kernel_ms=30.0, verified=True)]
+    >>> [(t["step"], t["vs_base"], t["kernel_ms"]) for t in tuning_table(rows)]
+    [('a', None, 20.0), ('a+int32', 0.75, 30.0)]
+    """
+    by_step: dict = {}
+    for r in rows:
+        by_step.setdefault(r.get("step"), []).append(r)
+    table = {}
+    for step, spec in TUNING_STEPS.items():
+        got = by_step.get(step)
+        if not got:
+            continue
+        table[step] = dict(step=step, label=spec.label, variant=spec.variant, rate=_mid(got, "perms_per_s"),
+                           **{k: _mid(got, k) for k in ("kernel_ms", "transfer_ms", "host_ms", "total_ms")},
+                           report=spec.report, runs=len(got), verified=all(r.get("verified") is True for r in got))
+    for t in table.values():
+        base = table.get(TUNING_STEPS[t["step"]].base)
+        t["vs_base"] = t["rate"] / base["rate"] if base and base["rate"] else None
+    return list(table.values())
+
+
+def tuning_lines(rows) -> list[str]:
+    """The ``tuning`` rows as lines of text: each step's orders/s, its rate over its base step
+    (and the report's, where it gives one), the kernel, transfer and host times."""
+    def ms(v):
+        return "-" if v is None else f"{v:.3g}"
+    lines = []
+    for t in tuning_table(rows):
+        ratio = "" if t["vs_base"] is None else f"x{t['vs_base']:.2f} vs {TUNING_STEPS[t['step']].base}"
+        if t["report"] is not None:
+            ratio += f" (report: x{t['report']:.2g})"
+        lines.append(f"{t['label']:34s} {t['rate']:9.3g} orders/s {ratio:28s} kernel {ms(t['kernel_ms'])} ms, "
+                     f"transfer {ms(t['transfer_ms'])} ms, host {ms(t['host_ms'])} ms ({t['runs']} runs"
+                     f"{', verified' if t['verified'] else ''})")
+    return lines
+
+
+def cores_lines(rows) -> list[str]:
+    """The ``cpu_cores`` rows as one line per n: the numba brute force on one core and on every
+    core (orders/s, the median of the runs) and the speed-up of all cores over one.
+
+    >>> print(cores_lines([dict(variant="serial_bruteforce", n=12, perms_per_s=7e7, threads=1, cores=16),
+    ...                    dict(variant="cpu_prange", n=12, perms_per_s=7e8, threads=16, cores=16)])[0])
+    n = 12: one core 7e+07 orders/s, 16 threads 7e+08 orders/s: x10.0 (16 cores)
+    """
+    lines = []
+    for n in sorted({int(r["n"]) for r in rows}):
+        at = [r for r in rows if int(r["n"]) == n]
+        one = _mid([r for r in at if r["variant"] == "serial_bruteforce"], "perms_per_s")
+        par_rows = [r for r in at if r["variant"] == "cpu_prange"]
+        par = _mid(par_rows, "perms_per_s")
+        if one is None or par is None:
+            continue
+        threads = int(_mid(par_rows, "threads") or 0)
+        cores = at[0].get("cores")
+        lines.append(f"n = {n}: one core {one:.3g} orders/s, {threads} threads {par:.3g} orders/s: x{par / one:.1f}"
+                     + (f" ({cores} cores)" if cores not in (None, "") else ""))
     return lines

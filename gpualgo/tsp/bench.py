@@ -13,6 +13,11 @@
   which are met).
 - ``cpu``: the CPU versions only (numba brute force on one core and on all, numba Held-Karp, the peers): runs
   anywhere, for the notebook's same-run comparison.
+- ``tuning``: the report's tuning steps (Sec. 2.1 and 2.2) at n = 12, one choice changed at a
+  time from each version as built (:data:`gpualgo.tsp.analysis.TUNING_STEPS`): orders/s,
+  kernel and transfer times, every run checked against Held-Karp.
+- ``cpu_cores``: the numba brute force on one core and on every core of the machine at
+  n = 10..13 (the CPU side of the report's device comparison), with the core count.
 
 Every preset has tiny sizes for CI and headless notebooks (``quick=True``, its
 ``Preset.quick``). Every row is written by :func:`gpualgo.bench.row` (a peer's by
@@ -26,13 +31,16 @@ What the notebook prints from these rows is computed in :mod:`gpualgo.tsp.analys
 
 from __future__ import annotations
 
+import os
+
+import numba
 import numpy as np
 
 from .. import bench, gpu
 from ..timing import timed
 from ..bench import Case, Preset
 from . import checks, instances
-from .analysis import EXACT_GOAL_S, HK_SPEEDUP_GOAL, RATE_GOAL, _sci
+from .analysis import EXACT_GOAL_S, HK_SPEEDUP_GOAL, RATE_GOAL, TUNING_OPTIONS, TUNING_STEPS, _sci
 from .solve import check as check_solve
 from .solve import solve
 
@@ -129,6 +137,43 @@ def _report_cases(p):
                 yield Case(f"{variant} n={n} block={block}", run, check)
 
 
+# ----------------------------------------------------------------------------- tuning
+
+#: the times version (a) splits, kept in its ``tuning`` rows
+_HOST_TIMES = ("host_ms", "wait_ms", "upload_ms", "download_ms", "transfer_ms")
+
+
+def _tuning_case(step, p):
+    """``step`` of :data:`~gpualgo.tsp.analysis.TUNING_STEPS` on the report's instance at
+    ``n``, all (n-1)! orders: ``host_reps`` runs of version (a) (about a second each), ``reps``
+    of (b) and (c), each checked against Held-Karp."""
+    spec, n = TUNING_STEPS[step], p["n"]
+    reps = p["host_reps"] if spec.variant == "gpu_host_chunks" else p["reps"]
+
+    def run():
+        _warm([spec.variant], **spec.options)
+        inst = report_instance(n, p["seed"])
+        ref = solve(inst, variant="held_karp")
+        rows = []
+        for rep in range(reps):
+            r = solve(inst, variant=spec.variant, symmetric=False, **spec.options)
+            row = _row(r, inst, ref, rep=rep, step=step, **{k: r.stats.get(k) for k in TUNING_OPTIONS},
+                       seed=p["seed"])
+            rows.append(dict(row, **{k: r.stats.get(k) for k in _HOST_TIMES}))
+        return rows
+
+    def check():
+        instances.check_random_graph(n, **_REPORT_GRAPH)
+        check_solve(n, "held_karp")
+        check_solve(n, spec.variant, symmetric=False, **spec.options)
+    return Case(f"{step} n={n}", run, check)
+
+
+def _tuning_cases(p):
+    for step in p["steps"]:
+        yield _tuning_case(step, p)
+
+
 # ---------------------------------------------------------------------------- scaling
 
 def _peer_case(n, seed, reps, gls_ms):
@@ -149,6 +194,30 @@ def _solve_case(variant, n, seed, reps, reference):
         ref = solve(inst, variant=reference) if reference else None
         return [_row(solve(inst, variant=variant), inst, ref, rep=rep, seed=seed) for rep in range(reps)]
     return Case(f"{variant} n={n}", run, _check_euclidean(n, *[(v, {}) for v in (reference, variant) if v]))
+
+
+def _cores_case(variant, n, seed, reps):
+    """``reps`` runs of a numba brute force on random Euclidean cities with numba's threads at
+    every core it may use (one for ``serial_bruteforce``), checked against Held-Karp; the rows
+    say how many threads ran and how many cores the machine has."""
+    def run():
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        _warm([variant])
+        inst = instances.random_euclidean(n, seed=seed)
+        ref = solve(inst, variant="held_karp")
+        rows = []
+        for rep in range(reps):
+            r = solve(inst, variant=variant)
+            rows.append(_row(r, inst, ref, rep=rep, seed=seed, threads=int(r.stats.get("threads", 1)),
+                             cores=os.cpu_count()))
+        return rows
+    return Case(f"{variant} n={n}", run, _check_euclidean(n, ("held_karp", {}), (variant, {})))
+
+
+def _cores_cases(p):
+    for variant in ("serial_bruteforce", "cpu_prange"):
+        for n in range(p["min_n"], p["max_n"] + 1):
+            yield _cores_case(variant, n, p["seed"], p["reps"])
 
 
 def _scaling_cases(p):
@@ -287,6 +356,18 @@ PRESETS = {
                     blocks=list(BLOCKS), reps=2, seed=1),
         cases=_sweep_cases, needs_gpu=True, seeds=[1],
         quick=dict(sizes=[6], beyond=[7], blocks=[32, 256], reps=1)),
+    "tuning": Preset(
+        description="the report's tuning steps at n = 12, one choice changed at a time: (a) int32 vs uint8, "
+                    "pageable/pinned/mapped buffers, matrix in shared memory, city-major orders, minimum on "
+                    "the device; (c)'s three changes over (b) one by one",
+        params=dict(steps=list(TUNING_STEPS), n=12, reps=20, host_reps=7, seed=1),
+        cases=_tuning_cases, needs_gpu=True, seeds=[1],
+        quick=dict(n=7, reps=2, host_reps=2)),
+    "cpu_cores": Preset(
+        description="numba brute force on one core and on every core, n = 10..13, 3 runs each",
+        params=dict(min_n=10, max_n=13, reps=3, seed=2),
+        cases=_cores_cases, needs_gpu=False, seeds=[2],
+        quick=dict(min_n=6, max_n=8, reps=1)),
     "cpu": Preset(
         description="CPU versions only: numba brute force and Held-Karp, python-tsp, OR-tools routing",
         params=dict(min_n=8, bf_max=11, serial_bf_max=11, hk_max=0, serial_hk_max=16, peers_min=6, peers_max=10,

@@ -10,9 +10,12 @@ measurement), ``tsp/scaling`` (solve time against n, with the numba serial versi
 (:func:`gpualgo.tsp.analysis.rate_at`). Run times the report states for sizes nobody runs
 are extrapolated from measured rates, and say so.
 
-The report's tuning steps (8-bit indices, buffer kinds, the matrix in shared memory,
-the layout of the orders) were not measured one by one here: their findings cannot be tested
-and say which run is missing.
+The report's tuning steps (8-bit indices, buffer kinds, the matrix in shared memory, the
+layout of the orders) and the three changes of (c) over (b) are measured one at a time by the
+``tsp/tuning`` set (:data:`gpualgo.tsp.analysis.TUNING_STEPS`, the medians of
+:func:`gpualgo.tsp.analysis.tuning_table`); the CPU side of the device comparison by
+``tsp/cpu_cores`` (the numba brute force on one core and on every core). Until a set is
+recorded, its findings cannot be tested and say which run they need.
 
 >>> from gpualgo import findings
 >>> [v.verdict for v in findings.evaluate(FINDINGS, {})][:2]
@@ -24,9 +27,10 @@ from __future__ import annotations
 import math
 
 from .. import findings as F
-from .analysis import YEAR_S, duration, rate_at
+from .analysis import YEAR_S, duration, rate_at, tuning_table
 
-__all__ = ["FINDINGS", "A", "B", "C", "SERIAL", "PARALLEL", "limit_verdict", "REPORT_N", "REPORT_YEARS"]
+__all__ = ["FINDINGS", "A", "B", "C", "SERIAL", "PARALLEL", "limit_verdict", "REPORT_N", "REPORT_YEARS",
+           "REPORT_TUNED_GAIN", "SLIGHT", "NOISE"]
 
 A, B, C, SERIAL = "gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental", "serial_bruteforce"
 PARALLEL = "cpu_prange"
@@ -34,6 +38,13 @@ PARALLEL = "cpu_prange"
 REPORT_N = 12
 #: "a graph of 20 vertices would take more than 21 years"
 REPORT_YEARS = 21
+#: "~250% of the initial performance": the tuned first version over the initial one
+REPORT_TUNED_GAIN = 2.5
+#: a change of the rate within this fraction is noise, not a change (two runs of a step differ
+#: by about 1%)
+NOISE = 0.02
+#: "a degradation, though minimal": the rate falls by more than NOISE and by at most 15%
+SLIGHT = 0.15
 
 
 def _rate(rows, variant, n=None, name="tsp/report"):
@@ -42,6 +53,105 @@ def _rate(rows, variant, n=None, name="tsp/report"):
         raise F.Missing(f"no rows of {name} for {variant}" + (f" at n = {n}" if n else ""))
     return got
 
+
+
+# ------------------------------------------------------------ Sec. 2.1: the tuning steps
+
+def _tuning(data, *steps):
+    """The ``tsp/tuning`` medians by step (:func:`gpualgo.tsp.analysis.tuning_table`); Missing,
+    naming the run it needs, unless every one of ``steps`` was recorded."""
+    table = {t["step"]: t for t in tuning_table(data.get("tsp/tuning") or [])}
+    lacking = [s for s in steps if s not in table]
+    if lacking:
+        raise F.Missing(f"needs the steps {', '.join(lacking)} of tsp/tuning (python -m gpualgo.bench tsp "
+                        f"--preset tuning), not recorded")
+    return table
+
+
+def _ms(t, key):
+    return "-" if t[key] is None else f"{t[key]:.3g}"
+
+
+def _times(t) -> str:
+    return f"kernel {_ms(t, 'kernel_ms')} ms, copies {_ms(t, 'transfer_ms')} ms, host writing {_ms(t, 'host_ms')} ms"
+
+
+def _host_sets_the_rate(t) -> str:
+    return (f"the host's writing of the orders ({_ms(t, 'host_ms')} ms of a {_ms(t, 'total_ms')} ms run) sets the "
+            f"rate; the kernel takes {_ms(t, 'kernel_ms')} ms and the copies {_ms(t, 'transfer_ms')} ms")
+
+
+def _ratio(t, base, key="rate"):
+    return t[key] / base[key] if t[key] and base[key] else float("nan")
+
+
+def _char_and_mapping(data):
+    t = _tuning(data, "a", "a+int32+pageable", "a+int32", "a+pageable")
+    a, start = t["a"], t["a+int32+pageable"]
+    gain = _ratio(a, start)
+    measured = (f"(a) uint8 + pinned {a['rate']:.3g} orders/s against int32 + pageable (the report's start) "
+                f"{start['rate']:.3g} at n = {REPORT_N}: x{gain:.2f} (the report ~x{REPORT_TUNED_GAIN}; holds within "
+                f"x1.5..x4); alone: uint8 x{_ratio(a, t['a+int32']):.2f}, pinned x{_ratio(a, t['a+pageable']):.2f}; "
+                f"tuned {_times(a)}; start {_times(start)}")
+    if 1.5 <= gain <= 4:
+        return F.holds(measured)
+    if gain > 4:
+        return F.caveat(measured, "the direction holds, by more than the report's")
+    if gain > 1 + NOISE:
+        return F.caveat(measured, f"a gain, smaller than the report's: {_host_sets_the_rate(a)}")
+    return F.fails(measured, f"no gain: {_host_sets_the_rate(a)}")
+
+
+def _buffer_kinds(data):
+    t = _tuning(data, "a", "a+pageable", "a+mapped")
+    pinned, pageable, mapped = t["a"], t["a+pageable"], t["a+mapped"]
+    write, close = _ratio(pinned, pageable), _ratio(mapped, pinned)
+    measured = (f"orders/s with pinned buffers copied by DMA (the report's write) {pinned['rate']:.3g}, pageable ones "
+                f"staged by the driver (re-created from the host array) {pageable['rate']:.3g}, mapped zero-copy ones "
+                f"(read by the kernel over the bus) {mapped['rate']:.3g}: pinned x{write:.2f} pageable, mapped "
+                f"x{close:.2f} pinned (holds: pinned at least x{1 + 2 * NOISE:g} pageable and mapped at least x0.8 "
+                f"pinned); copies {_ms(pinned, 'transfer_ms')} / {_ms(pageable, 'transfer_ms')} / "
+                f"{_ms(mapped, 'transfer_ms')} ms, kernel {_ms(pinned, 'kernel_ms')} / {_ms(pageable, 'kernel_ms')} / "
+                f"{_ms(mapped, 'kernel_ms')} ms")
+    wins, near = write >= 1 + 2 * NOISE, close >= 0.8
+    if wins and near:
+        return F.holds(measured)
+    if wins:
+        return F.caveat(measured, f"writing wins, but mapped memory stays at x{close:.2f} of it: its kernel reads "
+                                  f"every order over the bus")
+    if near:
+        return F.caveat(measured, f"mapping comes close to writing, but writing hardly beats re-creating here: "
+                                  f"{_host_sets_the_rate(pinned)}")
+    return F.fails(measured, f"neither: {_host_sets_the_rate(pinned)}")
+
+
+def _device_step(t, base, label, report_slower: bool):
+    """The verdict of a device-side step that the report found slower: on the rate first (the
+    report's metric), then on the kernel's time where the host hides it."""
+    r, kr = _ratio(t, base), _ratio(t, base, "kernel_ms")
+    measured = (f"(a) {label} {t['rate']:.3g} against {base['rate']:.3g} orders/s at n = {REPORT_N}: x{r:.3f} "
+                f"(slower: below x{1 - NOISE:g}{f', slightly: not below x{1 - SLIGHT:g}' if report_slower else ''}); "
+                f"kernel {_ms(t, 'kernel_ms')} against {_ms(base, 'kernel_ms')} ms (x{kr:.2f}), host writing "
+                f"{_ms(t, 'host_ms')} against {_ms(base, 'host_ms')} ms")
+    if r < 1 - NOISE:
+        if report_slower and r < 1 - SLIGHT:
+            return F.caveat(measured, "slower, by more than slightly")
+        return F.holds(measured)
+    if kr > 1 + NOISE:
+        return F.caveat(measured, f"the kernel is slower (x{kr:.2f} its time), as the report found, but the rate "
+                                  f"does not move: {_host_sets_the_rate(base)}")
+    return F.fails(measured, f"neither the rate nor the kernel is slower (kernel x{kr:.2f}): "
+                             f"{_host_sets_the_rate(base)}")
+
+
+def _matrix_in_shared(data):
+    t = _tuning(data, "a", "a+shared_matrix")
+    return _device_step(t["a+shared_matrix"], t["a"], "matrix in shared memory", report_slower=True)
+
+
+def _contiguous_orders(data):
+    t = _tuning(data, "a", "a+city_major")
+    return _device_step(t["a+city_major"], t["a"], "orders city-major (coalesced)", report_slower=False)
 
 
 # ----------------------------------------------------------------- Sec. 2.2: (b) over (a)
@@ -67,14 +177,34 @@ def _procedural_gain(data):
 # ------------------------------------------------------------ Sec. 2.2: the shared matrix
 
 def _shared_matrix(data):
-    rows = F.need(data, "tsp/report")
-    n, b = _rate(rows, B)
-    _, c = _rate(rows, C, n)
-    return F.untestable(
-        "(c) changes three things at once (the matrix in shared memory, contiguous ranges, about three "
-        "additions per order instead of rebuilding each order with divisions, as (b) does); the likelier "
-        "cause is the last. Needs (c) with the matrix read from global memory, not recorded",
-        measured=f"(c) {c:.2g} against (b) {b:.2g} orders/s at n = {n}: x{c / b:.1f}")
+    try:
+        t = _tuning(data, "b", "b+shared_matrix", "c", "c+global_matrix", "c+full_cost")
+    except F.Missing as lacking:
+        rows = F.need(data, "tsp/report")
+        n, b = _rate(rows, B)
+        _, c = _rate(rows, C, n)
+        return F.untestable(
+            "(c) changes three things at once (the matrix in shared memory, contiguous ranges, about three "
+            "additions per order instead of rebuilding each order with divisions, as (b) does); the likelier "
+            f"cause is the last. Each alone {lacking}",
+            measured=f"(c) {c:.2g} against (b) {b:.2g} orders/s at n = {n}: x{c / b:.1f}")
+    alone = {"the matrix in shared memory": _ratio(t["c"], t["c+global_matrix"]),
+             "contiguous ranges walked with next_permutation instead of unranking every order":
+                 _ratio(t["c+full_cost"], t["b+shared_matrix"]),
+             "incremental costs": _ratio(t["c"], t["c+full_cost"])}
+    shared = alone["the matrix in shared memory"]
+    largest = max(alone, key=alone.get)
+    measured = (f"(c) over (b) at n = {REPORT_N}: x{_ratio(t['c'], t['b']):.1f}; each change alone: "
+                + "; ".join(f"{k} x{v:.2f}" for k, v in alone.items())
+                + f"; the matrix in shared memory in (b) x{_ratio(t['b+shared_matrix'], t['b']):.2f} "
+                  f"(holds: shared memory alone at least x1.1 in (c))")
+    most = f"most of (c)'s gain comes from {largest}"
+    if shared >= 1.1:
+        return F.holds(measured, "" if largest == "the matrix in shared memory" else f"it pays, but {most}")
+    if shared > 1 + NOISE:
+        return F.caveat(measured, f"shared memory pays little; {most}")
+    return F.fails(measured, f"reading the {REPORT_N} x {REPORT_N} matrix from global memory (it stays in the "
+                             f"cache) is as fast; {most}")
 
 
 # ------------------------------------------------------------------ Sec. 3: saturation
@@ -178,60 +308,64 @@ def _only_hardware(data):
 
 # --------------------------------------------------------------------- Sec. 3: GPU vs CPU
 
+def _cpu_rows(data, variant, prefer):
+    """``variant``'s rows from the first of the sets ``prefer`` that has any, and its name."""
+    for name in prefer:
+        got = [r for r in (data.get(name) or []) if r["variant"] == variant]
+        if got:
+            return got, name
+    return [], None
+
+
 def _gpu_vs_cpu(data):
     rows = F.need(data, "tsp/report")
-    scal = F.need(data, "tsp/scaling")
-    serial = [r for r in scal if r["variant"] == SERIAL]
+    # one core and every core from the same run where tsp/cpu_cores is recorded
+    serial, where = _cpu_rows(data, SERIAL, ("tsp/cpu_cores", "tsp/scaling"))
     if not serial:
-        raise F.Missing(f"no rows of {SERIAL} in tsp/scaling")
-    n, s = _rate(serial, SERIAL, name="tsp/scaling")
+        raise F.Missing(f"no rows of {SERIAL} in tsp/cpu_cores or tsp/scaling")
+    n, s = _rate(serial, SERIAL, name=where)
     got = rate_at(rows, C, n) or _rate(rows, C)
     _, a = _rate(rows, A, REPORT_N)
     s12 = (rate_at(serial, SERIAL, REPORT_N) or (n, s))[1]
-    measured = (f"(c) {got[1]:.2g} orders/s (n = {got[0]}) against numba on one core {s:.2g} (n = {n}): "
+    measured = (f"(c) {got[1]:.2g} orders/s (n = {got[0]}) against numba on one core {s:.2g} (n = {n}, {where}): "
                 f"x{got[1] / s:,.0f}; (a) {a:.2g} against one core {s12:.2g} at n = {REPORT_N}")
-    par = rate_at([r for r in scal if r["variant"] == PARALLEL], PARALLEL)
+    par_rows, par_where = _cpu_rows(data, PARALLEL, ("tsp/cpu_cores", "tsp/scaling"))
+    par = rate_at(par_rows, PARALLEL)
     if par is not None:
-        measured += f"; numba on every core ({PARALLEL}) {par[1]:.2g} (n = {par[0]}): x{got[1] / par[1]:,.0f}"
+        threads = F.median(r.get("threads") for r in par_rows if int(r["n"]) == par[0])
+        on = f"{threads:.0f} threads, " if threads else ""
+        measured += (f"; numba on every core ({PARALLEL}, {on}{par_where}) {par[1]:.2g} (n = {par[0]}): "
+                     f"x{got[1] / par[1]:,.0f}")
     if got[1] <= (par[1] if par else s):
         return F.fails(measured, "the GPU version is no faster than the CPU")
     if par is not None:
         return F.holds(measured)
     return F.caveat(measured, f"against one core and a different program (the report ran its OpenCL kernel on all "
-                              f"the CPU's cores); the brute force on every core ({PARALLEL}) is not in these rows" +
+                              f"the CPU's cores); the brute force on every core ({PARALLEL}, tsp/cpu_cores) is not "
+                              f"in these rows" +
                               ("; and the host-bound version (a) is slower than even one core" if a < s12 else ""))
 
 
 FINDINGS = [
     F.Finding("Host side: mapping the costs buffer and one byte (char) per city in the orders instead of an int "
               "gave ~250% of the initial performance (12 vertices, 39,916,800 permutations, 20 runs)",
-              "Sec. 2.1.1, first figure", [],
-              F.not_measured("needs version (a) run with int32 order indices and pageable buffers against the "
-                              "uint8 ones at n = 12; gpu_host_chunks has only the tuned form (uint8, pinned), "
-                              "so no such run is recorded")),
+              "Sec. 2.1.1, first figure", ["tsp/tuning"], _char_and_mapping),
     F.Finding("Writing the buffer (WriteBuffer) beats re-creating it from the host array; mapping is slow when "
               "the kernel runs repeatedly, until CL_MAP_WRITE_INVALIDATE_REGION and a smaller mapped range "
               "bring it almost to the level of writing",
-              "Sec. 2.1.1, second to fourth figures", [],
-              F.not_measured("needs (a) with pageable, pinned and mapped (zero-copy) host buffers at n = 12; "
-                              "gpu_host_chunks always uses pinned buffers, and no such sweep is recorded")),
+              "Sec. 2.1.1, second to fourth figures", ["tsp/tuning"], _buffer_kinds),
     F.Finding("Moving the adjacency matrix to local (in CUDA: shared) memory in the first version degraded "
               "performance slightly: each work-group (block) loads the whole matrix, as many reads as it saves",
-              "Sec. 2.1.2, first figure", [],
-              F.not_measured("needs (a) with the matrix in shared memory against global memory at n = 12; "
-                              "not recorded")),
+              "Sec. 2.1.2, first figure", ["tsp/tuning"], _matrix_in_shared),
     F.Finding("Making the accesses to the permutation array contiguous had the opposite effect (slower)",
-              "Sec. 2.1.2, second figure", [],
-              F.not_measured("needs (a) with the orders laid out city-major (coalesced) against order-major "
-                              "at n = 12; gpu_host_chunks writes them order-major only, and no such run is "
-                              "recorded")),
+              "Sec. 2.1.2, second figure", ["tsp/tuning"], _contiguous_orders),
     F.Finding("The procedural version (each work-item builds its permutation from its global id, the minimum "
               "found on the device) cuts kernel launches and device reads and writes: a ~150% increase over "
               "the previous version",
               "Sec. 2.2, last figure", ["tsp/report"], _procedural_gain),
     F.Finding("With one work-group sliding over all permutations, the adjacency matrix in local (CUDA: shared) "
               "memory pays, since it is loaded once and used for all permutations",
-              "Sec. 2.2", ["tsp/report"], _shared_matrix),
+              "Sec. 2.2", ["tsp/report", "tsp/tuning"], _shared_matrix),
     F.Finding("Both GPUs seem not to have reached saturation, although pushed to the most work-items they "
               "handle: a further gain from hardware is conceivable",
               "Sec. 3 (analysis on several devices)", ["tsp/report"], _not_saturated),
@@ -243,7 +377,7 @@ FINDINGS = [
                               "spread")),
     F.Finding("The GPU is the device for this search: the report measures the same code on an RTX 3080, an "
               "Intel UHD Graphics and an i7-10710U CPU",
-              "Sec. 3, device figures", ["tsp/report", "tsp/scaling"], _gpu_vs_cpu),
+              "Sec. 3, device figures", ["tsp/report", "tsp/scaling", "tsp/cpu_cores"], _gpu_vs_cpu),
     F.Finding("An almost 100% parallel algorithm that processes hundreds of millions of permutations per second",
               "Sec. 4", ["tsp/report"], _hundreds_of_millions),
     F.Finding("At most 20 vertices: with 21 the number of permutations exceeds 2^64, so it cannot be sent in "

@@ -12,6 +12,13 @@ lists the kernels each one launches):
   thread walked with next_permutation and an incremental cost, device reduction.
 - :func:`held_karp` : dynamic programming by layers of subset size.
 
+The report's tuning steps are options of these versions (:data:`TUNING`), each set one at a
+time by the ``tuning`` bench preset: (a) takes ``index``, ``host_buffer``, ``matrix``,
+``layout`` and ``reduce`` (the report's Sec. 2.1), (b) and (c) take ``matrix`` and (c)
+``incremental`` (the three changes of (c) over (b), measured one by one). An option that
+changes a kernel sets one of the flags :data:`TUNING_DEFINES` of ``tsp.cu``; without options
+every version runs exactly as it is recorded.
+
 Each takes the instance and its options, prepares it as every version does
 (:func:`gpualgo.tsp.serial.prepare`) and returns a :class:`~gpualgo.tsp.result.TSPResult`.
 CuPy is imported only inside these functions (through :func:`gpualgo.gpu.require`), so this
@@ -33,7 +40,7 @@ from .instances import as_instance
 from .result import TSPResult, make_result
 from .serial import held_karp_bytes, next_permutation, prepare, single_city
 
-__all__ = ["KERNELS", "launch_config", "host_chunks", "unrank", "shared_incremental", "held_karp",
+__all__ = ["KERNELS", "OPTION_KERNELS", "TUNING", "TUNING_DEFINES", "launch_config", "host_chunks", "unrank", "shared_incremental", "held_karp",
            "held_karp_memory", "check_cities"]
 
 #: the kernels each GPU version launches, in launch order
@@ -43,6 +50,20 @@ KERNELS = {
     "gpu_shared_incremental": ("shared_incremental_kernel", "reduce_best_kernel"),
     "gpu_held_karp": ("held_karp_init_kernel", "held_karp_layer_kernel", "held_karp_backtrack_kernel"),
 }
+#: the kernels a version launches instead when its options ask for a tuning step: (a) with a
+#: kernel option scores with the tuned kernel, with ``reduce="device"`` it reduces on the device
+OPTION_KERNELS = {"gpu_host_chunks": ("tour_cost_tuned_kernel", "tour_best_kernel", "reduce_best_kernel")}
+
+#: the report's tuning steps as options, with the values each takes; the defaults are those of
+#: each version's signature (the matrix: global memory in (a) and (b), shared memory in (c))
+TUNING = {"index": ("uint8", "int32"), "host_buffer": ("pinned", "pageable", "mapped"),
+          "matrix": ("global", "shared"), "layout": ("order", "city"), "reduce": ("host", "device"),
+          "incremental": (True, False)}
+#: the flags of tsp.cu the options set to 1 (at 0, their fallback, each kernel is as recorded)
+TUNING_DEFINES = ("A_INT32_ORDERS", "A_CITY_MAJOR", "A_SHARED_MATRIX", "B_SHARED_MATRIX", "C_GLOBAL_MATRIX",
+                  "C_FULL_COST")
+#: cudaHostAllocMapped: page-locked host memory that kernels address directly
+HOST_ALLOC_MAPPED = 2
 
 #: orders per launch of (b) and (c), so one launch lasts about a second and its rank
 #: count stays far below 2^63
@@ -62,11 +83,15 @@ REDUCE_BLOCK = 1024
 WARP = 32
 
 
-def _module(dtype):
-    # the compile-time constants of tsp.cu, from here only
+def _module(dtype, flags=()):
+    # the compile-time constants of tsp.cu, from here only; `flags`: tuning steps set to 1
     defines = {"MAXN": BF_MAX_N, "MAXK": MAX_FREE, "HK_MAXN": HK_MAX_N}
     if np.dtype(dtype) == np.int64:
         defines["COST_INT64"] = 1
+    for flag in flags:
+        if flag not in TUNING_DEFINES:
+            raise ValueError(f"unknown tuning flag {flag!r}; known: {list(TUNING_DEFINES)}")
+        defines[flag] = 1
     return gpu.load_module("tsp", defines=defines)
 
 
@@ -80,11 +105,29 @@ def check_cities(n: int, held_karp: bool = False) -> None:
         raise ValueError(f"GPU brute force handles at most {BF_MAX_N} cities, got n={n}")
 
 
-def check_options(block=256, batch=HOST_BATCH, **_):
-    """The launch options of every GPU version (``block``, and ``batch`` of (a)), checked
-    before a GPU is asked for (:class:`gpualgo.variants.Variant`'s ``checks``)."""
+def _one_of(value, name: str, allowed) -> None:
+    """ValueError naming the option unless ``value`` is one of ``allowed`` (same type: 1 is
+    not True)."""
+    if not any(type(value) is type(a) and value == a for a in allowed):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+def check_options(block=256, batch=HOST_BATCH, **tuning):
+    """The launch options of every GPU version (``block``, and ``batch`` of (a)) and the
+    tuning steps' (:data:`TUNING`), checked before a GPU is asked for
+    (:class:`gpualgo.variants.Variant`'s ``checks``; each version's table entry says which
+    it takes).
+
+    >>> check_options(host_buffer="zero-copy")
+    Traceback (most recent call last):
+    ...
+    ValueError: host_buffer must be one of 'pinned', 'pageable', 'mapped', got 'zero-copy'
+    """
     guards.threads(block)
     guards.integer(batch, "batch")
+    for name, value in tuning.items():
+        if name in TUNING:
+            _one_of(value, name, TUNING[name])
 
 
 def launch_config(kernel, block: int, work: int | None = None, per_thread_min: int = 1):
@@ -133,14 +176,14 @@ def _prepare_bruteforce(instance, symmetric, max_free, block):
     return prepare(inst, symmetric, max_free), block, t0
 
 
-def _device_search(prep, variant, block, c_lo: int = 0, c_hi: int | None = None):
+def _device_search(prep, variant, block, c_lo: int = 0, c_hi: int | None = None, flags=()):
     """Versions (b) and (c) over the chunks ``c_lo .. c_hi - 1`` of the plan, on the current
-    device: the orders built there, the minimum reduced there. Returns (best weighted length,
-    global rank of the first best order, the time the uploads were done (perf_counter), the
-    launches' stats)."""
+    device: the orders built there, the minimum reduced there (``flags``: the tuning steps'
+    defines). Returns (best weighted length, global rank of the first best order, the time the
+    uploads were done (perf_counter), the launches' stats)."""
     cp = gpu.require()
     W, plan, n = prep.W, prep.plan, prep.n
-    mod = _module(W.dtype)
+    mod = _module(W.dtype, flags)
     kern = mod.get_function(KERNELS[variant][0])
     reduce_k = mod.get_function("reduce_best_kernel")
     dW = gpu.to_device(W)
@@ -176,16 +219,17 @@ def _device_search(prep, variant, block, c_lo: int = 0, c_hi: int | None = None)
     return best, best_rank, t_up, dict(kernel_ms=kernel_ms, launches=len(launches), grid=grid_max, block=block)
 
 
-def _device_bruteforce(instance, symmetric, max_free, block, variant) -> TSPResult:
-    """Versions (b) and (c): the orders built on the device, the minimum reduced there."""
+def _device_bruteforce(instance, symmetric, max_free, block, variant, flags=(), **tuning) -> TSPResult:
+    """Versions (b) and (c): the orders built on the device, the minimum reduced there;
+    ``flags`` the tuning steps' defines, ``tuning`` the options that set them (into the stats)."""
     gpu.require()
     prep, block, t0 = _prepare_bruteforce(instance, symmetric, max_free, block)
     if prep.n == 1:
         return single_city(prep, variant, t0)
-    best, best_rank, t1, launch_stats = _device_search(prep, variant, block)   # t1: the uploads done
+    best, best_rank, t1, launch_stats = _device_search(prep, variant, block, flags=flags)   # t1: uploads done
     t2 = time.perf_counter()
     tour = prep.plan.tour_of_rank(best_rank)
-    stats = _times(t0, t1, t2, **launch_stats)
+    stats = _times(t0, t1, t2, **launch_stats, **tuning)
     return make_result(prep, variant, best, tour, stats, t0)
 
 
@@ -200,23 +244,35 @@ def search_range(prep, variant: str, c_lo: int, c_hi: int, block: int = 256):
     return best, best_rank
 
 
-def unrank(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256) -> TSPResult:
-    """Version (b), ``gpu_unrank``: every thread unranks each of its orders."""
-    return _device_bruteforce(instance, symmetric, max_free, block, "gpu_unrank")
+def unrank(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256, matrix: str = "global") -> TSPResult:
+    """Version (b), ``gpu_unrank``: every thread unranks each of its orders. ``matrix="shared"``
+    (a tuning step) reads the matrix from a copy in shared memory, as (c) does."""
+    _one_of(matrix, "matrix", TUNING["matrix"])
+    flags = ("B_SHARED_MATRIX",) if matrix == "shared" else ()
+    return _device_bruteforce(instance, symmetric, max_free, block, "gpu_unrank", flags, matrix=matrix)
 
 
-def shared_incremental(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256) -> TSPResult:
-    """Version (c), ``gpu_shared_incremental``: shared matrix, contiguous ranges, incremental cost."""
-    return _device_bruteforce(instance, symmetric, max_free, block, "gpu_shared_incremental")
+def shared_incremental(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256,
+                       matrix: str = "shared", incremental: bool = True) -> TSPResult:
+    """Version (c), ``gpu_shared_incremental``: shared matrix, contiguous ranges, incremental cost.
+    Two tuning steps undo one of its changes over (b) each: ``matrix="global"`` reads the matrix
+    from global memory, ``incremental=False`` adds up every order's whole cost (its ranges
+    and next_permutation stay)."""
+    _one_of(matrix, "matrix", TUNING["matrix"])
+    _one_of(incremental, "incremental", TUNING["incremental"])
+    flags = (("C_GLOBAL_MATRIX",) if matrix == "global" else ()) + (() if incremental else ("C_FULL_COST",))
+    return _device_bruteforce(instance, symmetric, max_free, block, "gpu_shared_incremental", flags,
+                              matrix=matrix, incremental=incremental)
 
 
 # ------------------------------------------------------------------ version (a): host chunks
 
 @njit(cache=True)
 def _fill_orders(n, prefix, last, f, k, chunk, local, count, out):
-    # Write `count` orders (cities after 0, one byte each, m = n - 1 bytes per order) into
-    # the flat buffer `out`, starting at order `local` of `chunk`; return where the next
-    # batch starts.
+    # Write `count` orders (the cities after 0, m = n - 1 per order) into out[j, 0..m-1],
+    # starting at order `local` of `chunk`; return where the next batch starts.  `out` is a
+    # (count, m) view: C-contiguous when the orders are laid out order-major, the transpose of
+    # an (m, count) array when city-major (numba compiles each layout and index type apart).
     m = n - 1
     p = np.empty(k, dtype=np.uint8)
     used = np.zeros(n, dtype=np.bool_)
@@ -224,9 +280,8 @@ def _fill_orders(n, prefix, last, f, k, chunk, local, count, out):
     for i in range(1, k + 1):
         fact[i] = fact[i - 1] * i
     start_new = True
-    pos = 0
     lst = 0
-    for _ in range(count):
+    for j in range(count):
         if start_new:
             used[:] = False
             used[0] = True
@@ -251,12 +306,11 @@ def _fill_orders(n, prefix, last, f, k, chunk, local, count, out):
                 used[city] = True
             start_new = False
         for t in range(f):
-            out[pos + t] = prefix[chunk, t]
+            out[j, t] = prefix[chunk, t]
         for t in range(k):
-            out[pos + f + t] = p[t]
+            out[j, f + t] = p[t]
         if lst >= 0:
-            out[pos + m - 1] = lst
-        pos += m
+            out[j, m - 1] = lst
         local += 1
         if next_permutation(p, k) < 0:
             chunk += 1
@@ -265,76 +319,171 @@ def _fill_orders(n, prefix, last, f, k, chunk, local, count, out):
     return chunk, local
 
 
-def host_chunks(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256,
-                batch: int = HOST_BATCH) -> TSPResult:
-    """Version (a), ``gpu_host_chunks``: orders written on the host, costs on the device,
-    minimum on the host. Its stats split the time: ``host_ms`` writing the orders,
-    ``wait_ms`` waiting for the device."""
-    cp = gpu.require()
-    guards.integer(batch, "batch")
-    prep, block, t0 = _prepare_bruteforce(instance, symmetric, max_free, block)
-    if prep.n == 1:
-        return single_city(prep, "gpu_host_chunks", t0)
-    W, plan, n = prep.W, prep.plan, prep.n
-    m = n - 1
-    kern = _module(W.dtype).get_function("tour_cost_kernel")
-    dW = gpu.to_device(W)
-    total = plan.total
-    batch = int(min(batch, total))
-    stream = cp.cuda.Stream(non_blocking=True)
-    slots = []
-    for _ in range(2):
-        h_orders = np.frombuffer(cp.cuda.alloc_pinned_memory(batch * m), np.uint8, batch * m)
-        h_costs = np.frombuffer(cp.cuda.alloc_pinned_memory(batch * W.itemsize), W.dtype, batch)
-        slots.append(dict(h_orders=h_orders, h_costs=h_costs,
-                          d_orders=cp.empty(batch * m, np.uint8),
-                          d_costs=cp.empty(batch, W.dtype),
-                          event=cp.cuda.Event(), count=0, first=0, pending=False))
-    t1 = time.perf_counter()
-    best, best_rank = None, None
-    host_ms = 0.0
-    wait_ms = 0.0
-    grid_max = 0
+def _host_buffer(cp, count: int, dtype, mode: str):
+    """A host buffer of ``count`` items for version (a) in ``mode`` (:data:`TUNING`'s
+    ``host_buffer``): (its numpy view, the device array through which kernels address it when
+    it is mapped, else None). Pageable: plain memory, which every copy stages through a driver
+    buffer; pinned: page-locked (CuPy's pool), copied by DMA; mapped: page-locked and mapped
+    into the device's address space, so a kernel reads or writes it over the bus, uncopied."""
+    dtype = np.dtype(dtype)
+    nbytes = count * dtype.itemsize
+    if mode == "pageable":
+        return np.empty(count, dtype), None
+    if mode == "pinned":
+        return np.frombuffer(cp.cuda.alloc_pinned_memory(nbytes), dtype, count), None
+    mem = cp.cuda.PinnedMemory(nbytes, HOST_ALLOC_MAPPED)
+    host = np.frombuffer(cp.cuda.PinnedMemoryPointer(mem, 0), dtype, count)
+    dptr = cp.cuda.runtime.pointerGetAttributes(mem.ptr).devicePointer
+    dev = cp.ndarray((count,), dtype, cp.cuda.MemoryPointer(
+        cp.cuda.UnownedMemory(dptr, nbytes, mem, cp.cuda.Device().id), 0))
+    return host, dev
 
-    def consume(s):
-        nonlocal best, best_rank, wait_ms
-        tw = time.perf_counter()
-        s["event"].synchronize()
-        wait_ms += (time.perf_counter() - tw) * 1e3
+
+def _host_kernels(dtype, opts: dict):
+    """(scoring kernel, reducing kernel or None) of version (a) with its options: the plain
+    ``tour_cost_kernel`` without any, else the tuned kernels compiled with their flags."""
+    flags = tuple(flag for flag, on in (("A_INT32_ORDERS", opts["index"] == "int32"),
+                                        ("A_CITY_MAJOR", opts["layout"] == "city"),
+                                        ("A_SHARED_MATRIX", opts["matrix"] == "shared")) if on)
+    mod = _module(dtype, flags)
+    if opts["reduce"] == "device":
+        return mod.get_function("tour_best_kernel"), mod.get_function("reduce_best_kernel")
+    return mod.get_function("tour_cost_tuned_kernel" if flags else "tour_cost_kernel"), None
+
+
+def _slot(cp, batch: int, m: int, cost_dtype, opts: dict, grid: int) -> dict:
+    """One of (a)'s two alternating batches: the orders on the host and where the kernel reads
+    them, what comes back (every cost, or with ``reduce="device"`` one cost and one rank, after
+    the blocks' bests), and the four events that time its upload, kernels and download."""
+    order_dtype = np.int32 if opts["index"] == "int32" else np.uint8
+    buffers = {"orders": (batch * m, order_dtype)}
+    if opts["reduce"] == "host":
+        buffers["costs"] = (batch, cost_dtype)
+    else:
+        buffers.update(cost=(1, cost_dtype), rank=(1, np.int64))
+    s = dict(batch=batch, count=0, first=0, pending=False, mapped=opts["host_buffer"] == "mapped",
+             events=[cp.cuda.Event() for _ in range(4)])
+    for name, (size, dtype) in buffers.items():
+        host, dev = _host_buffer(cp, size, dtype, opts["host_buffer"])
+        s["h_" + name], s["d_" + name] = host, (cp.empty(size, dtype) if dev is None else dev)
+    if opts["reduce"] == "device":
+        s["block_cost"], s["block_rank"] = cp.empty(grid, cost_dtype), cp.empty(grid, np.int64)
+    return s
+
+
+def _submit(s: dict, cnt: int, kernels, dW, n: int, block: int, stream) -> int:
+    """Send one batch of ``cnt`` orders on ``stream``: copy them in (unless mapped), score
+    them, copy back the costs or the minimum (unless mapped), an event before and after each
+    step. Returns the grid."""
+    m = n - 1
+    score, reduce_k = kernels
+    e = s["events"]
+    e[0].record(stream)
+    if not s["mapped"]:
+        s["d_orders"][:cnt * m].set(s["h_orders"][:cnt * m], stream=stream)
+    e[1].record(stream)
+    grid, _ = launch_config(score, block, cnt)
+    if reduce_k is None:
+        score((grid,), (block,), (s["d_orders"], np.int64(cnt), np.int32(n), dW, s["d_costs"]))
+        back = (("costs", cnt),)
+    else:
+        score((grid,), (block,), (s["d_orders"], np.int64(cnt), np.int32(n), dW, s["block_cost"], s["block_rank"]))
+        one, _ = launch_config(reduce_k, REDUCE_BLOCK)
+        reduce_k((one,), (REDUCE_BLOCK,), (s["block_cost"], s["block_rank"], np.int32(grid), s["d_cost"], s["d_rank"]))
+        back = (("cost", 1), ("rank", 1))
+    e[2].record(stream)
+    if not s["mapped"]:
+        for name, size in back:
+            s["d_" + name][:size].get(stream=stream, out=s["h_" + name][:size])
+    e[3].record(stream)
+    return grid
+
+
+def _collect(cp, s: dict, times: dict) -> tuple[int, int]:
+    """Wait for a batch, add its waiting, copy and kernel times to ``times``, and return its
+    (least weighted length, the plan rank of its first order of that length)."""
+    e = s["events"]
+    tw = time.perf_counter()
+    e[3].synchronize()
+    times["wait_ms"] += (time.perf_counter() - tw) * 1e3
+    for key, a, b in (("upload_ms", 0, 1), ("kernel_ms", 1, 2), ("download_ms", 2, 3)):
+        times[key] += cp.cuda.get_elapsed_time(e[a], e[b])
+    s["pending"] = False
+    if "h_costs" in s:
         costs = s["h_costs"][:s["count"]]
         i = int(np.argmin(costs))        # first minimum: ties to the lowest rank
-        if best is None or int(costs[i]) < best:
-            best, best_rank = int(costs[i]), s["first"] + i
-        s["pending"] = False
+        return int(costs[i]), s["first"] + i
+    return int(s["h_cost"][0]), s["first"] + int(s["h_rank"][0])
 
-    chunk, local, done, b = 0, 0, 0, 0
+
+def _pipeline(cp, prep, slots, kernels, dW, block: int, city_major: bool):
+    """Version (a)'s loop: the host writes the next batch into one slot while the device works
+    on the other; batches are collected in order, so ties go to the lowest rank. Returns
+    (best weighted length, its rank, the times, the batches, the largest grid)."""
+    plan, n = prep.plan, prep.n
+    m = n - 1
+    stream = cp.cuda.Stream(non_blocking=True)
+    times = dict(host_ms=0.0, wait_ms=0.0, upload_ms=0.0, kernel_ms=0.0, download_ms=0.0)
+    best, best_rank = None, None
+    chunk, local, done, b, grid_max = 0, 0, 0, 0, 0
     with stream:
-        while done < total:
+        while done < plan.total or any(s["pending"] for s in slots):
             s = slots[b % 2]
             if s["pending"]:
-                consume(s)
-            cnt = int(min(batch, total - done))
+                cost, rank = _collect(cp, s, times)
+                if best is None or cost < best:
+                    best, best_rank = cost, rank
+            if done >= plan.total:      # the last batches, collected in order
+                b += 1
+                continue
+            cnt = int(min(s["batch"], plan.total - done))
             th = time.perf_counter()
-            chunk, local = _fill_orders(n, plan.prefix, plan.last, plan.f, plan.k,
-                                        chunk, local, cnt, s["h_orders"])
-            host_ms += (time.perf_counter() - th) * 1e3
-            s["d_orders"][:cnt * m].set(s["h_orders"][:cnt * m], stream=stream)
-            grid, _ = launch_config(kern, block, cnt)
-            grid_max = max(grid_max, grid)
-            kern((grid,), (block,), (s["d_orders"], np.int64(cnt), np.int32(n), dW, s["d_costs"]))
-            s["d_costs"][:cnt].get(stream=stream, out=s["h_costs"][:cnt])
-            s["event"].record(stream)
+            flat = s["h_orders"][:cnt * m]
+            view = flat.reshape(m, cnt).T if city_major else flat.reshape(cnt, m)
+            chunk, local = _fill_orders(n, plan.prefix, plan.last, plan.f, plan.k, chunk, local, cnt, view)
+            times["host_ms"] += (time.perf_counter() - th) * 1e3
+            grid_max = max(grid_max, _submit(s, cnt, kernels, dW, n, block, stream))
             s.update(count=cnt, first=done, pending=True)
             done += cnt
             b += 1
-        for i in range(b, b + 2):     # the two last batches, in order
-            s = slots[i % 2]
-            if s["pending"]:
-                consume(s)
+    return best, best_rank, times, grid_max
+
+
+def host_chunks(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256, batch: int = HOST_BATCH,
+                index: str = "uint8", host_buffer: str = "pinned", matrix: str = "global", layout: str = "order",
+                reduce: str = "host") -> TSPResult:
+    """Version (a), ``gpu_host_chunks``: orders written on the host, costs on the device,
+    minimum on the host. Its stats split the time: ``host_ms`` writing the orders, ``wait_ms``
+    waiting for the device and, on the device (CUDA events), ``upload_ms``, ``kernel_ms`` and
+    ``download_ms`` (``transfer_ms``: the two copies).
+
+    The report's tuning steps (Sec. 2.1), each against what (a) does without it:
+    ``index="int32"`` (4-byte city indices: the report's int before char), ``host_buffer``
+    ``"pageable"`` (plain memory, staged by the driver at each copy) or ``"mapped"`` (zero-copy:
+    the kernel reads the orders and writes its results in host memory), ``matrix="shared"``
+    (each block copies the matrix into shared memory), ``layout="city"`` (city t of every order
+    in one row: a warp's reads are coalesced), ``reduce="device"`` (the minimum found on the
+    device: two numbers come back per batch instead of a cost per order).
+    """
+    cp = gpu.require()
+    guards.integer(batch, "batch")
+    opts = dict(index=index, host_buffer=host_buffer, matrix=matrix, layout=layout, reduce=reduce)
+    check_options(**opts)
+    prep, block, t0 = _prepare_bruteforce(instance, symmetric, max_free, block)
+    if prep.n == 1:
+        return single_city(prep, "gpu_host_chunks", t0)
+    W, plan = prep.W, prep.plan
+    kernels = _host_kernels(W.dtype, opts)
+    dW = gpu.to_device(W)
+    batch = int(min(batch, plan.total))
+    grid, _ = launch_config(kernels[0], block, batch)
+    slots = [_slot(cp, batch, prep.n - 1, W.dtype, opts, grid) for _ in range(2)]
+    t1 = time.perf_counter()
+    best, best_rank, times, grid_max = _pipeline(cp, prep, slots, kernels, dW, block, layout == "city")
     t2 = time.perf_counter()
     tour = plan.tour_of_rank(best_rank)
-    stats = _times(t0, t1, t2, host_ms=host_ms, wait_ms=wait_ms, batches=b, batch=batch, grid=grid_max,
-                   block=block)
+    stats = _times(t0, t1, t2, **times, transfer_ms=times["upload_ms"] + times["download_ms"],
+                   batches=math.ceil(plan.total / batch), batch=batch, grid=grid_max, block=block, **opts)
     return make_result(prep, "gpu_host_chunks", best, tour, stats, t0)
 
 

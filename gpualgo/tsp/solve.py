@@ -32,10 +32,11 @@ VARIANTS = variants.table(
     Variant("serial_bruteforce", "gpualgo.tsp.serial:solve_bruteforce", _BRUTE),
     Variant("cpu_prange", "gpualgo.tsp.serial:solve_prange", _BRUTE),
     Variant("held_karp", "gpualgo.tsp.serial:solve_held_karp", {"force"}),
-    Variant("gpu_host_chunks", "gpualgo.tsp.gpu:host_chunks", _BRUTE | {"block", "batch"}, gpu=True,
-            checks=_LAUNCH),
-    Variant("gpu_unrank", "gpualgo.tsp.gpu:unrank", _BRUTE | {"block"}, gpu=True, checks=_LAUNCH),
-    Variant("gpu_shared_incremental", "gpualgo.tsp.gpu:shared_incremental", _BRUTE | {"block"}, gpu=True, checks=_LAUNCH),
+    Variant("gpu_host_chunks", "gpualgo.tsp.gpu:host_chunks",
+            _BRUTE | {"block", "batch", "index", "host_buffer", "matrix", "layout", "reduce"}, gpu=True, checks=_LAUNCH),
+    Variant("gpu_unrank", "gpualgo.tsp.gpu:unrank", _BRUTE | {"block", "matrix"}, gpu=True, checks=_LAUNCH),
+    Variant("gpu_shared_incremental", "gpualgo.tsp.gpu:shared_incremental", _BRUTE | {"block", "matrix", "incremental"},
+            gpu=True, checks=_LAUNCH),
     Variant("gpu_held_karp", "gpualgo.tsp.gpu:held_karp", {"block", "force"}, gpu=True, checks=_LAUNCH),
 )
 BRUTE_FORCE = ("serial_bruteforce", "cpu_prange", "gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
@@ -88,7 +89,10 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
             distances are symmetric; False enumerates all (n-1)! orders, as the source
             report counts them), ``max_free`` (brute force: most free cities per chunk,
             <= 20), ``block`` (GPU threads per block, a multiple of 32 up to 1024),
-            ``batch`` (gpu_host_chunks: orders per host batch).
+            ``batch`` (gpu_host_chunks: orders per host batch); the report's tuning steps
+            (:data:`gpualgo.tsp.gpu.TUNING`): ``index``, ``host_buffer``, ``layout``,
+            ``reduce`` (gpu_host_chunks), ``matrix`` (the three GPU brute forces) and
+            ``incremental`` (gpu_shared_incremental).
 
     Returns:
         a :class:`TSPResult`. An instance with no feasible tour (every tour uses a missing

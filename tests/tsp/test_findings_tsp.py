@@ -148,3 +148,115 @@ def test_analysis_sentences_from_rows():
     gains = analysis.halving_gains([dict(n=15, symmetric=False, total_ms=790.0), dict(n=15, symmetric=True, total_ms=610.0),
                                     dict(n=16, symmetric=None, total_ms=7000.0)])
     assert list(gains) == [15] and gains[15][2] == pytest.approx(1.295, abs=1e-3)
+
+
+# ---------------------------------------------------------------- the tuning steps (tsp/tuning)
+
+def tuning(steps: dict, runs: int = 3) -> list[dict]:
+    """``{step: (orders/s, kernel ms, copies ms, host ms)}`` as tsp/tuning rows, a few runs each."""
+    return [dict(step=step, variant="v", n=12, rep=rep, perms_per_s=rate * (1 + 0.001 * rep), kernel_ms=kernel,
+                 transfer_ms=copies, host_ms=host, total_ms=39916800 / rate * 1e3, verified=True)
+            for step, (rate, kernel, copies, host) in steps.items() for rep in range(runs)]
+
+
+#: (a) as it is on today's GPU: host-bound, every step within noise of the others
+HOST_BOUND = {"a": (4.7e7, 20.0, 30.0, 800.0), "a+int32+pageable": (4.65e7, 60.0, 200.0, 820.0),
+              "a+int32": (4.6e7, 60.0, 120.0, 810.0), "a+pageable": (4.65e7, 20.0, 90.0, 800.0),
+              "a+mapped": (4.7e7, 45.0, 0.01, 800.0), "a+shared_matrix": (4.7e7, 23.0, 30.0, 800.0),
+              "a+city_major": (4.7e7, 15.0, 30.0, 800.0)}
+
+
+def test_char_and_mapping_gain():
+    f = finding("Sec. 2.1.1, first figure")
+    v = verdict(f, {"tsp/tuning": tuning(HOST_BOUND)})
+    assert v.verdict == F.FAILS and "host's writing" in v.why and "x1.01" in v.measured
+    like_report = dict(HOST_BOUND, **{"a+int32+pageable": (1.9e7, 60.0, 200.0, 800.0)})
+    assert verdict(f, {"tsp/tuning": tuning(like_report)}).verdict == F.HOLDS
+    some = dict(HOST_BOUND, **{"a+int32+pageable": (4.0e7, 60.0, 200.0, 800.0)})
+    assert verdict(f, {"tsp/tuning": tuning(some)}).verdict == F.CAVEAT
+    v = verdict(f, {})
+    assert v.verdict == F.UNTESTABLE and "needs the steps a, a+int32+pageable" in v.why
+
+
+def test_buffer_kinds():
+    f = finding("Sec. 2.1.1, second to fourth")
+    v = verdict(f, {"tsp/tuning": tuning(HOST_BOUND)})
+    assert v.verdict == F.CAVEAT and "hardly beats re-creating" in v.why
+    faster = dict(HOST_BOUND, **{"a+pageable": (3.0e7, 20.0, 90.0, 800.0)})
+    assert verdict(f, {"tsp/tuning": tuning(faster)}).verdict == F.HOLDS
+    slow_map = dict(faster, **{"a+mapped": (2.0e7, 900.0, 0.01, 800.0)})
+    v = verdict(f, {"tsp/tuning": tuning(slow_map)})
+    assert v.verdict == F.CAVEAT and "over the bus" in v.why
+    neither = dict(HOST_BOUND, **{"a+mapped": (2.0e7, 900.0, 0.01, 800.0)})
+    assert verdict(f, {"tsp/tuning": tuning(neither)}).verdict == F.FAILS
+    assert verdict(f, {"tsp/tuning": tuning({"a": HOST_BOUND["a"]})}).verdict == F.UNTESTABLE
+
+
+def test_matrix_in_shared_memory_slightly_slower():
+    f = finding("Sec. 2.1.2, first figure")
+    v = verdict(f, {"tsp/tuning": tuning(HOST_BOUND)})      # kernel x1.15, rate unchanged
+    assert v.verdict == F.CAVEAT and "kernel is slower (x1.15" in v.why
+    slight = dict(HOST_BOUND, **{"a+shared_matrix": (4.4e7, 23.0, 30.0, 800.0)})
+    assert verdict(f, {"tsp/tuning": tuning(slight)}).verdict == F.HOLDS
+    much = dict(HOST_BOUND, **{"a+shared_matrix": (3.0e7, 50.0, 30.0, 800.0)})
+    assert "more than slightly" in verdict(f, {"tsp/tuning": tuning(much)}).why
+    none = dict(HOST_BOUND, **{"a+shared_matrix": (4.7e7, 19.0, 30.0, 800.0)})
+    assert verdict(f, {"tsp/tuning": tuning(none)}).verdict == F.FAILS
+    assert verdict(f, {}).verdict == F.UNTESTABLE
+
+
+def test_contiguous_orders_slower():
+    f = finding("Sec. 2.1.2, second figure")
+    v = verdict(f, {"tsp/tuning": tuning(HOST_BOUND)})      # coalesced: kernel faster, rate unchanged
+    assert v.verdict == F.FAILS and "kernel x0.75" in v.why
+    slower = dict(HOST_BOUND, **{"a+city_major": (3.0e7, 15.0, 30.0, 1300.0)})
+    v = verdict(f, {"tsp/tuning": tuning(slower)})
+    assert v.verdict == F.HOLDS and "host writing 1.3e+03 against 800 ms" in v.measured
+    hidden = dict(HOST_BOUND, **{"a+city_major": (4.7e7, 30.0, 30.0, 800.0)})
+    assert verdict(f, {"tsp/tuning": tuning(hidden)}).verdict == F.CAVEAT
+    assert verdict(f, {}).verdict == F.UNTESTABLE
+
+
+def test_shared_matrix_in_c_measured_change_by_change():
+    f = finding("Sec. 2.2", "sliding")
+    steps = {"b": (2.4e10, 1.6, None, None), "b+shared_matrix": (2.45e10, 1.6, None, None),
+             "c": (6.6e10, 0.6, None, None), "c+global_matrix": (6.5e10, 0.6, None, None),
+             "c+full_cost": (3.0e10, 1.3, None, None)}
+    v = verdict(f, {"tsp/tuning": tuning(steps), "tsp/report": report(TODAY)})
+    assert v.verdict == F.FAILS and "most of (c)'s gain comes from incremental costs" in v.why
+    assert "x2.8" in v.measured
+    pays = dict(steps, **{"c+global_matrix": (5.0e10, 0.8, None, None)})
+    v = verdict(f, {"tsp/tuning": tuning(pays)})
+    assert v.verdict == F.HOLDS and "incremental costs" in v.why
+    little = dict(steps, **{"c+global_matrix": (6.3e10, 0.62, None, None)})
+    assert verdict(f, {"tsp/tuning": tuning(little)}).verdict == F.CAVEAT
+    # without tsp/tuning: the report's ratio, and which run it needs
+    v = verdict(f, {"tsp/report": report(TODAY)})
+    assert v.verdict == F.UNTESTABLE and "x5.5" in v.measured and "needs the steps b," in v.why
+
+
+def test_gpu_against_every_core_from_cpu_cores():
+    f = finding("Sec. 3, device figures")
+    cores = [dict(variant=v, n=13, perms_per_s=rate, total_ms=1.0, threads=t, cores=16)
+             for v, rate, t in ((S, 7e7, 1), (tf.PARALLEL, 9e8, 16))]
+    v = verdict(f, {"tsp/report": report(TODAY), "tsp/cpu_cores": cores})
+    assert v.verdict == F.HOLDS and "16 threads, tsp/cpu_cores" in v.measured and "n = 13, tsp/cpu_cores" in v.measured
+    # tsp/cpu_cores wins over tsp/scaling's every-core rows
+    fast_scal = scaling() + [dict(variant=tf.PARALLEL, n=13, perms_per_s=2e11, total_ms=1.0)]
+    v = verdict(f, {"tsp/report": report(TODAY), "tsp/scaling": fast_scal, "tsp/cpu_cores": cores})
+    assert v.verdict == F.HOLDS
+    beats = [dict(r, perms_per_s=2e11) if r["variant"] == tf.PARALLEL else r for r in cores]
+    assert verdict(f, {"tsp/report": report(TODAY), "tsp/cpu_cores": beats}).verdict == F.FAILS
+    assert verdict(f, {"tsp/cpu_cores": cores}).verdict == F.UNTESTABLE
+
+
+def test_tuning_table_and_lines():
+    from gpualgo.tsp import analysis
+    rows = tuning(HOST_BOUND, runs=2) + [dict(step="b", perms_per_s=1.2e10, kernel_ms=3.0, verified=True)]
+    table = {t["step"]: t for t in analysis.tuning_table(rows)}
+    assert list(table)[:2] == ["a", "a+int32+pageable"] and table["a"]["runs"] == 2 and table["a"]["verified"]
+    assert table["a+int32"]["vs_base"] == pytest.approx(4.6 / 4.7, rel=1e-3)
+    assert table["b"]["vs_base"] == pytest.approx(1.2e10 / 4.7e7, rel=1e-3) and table["b"]["report"] == 2.5
+    lines = analysis.tuning_lines(rows)
+    assert len(lines) == 8 and "(report: x0.4)" in lines[1] and "transfer - ms" in lines[-1]
+    assert analysis.tuning_table([]) == [] and analysis.cores_lines([]) == []

@@ -111,3 +111,77 @@ def test_gpu_held_karp_refuses_what_does_not_fit():
 def test_bad_block():
     with pytest.raises(ValueError, match="block"):
         tsp.solve(tsp.random_euclidean(6, seed=0), variant="gpu_unrank", block=100)
+
+
+# ------------------------------------------------- the report's tuning steps, as options
+
+#: version (a)'s steps one at a time, the report's starting point (int + pageable) and all at once
+HOST_STEPS = [dict(index="int32"), dict(host_buffer="pageable"), dict(host_buffer="mapped"), dict(matrix="shared"),
+              dict(layout="city"), dict(reduce="device"), dict(index="int32", host_buffer="pageable"),
+              dict(index="int32", host_buffer="mapped", matrix="shared", layout="city", reduce="device")]
+#: (b) and (c) with one of (c)'s changes over (b) made or undone, and two undone at once
+DEVICE_STEPS = [("gpu_unrank", dict(matrix="shared")), ("gpu_shared_incremental", dict(matrix="global")),
+                ("gpu_shared_incremental", dict(incremental=False)),
+                ("gpu_shared_incremental", dict(matrix="global", incremental=False))]
+
+
+def _same_as_serial(inst, r, symmetric=None):
+    ref = tsp.solve(inst, variant="serial_bruteforce", symmetric=symmetric)
+    hk = tsp.solve(inst, variant="held_karp")
+    assert r.feasible == ref.feasible == hk.feasible
+    if not ref.feasible:
+        assert r.tour is None and r.length == math.inf
+        return
+    assert r.length == ref.length == hk.length
+    np.testing.assert_array_equal(r.tour, ref.tour)      # same enumeration, same tie rule
+    assert tsp.tour_length(inst, r.tour) == r.length
+    assert r.stats["permutations"] == ref.stats["permutations"]
+
+
+@pytest.mark.parametrize("options", HOST_STEPS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+@pytest.mark.parametrize("n", [2, 3, 5, 8])
+def test_host_chunks_tuning_steps_match_serial(options, n, rng):
+    for inst in _instances(rng, n):
+        r = tsp.solve(inst, variant="gpu_host_chunks", **options)
+        _same_as_serial(inst, r)
+        for key, value in options.items():
+            assert r.stats[key] == value
+        assert r.stats["kernel_ms"] > 0 or n == 2
+        assert r.stats["transfer_ms"] == pytest.approx(r.stats["upload_ms"] + r.stats["download_ms"])
+
+
+@pytest.mark.parametrize("options", HOST_STEPS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_host_chunks_tuning_steps_over_many_batches_and_ties(options, rng):
+    # 8! orders in batches of 777 (the last one short), chunks of 3! orders, many equal lengths:
+    # the batches are collected in order and each keeps its first minimum
+    inst = tsp.random_asymmetric(9, seed=int(rng.integers(2**31)), high=4)
+    r = tsp.solve(inst, variant="gpu_host_chunks", symmetric=False, max_free=3, batch=777, block=64, **options)
+    _same_as_serial(inst, r, symmetric=False)
+    assert r.stats["batches"] == math.ceil(math.factorial(8) / 777)
+
+
+@pytest.mark.parametrize("options", [dict(reduce="device"), dict(index="int32", layout="city", host_buffer="mapped")])
+def test_host_chunks_tuning_steps_with_int64_costs(options, rng):
+    inst = tsp.random_asymmetric(8, seed=int(rng.integers(2**31)), low=4 * 10**8, high=10**9)
+    r = tsp.solve(inst, variant="gpu_host_chunks", **options)
+    assert r.stats["cost_dtype"] == "int64"
+    assert r.length == tsp.solve(inst, variant="held_karp").length > 2**31
+
+
+@pytest.mark.parametrize("variant,options", DEVICE_STEPS, ids=lambda x: x if isinstance(x, str) else
+                         ",".join(f"{k}={v}" for k, v in x.items()))
+@pytest.mark.parametrize("n", [2, 4, 7, 9])
+def test_device_versions_tuning_steps_match_serial(variant, options, n, rng):
+    for inst in _instances(rng, n):
+        _same_as_serial(inst, tsp.solve(inst, variant=variant, **options))
+
+
+@pytest.mark.parametrize("variant,options", DEVICE_STEPS, ids=lambda x: x if isinstance(x, str) else
+                         ",".join(f"{k}={v}" for k, v in x.items()))
+def test_device_versions_tuning_steps_over_many_launches(variant, options, rng, monkeypatch):
+    monkeypatch.setattr(tsp_gpu, "LAUNCH_ORDERS", 1000)
+    inst = tsp.random_graph(10, density=0.7, seed=int(rng.integers(2**31)))
+    r = tsp.solve(inst, variant=variant, symmetric=False, max_free=3, block=96, **options)
+    _same_as_serial(inst, r, symmetric=False)
+    int64 = tsp.random_asymmetric(8, seed=int(rng.integers(2**31)), low=4 * 10**8, high=10**9)
+    assert tsp.solve(int64, variant=variant, **options).length == tsp.solve(int64, variant="held_karp").length

@@ -92,7 +92,8 @@ def test_host_order_generator_matches_the_plan(n, symmetric, max_free):
     while done < plan.total:
         cnt = min(37, plan.total - done)
         chunk, local = tsp_gpu._fill_orders(n, plan.prefix, plan.last, plan.f, plan.k,
-                                            chunk, local, cnt, out[done * (n - 1):])
+                                            chunk, local, cnt,
+                                            out[done * (n - 1):(done + cnt) * (n - 1)].reshape(cnt, n - 1))
         done += cnt
     rows = out.reshape(plan.total, n - 1)
     for g in range(plan.total):
@@ -166,8 +167,9 @@ def test_variants_registry():
                                   "gpu_shared_incremental", "gpu_held_karp"]
     brute = {"symmetric", "max_free"}
     assert {v: set(e.options) for v, e in tsp.VARIANTS.items()} == {
-        "serial_bruteforce": brute, "cpu_prange": brute, "held_karp": {"force"}, "gpu_host_chunks": brute | {"block", "batch"},
-        "gpu_unrank": brute | {"block"}, "gpu_shared_incremental": brute | {"block"},
+        "serial_bruteforce": brute, "cpu_prange": brute, "held_karp": {"force"},
+        "gpu_host_chunks": brute | {"block", "batch", "index", "host_buffer", "matrix", "layout", "reduce"},
+        "gpu_unrank": brute | {"block", "matrix"}, "gpu_shared_incremental": brute | {"block", "matrix", "incremental"},
         "gpu_held_karp": {"block", "force"}}
     assert [v for v, e in tsp.VARIANTS.items() if e.gpu] == [v for v in tsp.VARIANTS if v.startswith("gpu_")]
 

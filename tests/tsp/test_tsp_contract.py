@@ -45,7 +45,7 @@ def test_make_result_checks_the_reported_length_and_the_infeasible_case():
 def test_unknown_option_names_what_the_version_takes():
     d = tsp.random_euclidean(5, seed=0)
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['batch'\] for gpu_unrank; it takes "
-                                         r"\['block', 'max_free', 'symmetric'\]"):
+                                         r"\['block', 'matrix', 'max_free', 'symmetric'\]"):
         tsp.solve(d, variant="gpu_unrank", batch=5)
     with pytest.raises(ValueError, match=r"unknown variant 'serial'; known: \['serial_bruteforce'"):
         tsp.solve(d, variant="serial")
@@ -75,8 +75,9 @@ def test_gpu_module_imports_without_a_gpu_and_names_its_kernels():
     assert set(tsp_gpu.KERNELS) == {v for v, e in tsp.VARIANTS.items() if e.gpu}
     source = gpu.kernel_source("tsp")
     defined = set(re.findall(r'extern "C" __global__ void (\w+)\(', source))
-    launched = {k for ks in tsp_gpu.KERNELS.values() for k in ks}
+    launched = {k for ks in (*tsp_gpu.KERNELS.values(), *tsp_gpu.OPTION_KERNELS.values()) for k in ks}
     assert launched == defined, "every kernel is launched by a version, and every launched kernel exists"
+    assert set(tsp_gpu.OPTION_KERNELS) <= set(tsp_gpu.KERNELS)
     for name in tsp.VARIANTS:
         fn = tsp.VARIANTS[name].function()
         assert fn.__module__ == ("gpualgo.tsp.gpu" if name.startswith("gpu") else "gpualgo.tsp.serial")
