@@ -321,8 +321,11 @@ def _multigpu_cases(p):
 
 # ----------------------------------------------------------------------------- phases
 
-#: the launch options of the report's kernels, as the rows of ``phases`` and ``launch`` name them
+#: the launch options of the report's kernels, as the rows of ``phases`` and ``launch`` name
+#: them, and the ``launch`` preset's parameter that sweeps each
 LAUNCH_OPTIONS = ("block", "per_thread", "share", "coalitions_per_thread")
+_SWEEPS = {"block": "blocks", "per_thread": "per_threads", "share": "shares",
+           "coalitions_per_thread": "coalitions_per_threads"}
 
 
 def _launch_columns(r) -> dict:
@@ -344,7 +347,8 @@ def _phase_row(r, ref, n, p) -> dict:
 
 
 def _phases_cases(p):
-    dist, opts = p["distribution"], {k: p[k] for k in LAUNCH_OPTIONS}
+    """Each kernel at its default launch (the ``launch`` preset sweeps the launch)."""
+    dist, opts = p["distribution"], {}
     for n in range(p["n_min"], p["n_max"] + 1):
         def run(n=n):
             _warm("gpu_odp", "serial")
@@ -371,14 +375,16 @@ def _options(variant, opts) -> dict:
 # ----------------------------------------------------------------------------- launch
 
 def _launch_configs(variant, p):
-    """``(swept, options)`` pairs: the report's configuration, then each launch parameter swept
-    alone around it (share only for gpu_shared_splits; the report's value is not repeated)."""
-    base = _options(variant, p["report_config"])
+    """``(swept, options)`` pairs: the report's configuration (the parameters ``block``,
+    ``per_thread``, ``share``, ``coalitions_per_thread``), then each of them swept alone around
+    it over its list (``blocks``...; share only for gpu_shared_splits; the report's value is not
+    repeated)."""
+    base = _options(variant, {k: p[k] for k in LAUNCH_OPTIONS})
     yield "report", base
     for key in LAUNCH_OPTIONS:
         if key == "share" and variant != "gpu_shared_splits":
             continue
-        for x in p["sweep"][key]:
+        for x in p[_SWEEPS[key]]:
             if x != base.get(key):
                 yield key, dict(base, **{key: x})
 
@@ -452,8 +458,7 @@ PRESETS = {
     "phases": Preset(
         description="the report's Figs. 2-3: clock cycles of each phase (setup, fetch, evaluate, reduce) of "
                     "gpu_report and gpu_shared_splits, n = 18..25, each answer checked against the optimum",
-        params=dict(n_min=18, n_max=25, serial_max=18, block=None, per_thread=None, share=None,
-                    coalitions_per_thread=None, seed=6, distribution="uniform"),
+        params=dict(n_min=18, n_max=25, serial_max=18, seed=6, distribution="uniform"),
         quick=dict(n_min=6, n_max=8),
         cases=_phases_cases, needs_gpu=True, seeds=[6]),
     "launch": Preset(
@@ -461,11 +466,11 @@ PRESETS = {
                     "32 in all) and each parameter swept alone at n = 22; the report's and the default "
                     "configuration at n = 24; each answer checked against the optimum",
         params=dict(sizes=[22], large=[24], serial_max=18, seed=7, distribution="uniform",
-                    report_config=dict(block=256, per_thread=2, share=8, coalitions_per_thread=32),
-                    sweep=dict(block=[64, 128, 256, 512, 1024], per_thread=[1, 2, 4, 8, 16, 32, 64],
-                               share=[2, 3, 4, 5, 6, 7, 8], coalitions_per_thread=[1, 2, 4, 8, 16, 32, 64])),
-        quick=dict(sizes=[8], large=[9], sweep=dict(block=[32, 256], per_thread=[1, 2], share=[2, 8],
-                                                    coalitions_per_thread=[1, 32])),
+                    block=256, per_thread=2, share=8, coalitions_per_thread=32,
+                    blocks=[64, 128, 256, 512, 1024], per_threads=[1, 2, 4, 8, 16, 32, 64],
+                    shares=[2, 3, 4, 5, 6, 7, 8], coalitions_per_threads=[1, 2, 4, 8, 16, 32, 64]),
+        quick=dict(sizes=[8], large=[9], blocks=[32, 256], per_threads=[1, 2], shares=[2, 8],
+                   coalitions_per_threads=[1, 32]),
         cases=_launch_cases, needs_gpu=True, seeds=[7]),
     "cpu": Preset(
         description="serial versions only (numba DP and ODP)",

@@ -121,12 +121,12 @@ def test_the_presets_cases_check_without_a_gpu(preset, quick):
 
 def test_a_bad_launch_is_refused_before_the_sweep():
     pr = coal_bench.PRESETS["launch"]
-    bad = dict(pr.params, report_config=dict(block=256, per_thread=2, share=8, coalitions_per_thread=0))
     with pytest.raises(ValueError, match="coalitions_per_thread"):
-        bench.check_cases(list(pr.cases(bad)))
-    bad = dict(coal_bench.PRESETS["phases"].params, per_thread=3)
+        bench.check_cases(list(pr.cases(dict(pr.params, coalitions_per_thread=0))))
     with pytest.raises(ValueError, match="per_thread must be a power of two"):
-        bench.check_cases(list(coal_bench.PRESETS["phases"].cases(bad)))
+        bench.check_cases(list(pr.cases(dict(pr.params, per_threads=[1, 3]))))
+    with pytest.raises(ValueError, match="share must be an integer in 2..8"):
+        bench.check_cases(list(pr.cases(dict(pr.params, shares=[9]))))
 
 
 # ------------------------------------------------------------------------ analysis
