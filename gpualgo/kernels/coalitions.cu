@@ -236,7 +236,7 @@ __device__ unsigned long long shared_splits_clocked(const value_t* f, const unsi
 // thread a range of per_thread split counters; counter k is the split X = scatter(k, C
 // without its top agent), Y = C \ X (Y keeps the top agent, so each pair comes once).  A group
 // visits `visits` consecutive coalitions in turn, with the same counters (the report's
-// coalitions per block: a group spans whole blocks from s = log2(block * per_thread) + 2 on).
+// coalitions per block: a group spans whole blocks from s = log2(block * per_thread) + 1 on).
 // The loop runs as often in every thread of a block, so the reductions' barriers match.
 extern "C" __global__ void report_kernel(value_t* f, const unsigned* coal, long long count,
                                          int s, int per_thread, int group_log2, int visits) {
