@@ -105,11 +105,12 @@ def row(result, rep: int = 0, verified=None, **fields) -> dict:
 
     ``verified``: True when the result was checked against an independent reference or
     certificate in this run (never against another run of the same code), None when it
-    was not checked.
+    was not checked. A row of something computed, not run (what a GPU could hold), has no
+    ``total_ms`` in its stats, and None in the row.
     """
     s = result.stats
     out = dict(fields)
-    out.update(variant=result.variant, rep=rep, total_ms=float(s["total_ms"]),
+    out.update(variant=result.variant, rep=rep, total_ms=_ms(s.get("total_ms")),
                prepare_ms=_ms(s.get("prepare_ms")), exec_ms=_ms(s.get("exec_ms")), kernel_ms=_ms(s.get("kernel_ms")),
                objective=_plain(result.objective), verified=verified, device=s.get("device"))
     return out

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import statistics
 
+from .gpu import PHASES
 from .solve import VARIANTS, total_splits
 
 __all__ = ["REPORT", "LABELS", "L2_BYTES", "num", "median_ms", "largest_n", "speedups_over_serial",
            "shared_splits_gain", "seconds_at", "headline", "speedup_parts", "against_report", "speedups_by_n",
            "growth_per_agent", "outside_kernels", "largest_n_in_l2", "SECTOR_BYTES", "traffic", "traffic_lines",
            "report_lines", "copy_bandwidth_of",
-           "bandwidth_at_largest", "bandwidth_lines", "target_lines", "best_speedup"]
+           "bandwidth_at_largest", "bandwidth_lines", "target_lines", "best_speedup", "PHASES", "phase_shares",
+           "phase_lines", "launch_rows", "launch_lines", "reads_avoided_by_share"]
 
 #: the source report's results the notebook compares with: 29 agents in about 2 hours on a
 #: GTX 660 Ti, 40x one CPU core, shared splits 40 % faster
@@ -425,3 +427,104 @@ def multigpu_lines(rows) -> list[str]:
             lines.append(f"the largest n the {r['devices']} GPUs hold: n = {r['n']}, {gib(r['bytes_per_gpu'])} on each "
                          f"of {gib(r['usable_bytes_per_gpu'])} usable (computed from the memory, not run)")
     return lines
+
+
+# ------------------------------------------------------------------ phases and launches
+
+def phase_shares(rows, variant: str, n: int | None = None) -> tuple[int, dict] | None:
+    """``(n, {phase: share})`` of ``variant`` in the ``phases`` rows: the median share of each
+    phase of :data:`PHASES` (of the phases' sum of cycles) at ``n``, by default the largest n
+    with shares; None without such rows.
+
+    >>> rows = [dict(variant="gpu_report", n=20, share_setup=0.1, share_fetch=0.6, share_evaluate=0.1,
+    ...              share_reduce=0.2)]
+    >>> phase_shares(rows, "gpu_report")
+    (20, {'setup': 0.1, 'fetch': 0.6, 'evaluate': 0.1, 'reduce': 0.2})
+    """
+    have = [r for r in rows if r["variant"] == variant and all(_present(r.get(f"share_{p}")) for p in PHASES)
+            and sum(r[f"share_{p}"] for p in PHASES) > 0]
+    if n is None and have:
+        n = max(r["n"] for r in have)
+    at = [r for r in have if r["n"] == n]
+    if not at:
+        return None
+    return n, {p: float(statistics.median(r[f"share_{p}"] for r in at)) for p in PHASES}
+
+
+def phase_lines(rows) -> list[str]:
+    """A sentence per report kernel: its phases' shares at its largest n, the largest phase,
+    and what the instrumented run checked (the optimum) and covered (the phases' share of the
+    threads' cycles)."""
+    lines = []
+    for variant in ("gpu_report", "gpu_shared_splits"):
+        got = phase_shares(rows, variant)
+        if got is None:
+            continue
+        n, shares = got
+        at = [r for r in rows if r["variant"] == variant and r["n"] == n]
+        cover = [r["phase_coverage"] for r in at if _present(r.get("phase_coverage"))]
+        checked = all(r.get("verified") is True for r in at)
+        lines.append(f"{LABELS[variant]} at n={n}: " + ", ".join(f"{p} {x:.0%}" for p, x in shares.items())
+                     + f" (largest: {max(shares, key=shares.get)}"
+                     + (f"; the phases hold {statistics.median(cover):.0%} of the threads' cycles" if cover else "")
+                     + ("; answer checked against the optimum)" if checked else "; ANSWER NOT CHECKED)"))
+    return lines
+
+
+def launch_rows(rows, variant: str, n: int | None = None) -> list[dict]:
+    """The ``launch`` rows of ``variant`` at ``n`` (default: the smallest n, the one swept),
+    each with its ``splits_per_s``, fastest first."""
+    at = [r for r in rows if r["variant"] == variant]
+    if not at:
+        return []
+    n = min(r["n"] for r in at) if n is None else n
+    return sorted((r for r in at if r["n"] == n and _present(r.get("total_ms"))), key=lambda r: r["total_ms"])
+
+
+def _launch_text(r) -> str:
+    parts = [f"block {r['block']}", f"{r['per_thread']} splits/thread"]
+    if _present(r.get("share")):
+        parts.append(f"share {r['share']}")
+    parts.append(f"{r['coalitions_per_thread']} coalitions/thread")
+    return ", ".join(parts)
+
+
+def launch_lines(rows) -> list[str]:
+    """For each report kernel in the ``launch`` rows: at the swept size, the report's
+    configuration's time, the fastest configuration and its gain over the report's, and the
+    best value of each swept parameter; at each larger size, the report's against the default."""
+    lines = []
+    for variant in ("gpu_report", "gpu_shared_splits"):
+        at = launch_rows(rows, variant)
+        if not at:
+            continue
+        n = at[0]["n"]
+        rep = next((r for r in at if r.get("report_config") is True), None)
+        best = at[0]
+        head = f"{LABELS[variant]} at n={n}: fastest {_launch_text(best)} ({best['total_ms']:.1f} ms)"
+        if rep is not None:
+            head += f"; the report's ({_launch_text(rep)}) {rep['total_ms']:.1f} ms, {rep['total_ms'] / best['total_ms']:.2f}x it"
+        lines.append(head)
+        for key in ("block", "per_thread", "share", "coalitions_per_thread"):
+            swept = [r for r in at if r.get("swept") in (key, "report")]
+            if len({r.get(key) for r in swept}) > 1:
+                fastest = swept[0]
+                lines.append(f"  {key} swept alone: fastest at {fastest[key]} ({fastest['total_ms']:.1f} ms)")
+        for m in sorted({r["n"] for r in rows if r["variant"] == variant and r["n"] > n}):
+            big = {r.get("swept"): r for r in launch_rows(rows, variant, m)}
+            if "report" in big and "default" in big:
+                lines.append(f"  n={m}: the report's configuration {big['report']['total_ms'] / 1e3:.2f} s, "
+                             f"the default ({_launch_text(big['default'])}) {big['default']['total_ms'] / 1e3:.2f} s")
+    return lines
+
+
+def reads_avoided_by_share(rows) -> tuple[int, dict] | None:
+    """``(n, {share: (fraction of the two reads per split avoided, splits per second)})`` of
+    gpu_shared_splits in the ``launch`` rows where only ``share`` differs from the report's
+    configuration, at the swept size; None without two shares."""
+    at = [r for r in launch_rows(rows, "gpu_shared_splits") if r.get("swept") in ("share", "report")
+          and _present(r.get("reads_saved")) and _present(r.get("splits")) and r["splits"]]
+    out = {}
+    for r in at:
+        out.setdefault(int(r["share"]), (r["reads_saved"] / (2 * r["splits"]), r.get("splits_per_s")))
+    return (at[0]["n"], dict(sorted(out.items()))) if len(out) >= 2 else None

@@ -7,25 +7,32 @@
   GPU's device-to-device copy bandwidth, measured in the same run.
 - ``targets``: the performance goals: GPU against the numba serial DP at n = 22 (>= 100x),
   n = 27 in <= 15 s and n = 29 in <= 2 min with gpu_odp.
+- ``phases``: the report's Figs. 2-3: the clock cycles the report's two kernels spend in each
+  phase (setup, fetching, evaluating, reducing), from their -DPHASE_CLOCKS build.
+- ``launch``: the report's launch configuration (threads per block, splits per thread,
+  coalitions a thread evaluates together and in all) and each of its parameters swept alone.
 - ``cpu``: the serial versions only (runs anywhere; the notebook's same-run comparison).
 
 Every preset takes ``quick``: its ``Preset.quick`` values (tiny sizes, for CI and headless
 notebooks) replace the defaults. Value functions are the uniform distribution in float32
-unless a preset says otherwise. Every measured row comes from :func:`gpualgo.bench.row`
-(``total_ms``, ``kernel_ms``, ``objective``: the partition's value...) followed by this
-problem's counters (``splits``, ``bytes_moved``, their rates, ``parts``, ``ms_per_level``).
+unless a preset says otherwise. Every row comes from :func:`gpualgo.bench.row`
+(``total_ms``, ``kernel_ms``, ``objective``: the partition's value...; the copy bandwidth and
+the capacity computed from the GPUs' memory too) followed by this problem's counters (``splits``, ``bytes_moved``, their rates, ``parts``, ``ms_per_level``).
 What the notebook prints from these rows is computed in :mod:`gpualgo.coalitions.analysis`.
 """
 from __future__ import annotations
 
 import functools
 import json
+from dataclasses import dataclass
 
 import numpy as np
 
 from .. import bench, gpu
 from ..bench import Case, Preset
+from ..result import Result
 from . import checks, values
+from . import gpu as co_gpu
 from .solve import VARIANTS, solve
 from .solve import check as check_solve
 
@@ -137,11 +144,38 @@ def _bandwidth(nbytes: int) -> float:
     return _measured_bandwidth(int(nbytes), int(cp.cuda.Device().id))
 
 
+@dataclass
+class _Measurement(Result):
+    """What :func:`gpualgo.bench.row` takes for a row that is no solve (the copy bandwidth, the
+    capacity computed from the GPUs' memory): its ``stats`` hold what was timed, nothing where
+    nothing ran, and it has no objective."""
+    variant: str
+    stats: dict
+    objective: object = None
+
+
 def _copy_case(nbytes):
     def copy():
-        return [dict(algorithm="coalitions", variant="device_copy", n=0, copy_bytes_per_s=_bandwidth(nbytes),
-                     device=gpu.device_name())]
+        bw = _bandwidth(nbytes)
+        ms = 2 * nbytes / bw * 1e3          # the median copy's CUDA-event time
+        r = _Measurement("device_copy", {"total_ms": ms, "kernel_ms": ms, "device": gpu.device_name()})
+        return [dict(bench.row(r, algorithm="coalitions", n=0), copy_bytes_per_s=bw)]
     return Case("device-to-device copy", copy)
+
+
+def _verified(r, ref) -> bool:
+    """Whether ``r``'s partition is one of the agents and its value equals ``ref``'s."""
+    try:
+        checks.check_against_serial(r, ref)
+        return True
+    except (AssertionError, ValueError):
+        return False
+
+
+def _reference(v, n, p):
+    """The optimum a case checks its rows against: the serial DP up to ``serial_max`` agents,
+    else gpu_odp (the pruned DP in tiles: another algorithm and another kernel)."""
+    return solve(v, variant="serial" if n <= p["serial_max"] else "gpu_odp", force=True)
 
 
 # ----------------------------------------------------------------------------- report
@@ -278,11 +312,114 @@ def _multigpu_cases(p):
         while table_need(n + 1, np.float32, "gpu_odp_multi")[0] <= guards.MEMORY_FRACTION * min(free):
             n += 1
         need = table_need(n, np.float32, "gpu_odp_multi")[0]
-        return [dict(algorithm="coalitions", variant="gpu_odp_multi", n=n, devices=len(ids), dtype="float32",
+        r = _Measurement("gpu_odp_multi", {"device": "; ".join(sorted({_device_of(cp, d) for d in ids}))})
+        return [dict(bench.row(r, algorithm="coalitions", n=n), devices=len(ids), dtype="float32",
                      bytes_per_gpu=need, usable_bytes_per_gpu=min(free), measured=False,
-                     device="; ".join(sorted({_device_of(cp, d) for d in ids})),
                      note="the largest n whose table (and merge buffer) every GPU holds; computed, not run")]
     yield Case("the largest n the GPUs hold", capacity)
+
+
+# ----------------------------------------------------------------------------- phases
+
+#: the launch options of the report's kernels, as the rows of ``phases`` and ``launch`` name
+#: them, and the ``launch`` preset's parameter that sweeps each
+LAUNCH_OPTIONS = ("block", "per_thread", "share", "coalitions_per_thread")
+_SWEEPS = {"block": "blocks", "per_thread": "per_threads", "share": "shares",
+           "coalitions_per_thread": "coalitions_per_threads"}
+
+
+def _launch_columns(r) -> dict:
+    """The launch a row of the report's kernels ran with (share: None for gpu_report)."""
+    s = r.stats
+    return dict(block=int(s["block"]), per_thread=int(s["per_thread"]), share=s.get("share"),
+                coalitions_per_thread=int(s["coalitions_per_thread"]))
+
+
+def _phase_row(r, ref, n, p) -> dict:
+    row = _row(r, n, p["distribution"], p["seed"], verified=_verified(r, ref), verified_by=ref.variant,
+               **_launch_columns(r))
+    for k, x in r.stats["phase_cycles"].items():
+        row[f"cycles_{k}"] = int(x)
+    for k, x in r.stats["phase_shares"].items():
+        row[f"share_{k}"] = float(x)
+    row["phase_coverage"] = float(r.stats["phase_coverage"])
+    return row
+
+
+def _phases_cases(p):
+    """Each kernel at its default launch (the ``launch`` preset sweeps the launch)."""
+    dist, opts = p["distribution"], {}
+    for n in range(p["n_min"], p["n_max"] + 1):
+        def run(n=n):
+            _warm("gpu_odp", "serial")
+            for variant in ("gpu_report", "gpu_shared_splits"):       # compile the clocked build
+                co_gpu.phase_clocks(_tiny(), variant, **_options(variant, opts))
+            v = _instance(n, dist, p["seed"])
+            ref = _reference(v, n, p)
+            rows = [_phase_row(co_gpu.phase_clocks(v, variant, **_options(variant, opts)), ref, n, p)
+                    for variant in ("gpu_report", "gpu_shared_splits")]
+            del v
+            return rows
+        ref_variant = "serial" if n <= p["serial_max"] else "gpu_odp"
+        yield Case(f"phase clocks n={n}", run,
+                   _check(n, dist, *[(variant, dict(force=True, **_options(variant, opts)))
+                                     for variant in ("gpu_report", "gpu_shared_splits")], (ref_variant, dict(force=True))))
+
+
+def _options(variant, opts) -> dict:
+    """The options of ``opts`` (launch options, None where the default is meant) that
+    ``variant`` takes."""
+    return {k: x for k, x in opts.items() if x is not None and (k != "share" or variant == "gpu_shared_splits")}
+
+
+# ----------------------------------------------------------------------------- launch
+
+def _launch_configs(variant, p):
+    """``(swept, options)`` pairs: the report's configuration (the parameters ``block``,
+    ``per_thread``, ``share``, ``coalitions_per_thread``), then each of them swept alone around
+    it over its list (``blocks``...; share only for gpu_shared_splits; the report's value is not
+    repeated)."""
+    base = _options(variant, {k: p[k] for k in LAUNCH_OPTIONS})
+    yield "report", base
+    for key in LAUNCH_OPTIONS:
+        if key == "share" and variant != "gpu_shared_splits":
+            continue
+        for x in p[_SWEEPS[key]]:
+            if x != base.get(key):
+                yield key, dict(base, **{key: x})
+
+
+def _launch_case(variant, n, configs, p):
+    dist = p["distribution"]
+
+    def run():
+        _warm(variant, "gpu_odp")
+        v = _instance(n, dist, p["seed"])
+        ref = _reference(v, n, p)
+        rows = []
+        for swept, opts in configs:
+            r = solve(v, variant=variant, force=True, **opts)
+            rows.append(_row(r, n, dist, p["seed"], verified=_verified(r, ref), verified_by=ref.variant,
+                             swept=swept, report_config=swept == "report", **_launch_columns(r)))
+        del v
+        return rows
+    ref_variant = "serial" if n <= p["serial_max"] else "gpu_odp"
+    return Case(f"{variant} launch n={n} ({', '.join(sorted({s for s, _ in configs}))})", run,
+                _check(n, dist, *[(variant, dict(force=True, **o)) for _, o in configs], (ref_variant, dict(force=True))))
+
+
+def _launch_cases(p):
+    for variant in ("gpu_report", "gpu_shared_splits"):
+        configs = list(_launch_configs(variant, p))
+        for n in p["sizes"]:
+            yield _launch_case(variant, n, configs, p)
+        ours = _options(variant, {k: DEFAULT_LAUNCH[k] for k in LAUNCH_OPTIONS})
+        for n in p["large"]:
+            yield _launch_case(variant, n, [configs[0], ("default", ours)], p)
+
+
+#: this package's default launch of the report's kernels (the ``launch`` preset's "default" rows)
+DEFAULT_LAUNCH = {k: co_gpu.DEFAULTS[k] for k in LAUNCH_OPTIONS}
 
 
 def _device_of(cp, d):
@@ -318,6 +455,23 @@ PRESETS = {
         params=dict(scaling_n=[27, 29], devices=[1, 2], large_n=[31], seed=5, distribution="uniform"),
         quick=dict(scaling_n=[12], large_n=[14]),
         cases=_multigpu_cases, needs_gpu=True, seeds=[5]),
+    "phases": Preset(
+        description="the report's Figs. 2-3: clock cycles of each phase (setup, fetch, evaluate, reduce) of "
+                    "gpu_report and gpu_shared_splits, n = 18..25, each answer checked against the optimum",
+        params=dict(n_min=18, n_max=25, serial_max=18, seed=6, distribution="uniform"),
+        quick=dict(n_min=6, n_max=8),
+        cases=_phases_cases, needs_gpu=True, seeds=[6]),
+    "launch": Preset(
+        description="the report's launch configuration (256 threads, 2 splits per thread, 8 coalitions together, "
+                    "32 in all) and each parameter swept alone at n = 22; the report's and the default "
+                    "configuration at n = 24; each answer checked against the optimum",
+        params=dict(sizes=[22], large=[24], serial_max=18, seed=7, distribution="uniform",
+                    block=256, per_thread=2, share=8, coalitions_per_thread=32,
+                    blocks=[64, 128, 256, 512, 1024], per_threads=[1, 2, 4, 8, 16, 32, 64],
+                    shares=[2, 3, 4, 5, 6, 7, 8], coalitions_per_threads=[1, 2, 4, 8, 16, 32, 64]),
+        quick=dict(sizes=[8], large=[9], blocks=[32, 256], per_threads=[1, 2], shares=[2, 8],
+                   coalitions_per_threads=[1, 32]),
+        cases=_launch_cases, needs_gpu=True, seeds=[7]),
     "cpu": Preset(
         description="serial versions only (numba DP and ODP)",
         params=dict(n_min=8, serial_max=18, report_max=0, odp_max=0, reps=2, serial_reps=3,

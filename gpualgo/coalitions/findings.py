@@ -3,7 +3,8 @@
 The report (*Dynamic programming for coalition structure generation, CUDA*: the DP of
 Rothkopf et al. on a GTX 660 Ti against one Xeon W3520 core) states the conclusions below.
 Each test computes its verdict from rows of the presets of :mod:`gpualgo.coalitions.bench`
-(``coalitions/report``, ``coalitions/bandwidth``), with the computations of
+(``coalitions/report``, ``coalitions/bandwidth``, ``coalitions/phases``, ``coalitions/launch``),
+with the computations of
 :mod:`gpualgo.coalitions.analysis`; a rerun on another GPU updates every verdict. The
 report's headline (29 agents) is recomputed on the report's own versions, the serial DP and
 the report's kernel: where a version was not run that far (the serial DP would take a day),
@@ -16,20 +17,28 @@ the report itself did for its CPU, and the measurement says so.
 """
 from __future__ import annotations
 
-from ..findings import Finding, Missing, caveat, fails, holds, need, not_measured, ratio, untestable
+from ..findings import Finding, Missing, caveat, fails, holds, need, ratio, untestable
 from . import analysis
 from .analysis import num
 
-__all__ = ["FINDINGS", "REPORT_SET", "BANDWIDTH_SET", "SHARED_GAIN_FLOOR", "FAST_SHARE"]
+__all__ = ["FINDINGS", "REPORT_SET", "BANDWIDTH_SET", "PHASES_SET", "LAUNCH_SET", "SHARED_GAIN_FLOOR", "FAST_SHARE",
+           "FETCH_BAND"]
 
 REPORT_SET = "coalitions/report"
 BANDWIDTH_SET = "coalitions/bandwidth"
+PHASES_SET = "coalitions/phases"
+LAUNCH_SET = "coalitions/launch"
 #: shared splits "40 % faster": a gain of at least 30 % agrees, a smaller positive gain only in part
 SHARED_GAIN_FLOOR = 0.30
 #: a fraction of the copy bandwidth at or above which a kernel is taken as bandwidth-bound
 FAST_SHARE = 0.8
 #: below this fraction of the copy bandwidth, the effective bandwidth is "low"
 LOW_SHARE = 0.5
+#: "almost 60 % of the time fetching memory": the report read it off log-scale bars of its own
+#: checkpoints, and our phases draw their borders a little differently (our fetch phase is its
+#: checkpoint 4, split generation included, but the instrumented kernel batches the loads), so
+#: a fetch share of the phases' cycles within 15 points of 60 % agrees
+FETCH_BAND = (0.45, 0.75)
 
 
 def _s(seconds: float) -> str:
@@ -175,22 +184,48 @@ def random_access_low_bandwidth(data):
     return holds(measured)
 
 
-time_in_fetches = not_measured("needs the clock cycles between the kernel's checkpoints (Figs. 2-3: clock64() "
-                               "around each code segment of report_kernel and shared_splits_kernel), not recorded: "
-                               "an instrumented build run on a GPU")
+def time_in_fetches(data):
+    need(data, PHASES_SET, variant="gpu_report")
+    rows = need(data, PHASES_SET)
+    got = {v: analysis.phase_shares(rows, v) for v in ("gpu_report", "gpu_shared_splits")}
+    n, rep = _known(got["gpu_report"], "phase shares of gpu_report")
+    lo, hi = FETCH_BAND
+    measured = (f"report kernel at n = {n}: " + ", ".join(f"{p} {x:.0%}" for p, x in rep.items())
+                + f" of the cycles between checkpoints (agrees within {lo:.0%}..{hi:.0%})")
+    shared = got["gpu_shared_splits"]
+    if shared is not None:
+        measured += f"; shared splits at n = {shared[0]}: fetch {shared[1]['fetch']:.0%}"
+    if max(rep, key=rep.get) != "fetch":
+        return fails(measured, f"the report kernel's threads spend most of their cycles in "
+                               f"{max(rep, key=rep.get)}, not in fetching")
+    if shared is None:
+        return caveat(measured, "the shared-splits kernel's phases are not recorded")
+    if max(shared[1], key=shared[1].get) != "fetch":
+        return fails(measured, "with shared splits the threads no longer spend most of their cycles fetching")
+    if not lo <= rep["fetch"] <= hi:
+        return caveat(measured, f"fetching is the largest phase of both kernels, but {rep['fetch']:.0%} of the report "
+                                f"kernel's cycles, outside {lo:.0%}..{hi:.0%}")
+    return holds(measured)
 
 
 def more_shared_fewer_fetches(data):
-    rows = need(data, BANDWIDTH_SET, variant="gpu_shared_splits")
-    top = max(r["n"] for r in rows)
-    saved = [r for r in rows if r["n"] == top and analysis._present(r.get("reads_saved"))]
-    measured = "-"
-    if saved:
-        r = saved[0]
-        measured = f"share = 4 only: {r['reads_saved'] / (2 * r['splits']):.0%} of the table reads avoided at n = {top}"
-    return untestable("only the default of 4 coalitions per thread is recorded; needs share swept 2..8 (reads saved "
-                      "and splits/s), with the report's launch configuration (256 threads, 2 splits per thread, "
-                      "8 coalitions)", measured)
+    rows = need(data, LAUNCH_SET, variant="gpu_shared_splits")
+    n, by = _known(analysis.reads_avoided_by_share(rows), "sweep of share in the report's configuration")
+    shares = sorted(by)
+    avoided = [by[k][0] for k in shares]
+    rates = {k: by[k][1] for k in shares if by[k][1]}
+    measured = (f"report's configuration at n = {n}: " + ", ".join(f"share {k} {by[k][0]:.0%}" for k in shares)
+                + " of the table reads avoided")
+    if any(b < a for a, b in zip(avoided, avoided[1:])) or avoided[-1] <= avoided[0]:
+        return fails(measured, "evaluating more coalitions together does not avoid more reads at every step")
+    if rates:
+        fastest = max(rates, key=rates.get)
+        measured += f"; splits/s highest at share {fastest}"
+        if rates[shares[-1]] < 0.95 * rates[fastest]:
+            return caveat(measured, f"fewer reads at every step, but the splits per second peak at share {fastest}: "
+                                    "past it, evaluating more coalitions together costs more (registers, a longer "
+                                    "walk per thread) than the reads it avoids")
+    return holds(measured)
 
 
 # ------------------------------------------------------------------- the DP and the GPU
@@ -274,9 +309,9 @@ FINDINGS = [
             "drop the effective bandwidth)", "Sec. 4; Sec. 2.3", [BANDWIDTH_SET], random_access_low_bandwidth),
     Finding("Checkpoint 4 (generating the splittings and fetching them) is where the algorithm spends most of its "
             "time: almost 60% of the time fetching memory; with shared splittings it still spends most of the time "
-            "fetching memory", "Sec. 4, Figs. 2-3", [], time_in_fetches),
+            "fetching memory", "Sec. 4, Figs. 2-3", [PHASES_SET], time_in_fetches),
     Finding("The more splittings evaluated at the same time and checked against each other, the fewer redundant "
-            "memory fetches", "Sec. 2.4.2, Algorithm 6", [BANDWIDTH_SET], more_shared_fewer_fetches),
+            "memory fetches", "Sec. 2.4.2, Algorithm 6", [LAUNCH_SET], more_shared_fewer_fetches),
     Finding("Rebuilding the splittings from f alone (Algorithm 2, no table O) costs an insignificant overhead: at "
             "most n - 1 coalitions against the exponential number of evaluations", "Sec. 2.2, Algorithm 2",
             [REPORT_SET], rebuild_is_cheap),

@@ -16,6 +16,9 @@ launches):
 - :func:`odp_multi` (``gpu_odp_multi``): :func:`odp` on every GPU of the machine, each size's
   tiles split between them, the tables merged over peer access before the next size.
 
+:func:`phase_clocks` runs the report's two kernels built with ``-DPHASE_CLOCKS`` and returns
+the clock cycles their threads spent in each phase (the report's Figs. 2-3).
+
 All versions keep only the table f on the device and rebuild the partition with the
 report's Algorithm 2 (one search kernel per coalition of the answer). Every grid and block
 size is computed by :func:`launch_config`. Importing this module needs no GPU.
@@ -33,9 +36,9 @@ from . import serial
 from .result import make_result
 from .values import popcounts
 
-__all__ = ["KERNELS", "report", "shared_splits", "odp", "odp_multi", "run", "run_multi", "device_ids",
-           "EXCHANGE_BYTES", "launch_config", "masks_of_size", "DEFAULTS",
-           "SHARE_MAX", "LOW_BITS", "REBUILD_BLOCK"]
+__all__ = ["KERNELS", "report", "shared_splits", "odp", "odp_multi", "phase_clocks", "phase_summary", "run", "run_multi",
+           "device_ids", "EXCHANGE_BYTES", "launch_config", "masks_of_size", "defines", "DEFAULTS",
+           "SHARE_MAX", "LOW_BITS", "REBUILD_BLOCK", "PHASES", "PHASE_BATCH", "MAX_VISITS"]
 
 #: the kernels each GPU version launches, in the order it launches them
 KERNELS = {
@@ -45,23 +48,39 @@ KERNELS = {
     "gpu_odp_multi": ("odp_tile_kernel", "find_split_kernel"),
 }
 
-#: default options of each variant
-DEFAULTS = {"block": 256, "per_thread": 16, "share": 4, "tiles_per_block": 16}
+#: default options of each variant (``coalitions_per_thread``: None is 1 for gpu_report and
+#: ``share`` for gpu_shared_splits, one pass over the counters per group)
+DEFAULTS = {"block": 256, "per_thread": 16, "share": 4, "tiles_per_block": 16, "coalitions_per_thread": None}
 #: agents per shared-memory tile (float32 / float64): 2 segments of 2**b values + the bests
 LOW_BITS = {np.dtype(np.float32): 12, np.dtype(np.float64): 11}
 #: the most coalitions a thread of shared_splits_kernel evaluates together (compiled in as
 #: the define SHARE_MAX: the kernel keeps their masks and bests in registers)
 SHARE_MAX = 8
+#: the most coalitions a group of the report's kernels visits in turn (coalitions_per_thread)
+MAX_VISITS = 4096
+#: the phases of the report's kernels timed by :func:`phase_clocks`, in the order of the
+#: kernel's slots (PHASE_SETUP...); the slot after them holds each thread's whole time
+PHASES = ("setup", "fetch", "evaluate", "reduce")
+#: splits report_kernel reads into registers before evaluating them, in the -DPHASE_CLOCKS build
+PHASE_BATCH = 8
 #: threads per block of find_split_kernel, the rebuild's search
 REBUILD_BLOCK = 256
 MAX_GRID = 2**31 - 1
 
 
-def _module(dtype):
-    defines = {"SHARE_MAX": SHARE_MAX}
+def defines() -> dict:
+    """The compile-time constants this module passes to ``coalitions.cu`` (its ``#ifndef``
+    fallbacks must agree: a test checks)."""
+    return {"SHARE_MAX": SHARE_MAX, "PHASE_BATCH": PHASE_BATCH}
+
+
+def _module(dtype, clocks: bool = False):
+    defs = defines()
     if np.dtype(dtype) == np.float64:
-        defines["VALUE_T"] = "double"
-    return gpu.load_module("coalitions", defines=defines)
+        defs["VALUE_T"] = "double"
+    if clocks:
+        defs["PHASE_CLOCKS"] = 1
+    return gpu.load_module("coalitions", defines=defs)
 
 
 @njit(cache=True)
@@ -96,17 +115,20 @@ def _low_bits(v, n: int, low_bits) -> int:
 
 
 def check_options(block=None, per_thread=None, share=None, low_bits=None, tiles_per_block=None, devices=None,
-                  **_) -> dict:
+                  coalitions_per_thread=None, **_) -> dict:
     """The launch options of the GPU versions, their defaults filled in (``low_bits`` stays
-    None: its default and its upper bound depend on the instance); checked before a GPU is
-    asked for (:class:`gpualgo.variants.Variant`'s ``checks``) and again by :func:`run`."""
+    None: its default and its upper bound depend on the instance; ``coalitions_per_thread``
+    None: its default depends on the version); checked before a GPU is asked for
+    (:class:`gpualgo.variants.Variant`'s ``checks``) and again by :func:`run`."""
     out = {"block": guards.power_of_two(DEFAULTS["block"] if block is None else block, "block", 32, 1024),
            "per_thread": guards.power_of_two(DEFAULTS["per_thread"] if per_thread is None else per_thread,
                                              "per_thread", 1, 1 << 20),
            "share": guards.integer(DEFAULTS["share"] if share is None else share, "share", 2, SHARE_MAX),
            "tiles_per_block": guards.integer(DEFAULTS["tiles_per_block"] if tiles_per_block is None
                                              else tiles_per_block, "tiles_per_block"),
-           "low_bits": None if low_bits is None else guards.integer(low_bits, "low_bits", 1, 12)}
+           "low_bits": None if low_bits is None else guards.integer(low_bits, "low_bits", 1, 12),
+           "coalitions_per_thread": None if coalitions_per_thread is None else
+           guards.integer(coalitions_per_thread, "coalitions_per_thread", 1, MAX_VISITS)}
     if isinstance(devices, (list, tuple)):        # ids: checked against the GPUs there by device_ids
         if not devices:
             raise ValueError("devices must be a count or a list of distinct GPU ids, got []")
@@ -121,9 +143,10 @@ def launch_config(kernel: str, **sizes) -> dict:
     """Every grid and block size of this module's launches, computed here and only here.
 
     - ``"report_kernel"``, ``"shared_splits_kernel"``: sizes ``block``, ``coalitions`` (of the
-      level), ``size`` (their agents, s), ``per_thread`` (split counters per thread) and, for
-      shared splits, ``share`` (coalitions a thread evaluates together). A group of
-      ``2**group_log2`` threads takes each coalition (each ``share`` of them): enough threads
+      level), ``size`` (their agents, s), ``per_thread`` (split counters per thread), for
+      shared splits ``share`` (coalitions a thread evaluates together), and ``visits``
+      (coalitions a group walks in turn; default 1, and ``share`` for shared splits). A group
+      of ``2**group_log2`` threads takes each ``visits`` consecutive coalitions: enough threads
       for the ``2**(s-1)`` counters. Returns ``{"grid", "block", "group_log2"}``; ValueError
       when the grid would pass the hardware limit (raise per_thread).
     - ``"odp_tile_kernel"``: sizes ``block``, ``highs`` (high masks of size ``h``), ``h``,
@@ -143,8 +166,9 @@ def launch_config(kernel: str, **sizes) -> dict:
     if kernel in ("report_kernel", "shared_splits_kernel"):
         block, count, s, per_thread = sizes["block"], sizes["coalitions"], sizes["size"], sizes["per_thread"]
         share = sizes.get("share", 1) if kernel == "shared_splits_kernel" else 1
+        visits = sizes.get("visits") or share
         group_log2 = max(0, (s - 1) - int(math.log2(per_thread)))
-        groups = -(-count // share)
+        groups = -(-count // visits)
         return {"grid": _blocks(groups << group_log2, block), "block": block, "group_log2": group_log2}
     if kernel == "odp_tile_kernel":
         block, h, t, b, tiles = sizes["block"], sizes["h"], sizes["t"], sizes["low_bits"], sizes["tiles"]
@@ -183,18 +207,60 @@ def _pow2_floor(x: int) -> int:
     return 1 << (max(1, int(x)).bit_length() - 1)
 
 
-def report(v, block=None, per_thread=None):
+def report(v, block=None, per_thread=None, coalitions_per_thread=None):
     """The version ``gpu_report`` on a validated value function ``v``: the report's kernel,
     every split evaluated. Options: ``block`` (threads per block, a power of two 32..1024),
-    ``per_thread`` (split counters per thread, a power of two). Returns a CoalitionResult."""
-    return run("gpu_report", v, _agents(v), block=block, per_thread=per_thread)
+    ``per_thread`` (split counters per thread, a power of two), ``coalitions_per_thread``
+    (coalitions a thread visits in turn with the same counters, 1..:data:`MAX_VISITS`, default
+    1; the report's 32 coalitions per block). Returns a CoalitionResult."""
+    return run("gpu_report", v, _agents(v), block=block, per_thread=per_thread,
+               coalitions_per_thread=coalitions_per_thread)
 
 
-def shared_splits(v, block=None, per_thread=None, share=None):
+def shared_splits(v, block=None, per_thread=None, share=None, coalitions_per_thread=None):
     """The version ``gpu_shared_splits``: :func:`report` with each thread evaluating its
     counters for ``share`` (2..:data:`SHARE_MAX`) consecutive coalitions, a value it already
-    holds reused instead of read again. Returns a CoalitionResult."""
-    return run("gpu_shared_splits", v, _agents(v), block=block, per_thread=per_thread, share=share)
+    holds reused instead of read again; ``coalitions_per_thread`` of them in turn, ``share``
+    at a time (default ``share``; the report: 8 at a time, 32 in all). Returns a
+    CoalitionResult."""
+    return run("gpu_shared_splits", v, _agents(v), block=block, per_thread=per_thread, share=share,
+               coalitions_per_thread=coalitions_per_thread)
+
+
+def phase_clocks(v, variant="gpu_report", block=None, per_thread=None, share=None, coalitions_per_thread=None):
+    """``variant`` (``gpu_report`` or ``gpu_shared_splits``, with its options) built with
+    ``-DPHASE_CLOCKS``: every thread adds the ``clock64()`` cycles it spends in each phase
+    (:data:`PHASES`: reading its coalition and first split, fetching the splits' values,
+    evaluating them, reducing) to a counter of the module, summed over the whole DP (the
+    kernel's comment says how the clocks are read and what the instrumented build changes).
+
+    Returns the CoalitionResult of the instrumented run (its partition and value are checked
+    like any other), with ``stats["phase_cycles"]`` (cycles per phase, and ``"total"``: every
+    thread's whole time), ``stats["phase_shares"]`` (each phase over the sum of the phases)
+    and ``stats["phase_coverage"]`` (that sum over the total)."""
+    if variant not in ("gpu_report", "gpu_shared_splits"):
+        raise ValueError(f"variant must be 'gpu_report' or 'gpu_shared_splits' (the report's kernels), "
+                         f"got {variant!r}")
+    return run(variant, v, _agents(v), block=block, per_thread=per_thread, share=share,
+               coalitions_per_thread=coalitions_per_thread, clocks=True)
+
+
+def phase_summary(cycles) -> dict:
+    """``{"phase_cycles", "phase_shares", "phase_coverage"}`` from the module's counters
+    ``cycles`` (one per phase of :data:`PHASES`, then the total): each phase's share of the
+    phases' sum, and that sum's share of the threads' whole time (0 where nothing ran).
+
+    >>> phase_summary([10, 60, 10, 20, 125])["phase_shares"]["fetch"]
+    0.6
+    """
+    c = [int(x) for x in cycles]
+    if len(c) != len(PHASES) + 1:
+        raise ValueError(f"expected {len(PHASES) + 1} counters (the phases and the total), got {len(c)}")
+    named = dict(zip(PHASES, c[:-1]))
+    spent = sum(named.values())
+    return {"phase_cycles": dict(named, total=c[-1]),
+            "phase_shares": {k: (x / spent if spent else 0.0) for k, x in named.items()},
+            "phase_coverage": spent / c[-1] if c[-1] else 0.0}
 
 
 def odp(v, rule="odp", block=None, low_bits=None, tiles_per_block=None):
@@ -211,17 +277,19 @@ def _agents(v) -> int:
 
 
 def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_bits=None,
-        tiles_per_block=None):
+        tiles_per_block=None, coalitions_per_thread=None, clocks=False):
     """Solve the validated value function ``v`` (``2**n`` values) with the GPU version
-    ``variant``; returns its CoalitionResult (:func:`report`, :func:`shared_splits` and
-    :func:`odp` call it). ``prepare_ms`` is the table's upload, ``kernel_ms`` the DP's
-    kernels (CUDA events), ``exec_ms`` the DP and the rebuild (wall clock)."""
+    ``variant``; returns its CoalitionResult (:func:`report`, :func:`shared_splits`,
+    :func:`odp` and :func:`phase_clocks` call it; ``clocks``: the report's kernels built with
+    phase clocks). ``prepare_ms`` is the table's upload, ``kernel_ms`` the DP's kernels (CUDA
+    events), ``exec_ms`` the DP and the rebuild (wall clock)."""
     t0 = time.perf_counter()
     cp = gpu.require()
     serial.check_rule(rule)
-    opts = check_options(block, per_thread, share, low_bits, tiles_per_block)
+    opts = check_options(block, per_thread, share, low_bits, tiles_per_block,
+                         coalitions_per_thread=coalitions_per_thread)
     block = opts["block"]
-    mod = _module(v.dtype)
+    mod = _module(v.dtype, clocks=clocks)
     stats = {"device": gpu.device_name(), "block": block}
     with gpu.CudaTimer() as up:
         f = gpu.to_device(v)
@@ -234,7 +302,7 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
         else:
             if rule != "dp":
                 raise ValueError(f"{variant} evaluates every split (rule 'dp'), got rule={rule!r}")
-            work = _report(cp, mod, f, n, variant, block, opts["per_thread"], opts["share"], events, stats)
+            work = _report(cp, mod, f, n, variant, block, opts, events, clocks)
     stats["kernel_ms"] = kt.ms
     stats["ms_per_level"] = {s: cp.cuda.get_elapsed_time(a, b) for s, a, b in events}
     stats.update(work)
@@ -258,36 +326,41 @@ def _level_events(cp, events, s):
 
 # --------------------------------------------------------------------- the report's kernels
 
-def _report(cp, mod, f, n, variant, block, per_thread, share, events, stats):
-    """The report's kernels, level by level (``per_thread``, ``share``: checked by :func:`run`)."""
+def _report(cp, mod, f, n, variant, block, opts, events, clocks=False):
+    """The report's kernels, level by level (``opts``: checked by :func:`run`); ``clocks``:
+    ``mod`` is the phase-clock build, whose counters are zeroed first and read at the end."""
     shared = variant == "gpu_shared_splits"
-    if shared:
-        saved = cp.zeros(1, dtype=cp.uint64)
+    per_thread, share = opts["per_thread"], opts["share"] if shared else 1
+    visits = opts["coalitions_per_thread"] or share
+    saved = cp.zeros(1, dtype=cp.uint64)
+    if clocks:
+        cycles = cp.ndarray((len(PHASES) + 1,), dtype=cp.uint64, memptr=mod.get_global("phase_cycles"))
+        cycles.fill(0)
     name = "shared_splits_kernel" if shared else "report_kernel"
     kern = mod.get_function(name)
-    item = f.dtype.itemsize
     reads = 0
     for s in range(2, n + 1):
         coal = gpu.to_device(masks_of_size(n, s))
         count = int(coal.size)
-        cfg = launch_config(name, block=block, coalitions=count, size=s, per_thread=per_thread,
-                            share=share if shared else 1)
-        launch, group_log2 = ((cfg["grid"],), (cfg["block"],)), np.int32(cfg["group_log2"])
+        cfg = launch_config(name, block=block, coalitions=count, size=s, per_thread=per_thread, share=share,
+                            visits=visits)
+        args = (f, coal, np.int64(count), np.int32(s), np.int32(per_thread), np.int32(cfg["group_log2"]))
         end = _level_events(cp, events, s)
         if shared:
-            kern(*launch, (f, coal, np.int64(count), np.int32(s), np.int32(per_thread), group_log2,
-                           np.int32(share), saved))
+            kern((cfg["grid"],), (cfg["block"],), args + (np.int32(share), np.int32(visits), saved))
         else:
-            kern(*launch, (f, coal, np.int64(count), np.int32(s), np.int32(per_thread), group_log2))
+            kern((cfg["grid"],), (cfg["block"],), args + (np.int32(visits),))
         end.record()
         reads += count * (2 * ((1 << (s - 1)) - 1) + 1)   # two values per split + the list
         del coal
-    out = {"per_thread": per_thread}
+    out = {"per_thread": per_thread, "coalitions_per_thread": int(visits)}
     if shared:
         out["share"] = int(share)
         out["reads_saved"] = int(saved.get()[0])
         reads -= out["reads_saved"]
-    out["bytes_moved"] = reads * item
+    out["bytes_moved"] = reads * f.dtype.itemsize
+    if clocks:
+        out.update(phase_summary(cycles.get()))
     return out
 
 
@@ -465,64 +538,86 @@ def _sync(cp, devs) -> None:
 
 def run_multi(v, n, devices=None, rule="odp", block=None, low_bits=None, tiles_per_block=None,
               exchange_bytes: int | None = None):
-    """:func:`odp_multi` on the validated value function ``v`` (``2**n`` values)."""
+    """:func:`odp_multi` on the validated value function ``v`` (``2**n`` values): the same
+    uploads on every GPU (:func:`_multi_devices`), the sizes in turn, each split between the
+    GPUs and merged (:func:`_multi_levels`), then the rebuild on the first GPU."""
     t0 = time.perf_counter()
     cp = gpu.require()
     serial.check_rule(rule)
     opts = check_options(block=block, low_bits=low_bits, tiles_per_block=tiles_per_block, devices=devices)
-    block, tiles = opts["block"], opts["tiles_per_block"]
     ids = device_ids(devices)
     b = _low_bits(v, n, low_bits)
-    item = v.dtype.itemsize
-    chunk_items = max(1, min(len(v), (exchange_bytes or EXCHANGE_BYTES) // item))
+    chunk_items = max(1, min(len(v), (exchange_bytes or EXCHANGE_BYTES) // v.dtype.itemsize))
     peer = _peer_access(cp, ids) if len(ids) > 1 else True
-    H = n - b
+    layout = _tile_layout(n, b)
+    devs = _multi_devices(cp, v, ids, layout, chunk_items)
+    t1 = time.perf_counter()
+    work = _multi_levels(cp, devs, n, b, rule, opts["block"], opts["tiles_per_block"], layout, chunk_items)
+    first = devs[0]
+    with cp.cuda.Device(first["id"]):
+        with gpu.CudaTimer() as rb:
+            partition = _rebuild(cp, first["mod"], first["f"], v, n)
+        table_value = first["f"][-1].get()[()]
+        names = sorted({_name_of(cp, d["id"]) for d in devs})
+    t2 = time.perf_counter()
+    splits = sum(serial.level_splits(n, rule).values())
+    stats = {"device": f"{len(devs)} x {names[0]}" if len(names) == 1 else "; ".join(names),
+             "block": opts["block"], "prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3,
+             "kernel_ms": work["compute_ms"], "rebuild_ms": rb.ms, "devices": len(devs), "device_ids": list(ids),
+             "peer_access": bool(peer), "low_bits": b, "tiles_per_block": int(opts["tiles_per_block"]),
+             "splits": splits, **work}
+    stats["splits_per_s"] = splits / max(work["compute_ms"], 1e-9) * 1e3
+    stats["bytes_per_s"] = work["bytes_moved"] / max(work["compute_ms"], 1e-9) * 1e3
+    for d in devs:     # free every device's table before the check below reads v again
+        d.clear()
+    return make_result(v, partition, table_value, "gpu_odp_multi", stats, rule=rule, t0=t0)
+
+
+def _tile_layout(n: int, b: int) -> dict:
+    """What every GPU of :func:`run_multi` holds besides the table, computed once on the host:
+    the low masks by size (``bypop``), their counts up to each size (``cnt_le``), the high
+    masks of every size (``highs``, concatenated in ``all_highs`` at ``high_off``)."""
     pc_low = popcounts(b)
-    order = np.argsort(pc_low, kind="stable")
-    cnt_le_h = np.cumsum(np.bincount(pc_low, minlength=b + 1)).astype(np.int32)
-    highs = [masks_of_size(H, h) for h in range(H + 1)]
-    high_off = np.concatenate([[0], np.cumsum([len(x) for x in highs])])
-    all_highs = np.concatenate(highs)
+    highs = [masks_of_size(n - b, h) for h in range(n - b + 1)]
+    return {"bypop": np.argsort(pc_low, kind="stable").astype(np.uint16),
+            "cnt_le": np.cumsum(np.bincount(pc_low, minlength=b + 1)).astype(np.int32),
+            "highs": highs, "high_off": np.concatenate([[0], np.cumsum([len(x) for x in highs])]),
+            "all_highs": np.concatenate(highs)}
+
+
+def _multi_devices(cp, v, ids, layout, chunk_items: int) -> list:
+    """On every GPU of ``ids``: the module, the table, the tile layout and the buffers its
+    merge copies the other tables into (one per other GPU)."""
     devs = []
-    for d in ids:   # the same uploads as odp, on every device
+    for d in ids:
         with cp.cuda.Device(d):
             mod = _module(v.dtype)
             devs.append(dict(id=d, mod=mod, kern=mod.get_function("odp_tile_kernel"), f=gpu.to_device(v),
-                             bypop=gpu.to_device(order.astype(np.uint16)), cnt_le=gpu.to_device(cnt_le_h),
-                             high_all=gpu.to_device(all_highs),
+                             bypop=gpu.to_device(layout["bypop"]), cnt_le=gpu.to_device(layout["cnt_le"]),
+                             high_all=gpu.to_device(layout["all_highs"]),
                              bufs=[cp.empty(chunk_items, dtype=v.dtype) for _ in range(len(ids) - 1)]))
     _sync(cp, devs)
-    t1 = time.perf_counter()
+    return devs
+
+
+def _multi_levels(cp, devs, n, b, rule, block, tiles, layout, chunk_items) -> dict:
+    """The sizes in turn: each launch of :func:`odp_launches` on every GPU's share of the high
+    masks (:func:`_launch_share`), then the tables merged. Returns the counters and times."""
     r = serial.RULES.index(rule)
-    tiles_loaded = blocks_run = iterations = moved = exchanged = 0
-    compute_ms = exchange_ms = 0.0
-    per_level = {}
+    acc = dict(tiles_loaded=0, blocks=0, iterations=0, bytes_moved=0)
+    exchanged, compute_ms, exchange_ms, per_level = 0, 0.0, 0.0, {}
     for s in range(2, n + 1):
         if r == 1 and s < n and 3 * s > 2 * n:
             continue
         ts = time.perf_counter()
         launched = False
         for h, t, ok, its in odp_launches(n, b, s, r):
-            iterations += its
+            acc["iterations"] += its
             for i, d in enumerate(devs):
-                lo, hi = _share(len(highs[h]), len(devs), i)
-                count_h = hi - lo
-                if not count_h:
-                    continue
-                cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
-                                    tiles=tiles, itemsize=item)
-                grid, m = cfg["grid"], cfg["low_coalitions"]
-                with cp.cuda.Device(d["id"]):
-                    d["kern"]((grid,), (cfg["block"],),
-                              (d["f"], d["high_all"][int(high_off[h]) + lo:], np.int32(cfg["chunks"]),
-                               np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s), np.int32(h),
-                               np.int32(r == 2), d["bypop"], d["cnt_le"], np.int32(cfg["group"])),
-                              shared_mem=cfg["shared_bytes"])
-                launched = True
-                loaded = count_h * ok
-                tiles_loaded += loaded
-                blocks_run += grid
-                moved += loaded * 2 * int(cnt_le_h[t]) * item + grid * m * item
+                lo, hi = _share(len(layout["highs"][h]), len(devs), i)
+                if hi > lo:
+                    _launch_share(cp, d, acc, n, b, s, h, t, ok, r, lo, hi - lo, block, tiles, layout)
+                    launched = True
         if not launched:
             continue
         _sync(cp, devs)
@@ -533,26 +628,27 @@ def run_multi(v, n, devices=None, rule="odp", block=None, low_bits=None, tiles_p
         compute_ms += (tc - ts) * 1e3
         exchange_ms += (te - tc) * 1e3
         per_level[s] = (te - ts) * 1e3
-    first = devs[0]
-    with cp.cuda.Device(first["id"]):
-        with gpu.CudaTimer() as rb:
-            partition = _rebuild(cp, first["mod"], first["f"], v, n)
-        table_value = first["f"][-1].get()[()]
-        names = sorted({_name_of(cp, d["id"]) for d in devs})
-    t2 = time.perf_counter()
-    splits = sum(serial.level_splits(n, rule).values())
-    stats = {"device": f"{len(devs)} x {names[0]}" if len(names) == 1 else "; ".join(names),
-             "block": block, "prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3, "kernel_ms": compute_ms,
-             "ms_per_level": per_level, "rebuild_ms": rb.ms, "devices": len(devs), "device_ids": list(ids),
-             "peer_access": bool(peer), "compute_ms": compute_ms, "exchange_ms": exchange_ms,
-             "exchanged_bytes": int(exchanged), "low_bits": b, "tiles_per_block": int(tiles),
-             "tiles_loaded": int(tiles_loaded), "blocks": int(blocks_run), "iterations": int(iterations),
-             "bytes_moved": int(moved), "splits": splits}
-    stats["splits_per_s"] = splits / max(compute_ms, 1e-9) * 1e3
-    stats["bytes_per_s"] = moved / max(compute_ms, 1e-9) * 1e3
-    for d in devs:     # free every device's table before the check below reads v again
-        d.clear()
-    return make_result(v, partition, table_value, "gpu_odp_multi", stats, rule=rule, t0=t0)
+    return dict(acc, compute_ms=compute_ms, exchange_ms=exchange_ms, exchanged_bytes=int(exchanged),
+                ms_per_level=per_level)
+
+
+def _launch_share(cp, d, acc, n, b, s, h, t, ok, r, lo, count_h, block, tiles, layout) -> None:
+    """One ``odp_tile_kernel`` launch on device ``d`` for its ``count_h`` high masks of size
+    ``h`` from the ``lo``-th; adds its tiles, blocks and bytes to ``acc``."""
+    item = d["f"].dtype.itemsize
+    cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b, tiles=tiles,
+                        itemsize=item)
+    grid, m = cfg["grid"], cfg["low_coalitions"]
+    with cp.cuda.Device(d["id"]):
+        d["kern"]((grid,), (cfg["block"],),
+                  (d["f"], d["high_all"][int(layout["high_off"][h]) + lo:], np.int32(cfg["chunks"]),
+                   np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s), np.int32(h),
+                   np.int32(r == 2), d["bypop"], d["cnt_le"], np.int32(cfg["group"])),
+                  shared_mem=cfg["shared_bytes"])
+    loaded = count_h * ok
+    acc["tiles_loaded"] += loaded
+    acc["blocks"] += grid
+    acc["bytes_moved"] += loaded * 2 * int(layout["cnt_le"][t]) * item + grid * m * item
 
 
 def _name_of(cp, device_id: int) -> str:

@@ -17,9 +17,10 @@ _LAUNCH = "gpualgo.coalitions.gpu:check_options"
 VARIANTS = variants.table(
     Variant("serial", "gpualgo.coalitions.serial:solve_dp", {"rule"}),
     Variant("serial_odp", "gpualgo.coalitions.serial:solve_odp"),
-    Variant("gpu_report", "gpualgo.coalitions.gpu:report", {"block", "per_thread"}, gpu=True, checks=_LAUNCH),
-    Variant("gpu_shared_splits", "gpualgo.coalitions.gpu:shared_splits", {"block", "per_thread", "share"},
+    Variant("gpu_report", "gpualgo.coalitions.gpu:report", {"block", "per_thread", "coalitions_per_thread"},
             gpu=True, checks=_LAUNCH),
+    Variant("gpu_shared_splits", "gpualgo.coalitions.gpu:shared_splits",
+            {"block", "per_thread", "share", "coalitions_per_thread"}, gpu=True, checks=_LAUNCH),
     Variant("gpu_odp", "gpualgo.coalitions.gpu:odp", {"rule", "block", "low_bits", "tiles_per_block"}, gpu=True,
             checks=_LAUNCH),
     Variant("gpu_odp_multi", "gpualgo.coalitions.gpu:odp_multi",
@@ -81,6 +82,8 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
             :mod:`~gpualgo.coalitions.serial`), ``block`` (GPU threads per block, a multiple
             of 32 up to 1024), ``per_thread`` (gpu_report, gpu_shared_splits: splits per
             thread), ``share`` (gpu_shared_splits: coalitions evaluated together, 2..8),
+            ``coalitions_per_thread`` (gpu_report, gpu_shared_splits: coalitions a thread
+            visits in turn, ``share`` at a time; the report's 32),
             ``low_bits`` (gpu_odp: agents per shared-memory tile, 1..12),
             ``tiles_per_block`` (gpu_odp), ``devices`` (gpu_odp_multi: how many GPUs, or
             their ids; default every visible GPU).

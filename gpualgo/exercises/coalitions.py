@@ -38,7 +38,8 @@ register(Exercise(
     teaches="threads to data with a counter: each thread a range of splits of its coalition, its guards",
     file="coalitions.cu", module="coalitions", defines=DEFINES,
     signature=("extern \"C\" __global__ void report_kernel(value_t* f, const unsigned* coal, long long count,\n"
-               "                                         int s, int per_thread, int group_log2)\n"
+               "                                         int s, int per_thread, int group_log2, int visits)\n"
+               "    // your code runs once for each of the `visits` coalitions this thread visits in turn\n"
                "    // above your code: valid (this thread has a coalition), c (its mask), cm (c without its\n"
                "    // top agent), nsplit = 2^(s-1), k = rank * per_thread (this thread's first counter),\n"
                "    // best = NEG_INF; below: the group's reduction of best into f[c]"),

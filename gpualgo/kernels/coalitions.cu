@@ -8,7 +8,9 @@
 //
 // VALUE_T is float (default) or double (-DVALUE_T=double).  The kernels come in groups:
 // what every version shares, then one group per version (gpu_report, gpu_shared_splits,
-// gpu_odp), then the rebuild of the partition.
+// gpu_odp), then the rebuild of the partition.  -DPHASE_CLOCKS builds the report's two
+// kernels with clock checkpoints (the report's Figs. 2-3; see "Phase clocks" below); without
+// it nothing of them is compiled.
 #include "common.cuh"
 
 #ifndef VALUE_T
@@ -82,43 +84,211 @@ __device__ __forceinline__ void reduce_and_publish(value_t best, long long group
 }
 
 // ------------------------------------------------------------------------------------
+// Phase clocks (-DPHASE_CLOCKS): cycles of each phase of the report's kernels
+// ------------------------------------------------------------------------------------
+
+// Phases, as the report's checkpoints group them: SETUP (read the coalition, scatter the
+// first split: checkpoints 1-3), FETCH (generate the splits and read their values:
+// checkpoint 4), EVALUATE (the sums and the running max), REDUCE (warp/block reduction and
+// the atomic: checkpoints 5-7); TOTAL is each thread's whole time, so that what the phases
+// leave out (loop control, the clock reads themselves) shows as TOTAL minus their sum.
+#define PHASE_SETUP 0
+#define PHASE_FETCH 1
+#define PHASE_EVALUATE 2
+#define PHASE_REDUCE 3
+#define PHASE_TOTAL 4
+#define PHASE_SLOTS 5
+#ifndef PHASE_BATCH
+#define PHASE_BATCH 8
+#endif
+#ifndef SHARE_MAX
+#define SHARE_MAX 8
+#endif
+
+#ifdef PHASE_CLOCKS
+// How the clocks are read, and what that changes.  Each thread adds the clock64() cycles of
+// each phase to its own counters; at its end a warp sums them (warp_sum) and one lane adds
+// them to phase_cycles with one 64-bit atomic per slot, so the counting costs a few atomics
+// per warp, not per split.  A load is issued and its value arrives later, so a clock read
+// placed after a load in the source could run before the value is there, and the compiler
+// may move loads across a plain clock read.  So:
+//  * a phase starts with clock_now(): asm volatile with a "memory" clobber, so the compiler
+//    moves no load or store of the source across it;
+//  * a phase that loads ends with clock_after(dep): dep is computed from every value the
+//    phase loaded (their bits xor-ed, a few integer operations), and the clock is read by an
+//    instruction predicated on a test of dep, so it cannot issue before the last of those
+//    values has arrived (both outcomes of the test read the clock).
+// The measurement perturbs the kernel: to separate fetching from evaluating, the report
+// kernel reads PHASE_BATCH splits into registers, then evaluates them (the default build
+// interleaves both and lets the compiler overlap them), shared splits reads the splits of one
+// counter for its `share` coalitions, then evaluates them; and the clock reads and the xor
+// add instructions.  The shares are those of the instrumented kernel: read them as where a
+// thread waits, not as a profile of the default build.
+__device__ unsigned long long phase_cycles[PHASE_SLOTS];
+
+__device__ __forceinline__ long long clock_now() {
+    long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
+    return t;
+}
+
+__device__ __forceinline__ long long clock_after(unsigned dep) {
+    long long t;
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t@p mov.u64 %0, %%clock64;\n\t"
+                 "@!p mov.u64 %0, %%clock64;\n\t}" : "=l"(t) : "r"(dep) : "memory");
+    return t;
+}
+
+__device__ __forceinline__ unsigned bits_of(float v) { return __float_as_uint(v); }
+
+__device__ __forceinline__ unsigned bits_of(double v) {
+    const unsigned long long b = static_cast<unsigned long long>(__double_as_longlong(v));
+    return static_cast<unsigned>(b ^ (b >> 32));
+}
+
+// Each warp's counters into phase_cycles (called by every lane, at the kernel's end).
+__device__ __forceinline__ void publish_phase_cycles(const unsigned long long* acc) {
+#pragma unroll
+    for (int p = 0; p < PHASE_SLOTS; ++p) {
+        const unsigned long long sum = warp_sum(acc[p]);
+        if ((threadIdx.x & 31) == 0 && sum) atomicAdd(&phase_cycles[p], sum);
+    }
+}
+
+// report_kernel's split loop, timed: batches of PHASE_BATCH splits, each read into registers
+// (FETCH: split generation and the loads) and then reduced into best (EVALUATE).  The same
+// splits as the default loop, from x = scatter(k, cm); counter 0 (X = {}) reads nothing.
+__device__ value_t report_splits_clocked(const value_t* f, unsigned c, unsigned cm, unsigned x,
+                                         unsigned long long k, unsigned long long nsplit, int per_thread,
+                                         unsigned long long* acc) {
+    value_t best = NEG_INF;
+    for (int r = 0; r < per_thread && k < nsplit; r += PHASE_BATCH, k += PHASE_BATCH) {
+        value_t a[PHASE_BATCH], b[PHASE_BATCH];
+        const long long t0 = clock_now();
+        unsigned dep = 0;
+#pragma unroll
+        for (int i = 0; i < PHASE_BATCH; ++i) {
+            a[i] = NEG_INF;
+            b[i] = 0;
+            if (r + i < per_thread && k + i < nsplit) {
+                if (x) { a[i] = f[x]; b[i] = f[c ^ x]; }
+                x = next_split(x, cm);
+            }
+            dep ^= bits_of(a[i]) ^ bits_of(b[i]);
+        }
+        const long long t1 = clock_after(dep);
+#pragma unroll
+        for (int i = 0; i < PHASE_BATCH; ++i) best = vmax(best, a[i] + b[i]);
+        const long long t2 = clock_after(bits_of(best));
+        acc[PHASE_FETCH] += t1 - t0;
+        acc[PHASE_EVALUATE] += t2 - t1;
+    }
+    return best;
+}
+
+// shared_splits_kernel's loop over its counters, timed: for each counter, the splits of the
+// `share` coalitions and the values they need are read into registers (FETCH, with the same
+// reuse of px/fx and py/fy as the default loop), then the bests are raised (EVALUATE).
+// Returns the reads avoided.
+__device__ unsigned long long shared_splits_clocked(const value_t* f, const unsigned* c, const unsigned* cm,
+                                                    unsigned* x, value_t* best, unsigned long long k,
+                                                    unsigned long long nsplit, int per_thread, int share,
+                                                    unsigned long long* acc) {
+    unsigned long long reused = 0;
+    for (int r = 0; r < per_thread && k < nsplit; ++r, ++k) {
+        value_t a[SHARE_MAX], b[SHARE_MAX];
+        const long long t0 = clock_now();
+        unsigned px = 0xffffffffu, py = 0xffffffffu, dep = 0;
+        value_t fx = 0, fy = 0;
+#pragma unroll
+        for (int j = 0; j < SHARE_MAX; ++j) {
+            a[j] = NEG_INF;
+            b[j] = 0;
+            if (j < share && c[j]) {
+                const unsigned y = c[j] ^ x[j];
+                if (x[j] != px) { px = x[j]; fx = f[px]; } else ++reused;
+                if (y != py) { py = y; fy = f[py]; } else ++reused;
+                if (x[j]) { a[j] = fx; b[j] = fy; }
+                x[j] = next_split(x[j], cm[j]);
+            }
+            dep ^= bits_of(a[j]) ^ bits_of(b[j]);
+        }
+        const long long t1 = clock_after(dep);
+        unsigned dep2 = 0;
+#pragma unroll
+        for (int j = 0; j < SHARE_MAX; ++j) {
+            best[j] = vmax(best[j], a[j] + b[j]);
+            dep2 ^= bits_of(best[j]);
+        }
+        const long long t2 = clock_after(dep2);
+        acc[PHASE_FETCH] += t1 - t0;
+        acc[PHASE_EVALUATE] += t2 - t1;
+    }
+    return reused;
+}
+#endif
+
+// ------------------------------------------------------------------------------------
 // Version gpu_report (the report's kernel): a group of threads per coalition
 // ------------------------------------------------------------------------------------
 
 // gpu_report: a group of `group` threads (a power of two) per coalition of size s, each
 // thread a range of per_thread split counters; counter k is the split X = scatter(k, C
-// without its top agent), Y = C \ X (Y keeps the top agent, so each pair comes once).
+// without its top agent), Y = C \ X (Y keeps the top agent, so each pair comes once).  A group
+// visits `visits` consecutive coalitions in turn, with the same counters (the report's
+// coalitions per block: a group spans whole blocks from s = log2(block * per_thread) + 1 on).
+// The loop runs as often in every thread of a block, so the reductions' barriers match.
 extern "C" __global__ void report_kernel(value_t* f, const unsigned* coal, long long count,
-                                         int s, int per_thread, int group_log2) {
+                                         int s, int per_thread, int group_log2, int visits) {
+#ifdef PHASE_CLOCKS
+    unsigned long long acc[PHASE_SLOTS] = {0, 0, 0, 0, 0};
+    const long long t_start = clock_now();
+#endif
     const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long group = 1ll << group_log2;
-    const long long ci = g >> group_log2;
+    const long long first = (g >> group_log2) * visits;
     const int rank = (int)(g & (group - 1));
-    const bool valid = ci < count;
-    const unsigned c = valid ? coal[ci] : 0u;
-    const unsigned cm = c & ~(1u << (31 - __clz(c | 1u)));
     const unsigned long long nsplit = 1ull << (s - 1);  // counters 0..nsplit-1; 0 is X = {}
-    value_t best = NEG_INF;
-    unsigned long long k = (unsigned long long)rank * per_thread;
-    // exercise coalitions.splits: begin
-    if (valid && k < nsplit) {
-        unsigned x = scatter_bits(k, cm);
-        for (int r = 0; r < per_thread && k < nsplit; ++r, ++k) {
-            if (x) best = vmax(best, f[x] + f[c ^ x]);
-            x = next_split(x, cm);
+    for (int w = 0; w < visits; ++w) {
+#ifdef PHASE_CLOCKS
+        const long long t0 = clock_now();
+#endif
+        const long long ci = first + w;
+        const bool valid = ci < count;
+        const unsigned c = valid ? coal[ci] : 0u;
+        const unsigned cm = c & ~(1u << (31 - __clz(c | 1u)));
+        value_t best = NEG_INF;
+        unsigned long long k = (unsigned long long)rank * per_thread;
+#ifdef PHASE_CLOCKS
+        const unsigned x0 = valid && k < nsplit ? scatter_bits(k, cm) : 0u;
+        acc[PHASE_SETUP] += clock_after(c ^ x0) - t0;
+        if (valid && k < nsplit) best = report_splits_clocked(f, c, cm, x0, k, nsplit, per_thread, acc);
+        const long long t1 = clock_now();
+#else
+        // exercise coalitions.splits: begin
+        if (valid && k < nsplit) {
+            unsigned x = scatter_bits(k, cm);
+            for (int r = 0; r < per_thread && k < nsplit; ++r, ++k) {
+                if (x) best = vmax(best, f[x] + f[c ^ x]);
+                x = next_split(x, cm);
+            }
         }
+        // exercise coalitions.splits: end
+#endif
+        reduce_and_publish(best, group, rank, f, c, valid);
+#ifdef PHASE_CLOCKS
+        acc[PHASE_REDUCE] += clock_now() - t1;
+#endif
     }
-    // exercise coalitions.splits: end
-    reduce_and_publish(best, group, rank, f, c, valid);
+#ifdef PHASE_CLOCKS
+    acc[PHASE_TOTAL] = clock_now() - t_start;
+    publish_phase_cycles(acc);
+#endif
 }
 
 // ------------------------------------------------------------------------------------
 // Version gpu_shared_splits: a thread reuses its reads across coalitions, in registers
 // ------------------------------------------------------------------------------------
-
-#ifndef SHARE_MAX
-#define SHARE_MAX 8
-#endif
 
 // gpu_shared_splits: each group evaluates the same counters for `share` consecutive
 // coalitions of the level (the report's collision reuse).  For one counter, a thread walks
@@ -128,49 +298,77 @@ extern "C" __global__ void report_kernel(value_t* f, const unsigned* coal, long 
 // read from global memory.  Nothing is shared between threads: despite the name, the kernel
 // uses no shared memory; what is shared are the splits of neighbouring coalitions, inside
 // one thread.  The masks, splits and bests of the `share` coalitions are per-thread arrays
-// of SHARE_MAX entries, fully unrolled so they stay in registers.  saved counts the reads
-// avoided (one atomic per warp).
+// of SHARE_MAX entries, fully unrolled so they stay in registers.  A group visits `visits`
+// consecutive coalitions, `share` at a time (the report: 8 at a time, 32 in all).  saved
+// counts the reads avoided (one atomic per warp).
 extern "C" __global__ void shared_splits_kernel(value_t* f, const unsigned* coal, long long count,
                                                 int s, int per_thread, int group_log2, int share,
-                                                unsigned long long* saved) {
+                                                int visits, unsigned long long* saved) {
+#ifdef PHASE_CLOCKS
+    unsigned long long acc[PHASE_SLOTS] = {0, 0, 0, 0, 0};
+    const long long t_start = clock_now();
+#endif
     const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long group = 1ll << group_log2;
-    const long long first = (g >> group_log2) * share;
+    const long long base = (g >> group_log2) * visits;
     const int rank = (int)(g & (group - 1));
     const unsigned long long nsplit = 1ull << (s - 1);
-    unsigned c[SHARE_MAX], cm[SHARE_MAX], x[SHARE_MAX];
-    value_t best[SHARE_MAX];
-    unsigned long long k = (unsigned long long)rank * per_thread;
-#pragma unroll
-    for (int j = 0; j < SHARE_MAX; ++j) {
-        const bool ok = j < share && first + j < count;
-        c[j] = ok ? coal[first + j] : 0u;
-        cm[j] = c[j] & ~(1u << (31 - __clz(c[j] | 1u)));
-        x[j] = k < nsplit ? scatter_bits(k, cm[j]) : 0u;
-        best[j] = NEG_INF;
-    }
     unsigned long long reused = 0;
-    if (first < count && k < nsplit) {
-        for (int r = 0; r < per_thread && k < nsplit; ++r, ++k) {
-            unsigned px = 0xffffffffu, py = 0xffffffffu;
-            value_t fx = 0, fy = 0;
+    for (int w = 0; w < visits; w += share) {
+#ifdef PHASE_CLOCKS
+        const long long t0 = clock_now();
+#endif
+        const long long first = base + w;
+        unsigned c[SHARE_MAX], cm[SHARE_MAX], x[SHARE_MAX];
+        value_t best[SHARE_MAX];
+        unsigned long long k = (unsigned long long)rank * per_thread;
 #pragma unroll
-            for (int j = 0; j < SHARE_MAX; ++j) {
-                if (j < share && c[j]) {
-                    const unsigned y = c[j] ^ x[j];
-                    if (x[j] != px) { px = x[j]; fx = f[px]; } else ++reused;
-                    if (y != py) { py = y; fy = f[py]; } else ++reused;
-                    if (x[j]) best[j] = vmax(best[j], fx + fy);
-                    x[j] = next_split(x[j], cm[j]);
+        for (int j = 0; j < SHARE_MAX; ++j) {
+            const bool ok = j < share && w + j < visits && first + j < count;
+            c[j] = ok ? coal[first + j] : 0u;
+            cm[j] = c[j] & ~(1u << (31 - __clz(c[j] | 1u)));
+            x[j] = k < nsplit ? scatter_bits(k, cm[j]) : 0u;
+            best[j] = NEG_INF;
+        }
+#ifdef PHASE_CLOCKS
+        unsigned dep = 0;
+#pragma unroll
+        for (int j = 0; j < SHARE_MAX; ++j) dep ^= c[j] ^ x[j];
+        acc[PHASE_SETUP] += clock_after(dep) - t0;
+        if (first < count && k < nsplit) reused += shared_splits_clocked(f, c, cm, x, best, k, nsplit, per_thread,
+                                                                         share, acc);
+        const long long t1 = clock_now();
+#else
+        if (first < count && k < nsplit) {
+            for (int r = 0; r < per_thread && k < nsplit; ++r, ++k) {
+                unsigned px = 0xffffffffu, py = 0xffffffffu;
+                value_t fx = 0, fy = 0;
+#pragma unroll
+                for (int j = 0; j < SHARE_MAX; ++j) {
+                    if (j < share && c[j]) {
+                        const unsigned y = c[j] ^ x[j];
+                        if (x[j] != px) { px = x[j]; fx = f[px]; } else ++reused;
+                        if (y != py) { py = y; fy = f[py]; } else ++reused;
+                        if (x[j]) best[j] = vmax(best[j], fx + fy);
+                        x[j] = next_split(x[j], cm[j]);
+                    }
                 }
             }
         }
-    }
+#endif
 #pragma unroll
-    for (int j = 0; j < SHARE_MAX; ++j)
-        if (j < share) reduce_and_publish(best[j], group, rank, f, c[j], c[j] != 0u);
+        for (int j = 0; j < SHARE_MAX; ++j)
+            if (j < share) reduce_and_publish(best[j], group, rank, f, c[j], c[j] != 0u);
+#ifdef PHASE_CLOCKS
+        acc[PHASE_REDUCE] += clock_now() - t1;
+#endif
+    }
     reused = warp_sum(reused);
     if ((threadIdx.x & 31) == 0 && reused) atomicAdd(saved, reused);
+#ifdef PHASE_CLOCKS
+    acc[PHASE_TOTAL] = clock_now() - t_start;
+    publish_phase_cycles(acc);
+#endif
 }
 
 // ------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def test_unknown_variant_and_option_messages():
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['rule'\] for serial_odp; it takes none"):
         co.solve(v, variant="serial_odp", rule="dp")
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['rule'\] for gpu_report; it takes "
-                                         r"\['block', 'per_thread'\]"):
+                                         r"\['block', 'coalitions_per_thread', 'per_thread'\]"):
         co.solve(v, variant="gpu_report", rule="odp")
 
 
@@ -128,20 +128,22 @@ def test_kernel_banners_follow_the_readme():
     lines = gpu.kernel_source("coalitions").splitlines()
     rule = "// " + "-" * 84
     starts = [i for i, ln in enumerate(lines) if ln == rule]
-    assert len(starts) == 10 and all(lines[i + 2] == rule for i in starts[::2])
+    assert len(starts) == 12 and all(lines[i + 2] == rule for i in starts[::2])
     titles = [lines[i + 1] for i in starts[::2]]
-    assert [t.split(":")[0] for t in titles] == ["// Every version", "// Version gpu_report (the report's kernel)",
+    assert [t.split(":")[0] for t in titles] == ["// Every version",
+                                                 "// Phase clocks (-DPHASE_CLOCKS)",
+                                                 "// Version gpu_report (the report's kernel)",
                                                  "// Version gpu_shared_splits",
                                                  "// Version gpu_odp (beyond the report)",
                                                  "// Every version, the rebuild (Algorithm 2)"]
     assert all(len(t) <= len(rule) for t in titles)
     # shared splits reuse values in registers: no __shared__ memory in that kernel
-    body = "\n".join(lines[starts[4]:starts[6]])
+    body = "\n".join(lines[starts[6]:starts[8]])
     assert "__shared__" not in body and "registers" in body
 
 
 def test_share_max_is_one_define():
-    assert "SHARE_MAX" in inspect.getsource(co_gpu._module)
+    assert "defines()" in inspect.getsource(co_gpu._module) and co_gpu.defines()["SHARE_MAX"] == co_gpu.SHARE_MAX
     assert re.search(r"#ifndef SHARE_MAX\n#define SHARE_MAX 8\n", gpu.kernel_source("coalitions"))
     assert co_gpu.SHARE_MAX == 8
 

@@ -7,7 +7,7 @@ from gpualgo import nbtools
 from gpualgo.coalitions import findings as cf
 from gpualgo.coalitions.solve import total_splits
 
-REP, BW = cf.REPORT_SET, cf.BANDWIDTH_SET
+REP, BW, PH, LA = cf.REPORT_SET, cf.BANDWIDTH_SET, cf.PHASES_SET, cf.LAUNCH_SET
 H100 = "NVIDIA H100 80GB HBM3"
 
 
@@ -130,9 +130,61 @@ def test_random_access_both_ways():
 
 def test_findings_without_data_say_what_is_missing():
     v = _verdict(_finding(cf.time_in_fetches), {})
-    assert v.verdict == F.UNTESTABLE and "clock64()" in v.why
+    assert v.verdict == F.UNTESTABLE and "coalitions/phases" in v.why
     v = _verdict(_finding(cf.more_shared_fewer_fetches), {BW: _bw_rows(0.36)})
-    assert v.verdict == F.UNTESTABLE and "30% of the table reads avoided" in v.measured and "2..8" in v.why
+    assert v.verdict == F.UNTESTABLE and "coalitions/launch" in v.why
+
+
+# ------------------------------------------------------------ clock cycles per phase
+
+def _phase_rows(report=(0.1, 0.6, 0.1, 0.2), shared=(0.15, 0.5, 0.15, 0.2)):
+    rows = []
+    for variant, shares in (("gpu_report", report), ("gpu_shared_splits", shared)):
+        if shares is None:
+            continue
+        for n in (20, 22):
+            rows.append(dict(variant=variant, n=n, verified=True, phase_coverage=0.9,
+                             **{f"share_{p}": x for p, x in zip(("setup", "fetch", "evaluate", "reduce"), shares)}))
+    return rows
+
+
+def test_time_in_fetches_every_way():
+    f = _finding(cf.time_in_fetches)
+    v = _verdict(f, {PH: _phase_rows()})
+    assert v.verdict == F.HOLDS and "report kernel at n = 22: setup 10%, fetch 60%" in v.measured
+    assert "shared splits at n = 22: fetch 50%" in v.measured and "45%..75%" in v.measured
+    v = _verdict(f, {PH: _phase_rows(report=(0.05, 0.9, 0.02, 0.03))})      # fetching, far above 60 %
+    assert v.verdict == F.CAVEAT and "90%" in v.why
+    assert _verdict(f, {PH: _phase_rows(shared=None)}).verdict == F.CAVEAT
+    assert _verdict(f, {PH: _phase_rows(report=(0.1, 0.3, 0.1, 0.5))}).verdict == F.FAILS
+    assert _verdict(f, {PH: _phase_rows(shared=(0.1, 0.3, 0.5, 0.1))}).verdict == F.FAILS
+    assert _verdict(f, {PH: _phase_rows(report=None)}).verdict == F.UNTESTABLE
+    assert _verdict(f, {PH: []}).verdict == F.UNTESTABLE
+
+
+# --------------------------------------------------------------- the launch sweep
+
+def _share_rows(avoided, rates):
+    rows = []
+    for k, a, rate in zip(range(2, 2 + len(avoided)), avoided, rates):
+        rows.append(dict(variant="gpu_shared_splits", n=22, swept="report" if k == 8 else "share",
+                         report_config=k == 8, total_ms=1e9 / rate, share=k, block=256, per_thread=2,
+                         coalitions_per_thread=32, splits=10**6, reads_saved=int(a * 2 * 10**6), splits_per_s=rate))
+    return rows
+
+
+def test_more_shared_fewer_fetches_every_way():
+    f = _finding(cf.more_shared_fewer_fetches)
+    avoided = [0.2, 0.3, 0.35, 0.4, 0.42, 0.44, 0.45]
+    v = _verdict(f, {LA: _share_rows(avoided, [1e9 + 1e8 * k for k in range(7)])})
+    assert v.verdict == F.HOLDS and "share 2 20%" in v.measured and "share 8 45%" in v.measured
+    assert "splits/s highest at share 8" in v.measured
+    v = _verdict(f, {LA: _share_rows(avoided, [1e9, 2e9, 3e9, 2e9, 1e9, 1e9, 1e9])})
+    assert v.verdict == F.CAVEAT and "peak at share 4" in v.why
+    v = _verdict(f, {LA: _share_rows([0.2, 0.3, 0.25, 0.4, 0.42, 0.44, 0.45], [1e9] * 7)})
+    assert v.verdict == F.FAILS
+    assert _verdict(f, {LA: _share_rows([0.2], [1e9])}).verdict == F.UNTESTABLE
+    assert _verdict(f, {LA: []}).verdict == F.UNTESTABLE
 
 
 # ------------------------------------------------------------------- the DP and the GPU
@@ -187,8 +239,8 @@ EXPECTED = {
     cf.shared_splits_faster: F.HOLDS,            # 47 % at n = 27
     cf.bandwidth_bound: F.FAILS,                 # 36 % of the copy, flat across the L2
     cf.random_access_low_bandwidth: F.HOLDS,
-    cf.time_in_fetches: F.UNTESTABLE,            # Figs. 2-3: no clock cycles recorded
-    cf.more_shared_fewer_fetches: F.UNTESTABLE,  # share = 4 only
+    cf.time_in_fetches: F.UNTESTABLE,            # Figs. 2-3: the phases preset is not recorded yet
+    cf.more_shared_fewer_fetches: F.UNTESTABLE,  # the launch preset is not recorded yet
     cf.rebuild_is_cheap: F.HOLDS,
     cf.dp_is_3_to_the_n: F.HOLDS,
     cf.gpu_beneficial: F.HOLDS,
@@ -216,7 +268,7 @@ def test_the_headline_on_the_recorded_data():
     assert "serial DP 24 h (extrapolated from n = 22): 323x" in v.measured
 
 
-@pytest.mark.parametrize("name", [REP, BW])
+@pytest.mark.parametrize("name", [REP, BW, PH, LA])
 def test_every_finding_survives_an_empty_set(name):
     verdicts = F.evaluate(cf.FINDINGS, {name: []})
     assert all(v.verdict == F.UNTESTABLE for v in verdicts)
@@ -229,7 +281,10 @@ def _degenerate_sets():
     zeros = [_row(v, n, 0.0, kernel_ms=0.0, splits_per_s=0.0, bytes_per_s=0.0) for v in names for n in (4, 5, 6, 7, 8)]
     bare = [dict(variant=v, n=n, total_ms=1.0 + n) for v in names for n in (4, 5, 6, 7, 8)]
     copy = [dict(variant="device_copy", n=0, copy_bytes_per_s=0.0)]
-    return [{REP: one, BW: copy + one}, {REP: zeros, BW: copy + zeros}, {REP: bare, BW: bare},
+    phases = [dict(r, share_setup=0.0, share_fetch=0.0, share_evaluate=0.0, share_reduce=0.0) for r in zeros]
+    launch = [dict(r, swept="share", share=k, reads_saved=0, splits=0) for k, r in enumerate(zeros)]
+    return [{REP: one, BW: copy + one, PH: one, LA: one}, {REP: zeros, BW: copy + zeros, PH: phases, LA: launch},
+            {REP: bare, BW: bare, PH: bare, LA: bare},
             {REP: bare + zeros, BW: [dict(variant="device_copy", n=0, copy_bytes_per_s=1e12)] + bare}]
 
 

@@ -137,3 +137,62 @@ def test_gpu_memory_refusal_counts_the_pool(monkeypatch):
     with pytest.raises(ValueError, match=r"n=10 agents as float32 needs about 4.0 KiB of GPU memory"):
         co.solve(v, variant="gpu_odp")
     assert _close(co.solve(v, variant="gpu_odp", force=True).value, co.solve(v, variant="serial").value, v.dtype)
+
+
+@pytest.mark.parametrize("opts", [dict(), dict(coalitions_per_thread=32, per_thread=2), dict(coalitions_per_thread=3),
+                                  dict(coalitions_per_thread=7, block=32, per_thread=1),
+                                  dict(coalitions_per_thread=64, block=1024, per_thread=64)])
+@pytest.mark.parametrize("variant", ["gpu_report", "gpu_shared_splits"])
+def test_coalitions_per_thread(variant, opts, rng):
+    """A group walking several coalitions in turn (share at a time, the last step partial
+    where share does not divide it) finds the serial DP's optimum."""
+    for n in (2, 5, 9, 13, 16):
+        v = co.random_values(n, "normal", seed=int(rng.integers(1 << 31)), dtype=np.float32)
+        ref = co.solve(v, variant="serial")
+        extra = {"share": 2 + n % 7} if variant == "gpu_shared_splits" else {}
+        r = co.solve(v, variant=variant, **opts, **extra)
+        assert _close(r.value, ref.value, v.dtype), (variant, opts, n)
+        co.check_partition(r.partition, n)
+        want = opts.get("coalitions_per_thread") or extra.get("share", 1)
+        assert r.stats["coalitions_per_thread"] == want
+
+
+def test_shared_splits_saves_the_same_reads_whatever_the_walk():
+    """The reads avoided depend on which coalitions a thread evaluates together, not on how
+    many groups of them it walks in turn."""
+    v = co.random_values(14, seed=2, dtype=np.float32)
+    one = co.solve(v, variant="gpu_shared_splits", share=8).stats["reads_saved"]
+    assert co.solve(v, variant="gpu_shared_splits", share=8, coalitions_per_thread=32).stats["reads_saved"] == one
+
+
+@pytest.mark.parametrize("opts", [dict(), dict(block=256, per_thread=2, share=8, coalitions_per_thread=32),
+                                  dict(per_thread=1, block=32), dict(per_thread=64, share=3, coalitions_per_thread=5)])
+@pytest.mark.parametrize("variant", ["gpu_report", "gpu_shared_splits"])
+def test_phase_clocks_solve_and_count(variant, opts, rng):
+    """The clocked build gives the serial DP's optimum (float32 and float64) and counts cycles
+    in every phase; the phases' shares sum to one and fit in the threads' total."""
+    from gpualgo.coalitions import gpu as co_gpu
+    opts = {k: x for k, x in opts.items() if k != "share" or variant == "gpu_shared_splits"}
+    for n, dtype in ((3, np.float64), (9, np.float32), (14, np.float32), (15, np.float64)):
+        v = co.random_values(n, "uniform", seed=int(rng.integers(1 << 31)), dtype=dtype)
+        ref = co.solve(v, variant="serial")
+        r = co_gpu.phase_clocks(v, variant, **opts)
+        assert r.variant == variant and _close(r.value, ref.value, dtype), (variant, opts, n)
+        co.check_partition(r.partition, n)
+        cyc, shares = r.stats["phase_cycles"], r.stats["phase_shares"]
+        assert set(cyc) == set(co_gpu.PHASES) | {"total"}
+        assert all(cyc[p] > 0 for p in co_gpu.PHASES), cyc
+        assert sum(cyc[p] for p in co_gpu.PHASES) <= cyc["total"]
+        assert abs(sum(shares.values()) - 1) < 1e-9 and 0 < r.stats["phase_coverage"] <= 1
+    plain = co.solve(v, variant=variant, **opts)        # the default build is untouched by the clocked one
+    assert "phase_cycles" not in plain.stats and _close(plain.value, ref.value, dtype)
+    if variant == "gpu_shared_splits":
+        assert r.stats["reads_saved"] == plain.stats["reads_saved"]
+
+
+def test_phase_clocks_are_zeroed_between_runs():
+    from gpualgo.coalitions import gpu as co_gpu
+    v = co.random_values(12, seed=3, dtype=np.float32)
+    a = co_gpu.phase_clocks(v, "gpu_report").stats["phase_cycles"]
+    b = co_gpu.phase_clocks(v, "gpu_report").stats["phase_cycles"]
+    assert 0.5 < b["total"] / a["total"] < 2      # the same work, counted from zero each time
