@@ -18,7 +18,7 @@ import numpy as np
 __all__ = [
     "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
     "kernel_path", "kernel_source", "source_override", "load_module", "get_kernel", "sm_count", "device_name", "cpu_model", "cpu_label",
-    "usable_bytes", "to_device", "CudaTimer",
+    "usable_bytes", "to_device", "CudaTimer", "copy_bandwidth", "int_throughput",
 ]
 
 
@@ -275,3 +275,53 @@ class CudaTimer:
         self._stop.synchronize()
         self.ms = self._cupy.cuda.get_elapsed_time(self._start, self._stop)
         return False
+
+
+# ------------------------------------------------------------------ the device's measured peaks
+
+
+def copy_bandwidth(nbytes: int = 1 << 30, reps: int = 5) -> float:
+    """The device-to-device copy bandwidth, bytes per second (bytes read + bytes written):
+    the median of ``reps`` copies of ``nbytes``, after one untimed. The ceiling a
+    memory-bound kernel is measured against."""
+    cp = require()
+    a = cp.ones(nbytes // 4, dtype=cp.float32)
+    b = cp.empty_like(a)
+    b[...] = a
+    times = []
+    for _ in range(reps):
+        with CudaTimer() as t:
+            b[...] = a
+        times.append(t.ms)
+    del a, b
+    return 2 * nbytes / (float(np.median(times)) / 1e3)
+
+
+_INT_KERNEL = r"""
+extern "C" __global__ void int_ops(int* out, int iters) {
+    int a = threadIdx.x, b = blockIdx.x | 1, c = 7, d = 3;
+    for (int i = 0; i < iters; ++i) {   // 4 independent chains of one multiply-add each
+        a = a * b + c; b = b * c + d; c = c * d + a; d = d * a + b;
+    }
+    if (a + b + c + d == 0x12345) out[0] = 1;   // keep the result alive
+}
+"""
+
+
+def int_throughput(iters: int = 4096, reps: int = 5) -> float:
+    """Integer multiply-adds per second the device sustains (one IMAD instruction each; count
+    2 operations per multiply-add for operations per second): 16 blocks of 256 threads per
+    SM, each running 4 independent chains, the median of ``reps`` launches after one untimed.
+    The ceiling an instruction-bound integer kernel is measured against."""
+    cp = require()
+    kern = cp.RawKernel(_INT_KERNEL, "int_ops")
+    out = cp.zeros(1, np.int32)
+    blocks, threads = sm_count() * 16, 256
+    launch = lambda: kern((blocks,), (threads,), (out, np.int32(iters)))  # noqa: E731
+    launch()
+    times = []
+    for _ in range(reps):
+        with CudaTimer() as t:
+            launch()
+        times.append(t.ms)
+    return blocks * threads * iters * 4 / (float(np.median(times)) / 1e3)

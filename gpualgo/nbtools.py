@@ -12,7 +12,8 @@ import re
 from . import findings, gpu
 
 __all__ = ["gpu_banner", "banner_text", "show_source", "kernel_text", "kernel_helpers", "show_kernels",
-           "run_and_check", "recorded_line", "recorded", "findings_data", "show_findings", "interact", "progress"]
+           "run_and_check", "recorded_line", "recorded", "findings_data", "show_findings", "show_limits", "interact",
+           "progress"]
 
 
 def banner_text() -> str:
@@ -309,6 +310,29 @@ def show_findings(found, data=None):
     verdicts = findings.evaluate(found, rows)
     _display_markdown(findings.table(found, verdicts, sources))
     return verdicts
+
+
+def show_limits(algo: str, ax=None):
+    """The recorded Nsight Compute profile of ``algo``'s best kernels against the GPU's
+    measured peaks (:mod:`gpualgo.limits`): the table, then the roofline; or a line saying
+    none is recorded. Returns the summary lines."""
+    from . import limits, plots, results
+    try:
+        rec = results.read(algo, "limits")
+    except FileNotFoundError:
+        print(f"no profile of the {algo} kernels is recorded yet (python -m gpualgo.limits profile, on a GPU machine)")
+        return []
+    lines = limits.summary(rec.rows)
+    peaks = rec.meta.get("peaks", {})
+    print(rec.source())
+    print(f"measured peaks: copy {peaks.get('copy_bytes_per_s', float('nan')) / 1e9:,.0f} GB/s, "
+          f"integer multiply-adds {peaks.get('imad_per_s', float('nan')) / 1e12:,.1f} T/s")
+    _display_markdown(limits.table(lines, peaks))
+    points = limits.roofline_points(lines)
+    if points and peaks.get("copy_bytes_per_s") and peaks.get("imad_per_s"):
+        ax = plots.roofline(points, peaks["copy_bytes_per_s"] / 1e9, peaks["imad_per_s"] / 1e9, ax)
+        ax.set_title(f"{algo}: kernels under the measured roofline")
+    return lines
 
 
 def interact(fn, interactive: bool, **widgets):

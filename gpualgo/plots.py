@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .timing import group
 
-__all__ = ["group", "lines", "speedup", "new_axes", "log_x"]
+__all__ = ["group", "lines", "speedup", "new_axes", "log_x", "roofline"]
 
 
 def _label(key, by) -> str:
@@ -82,4 +82,25 @@ def speedup(ax, rows, x, time_key, by, baseline, logx=False, logy=True):
         ax.set_yscale("log")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")
+    return ax
+
+
+def roofline(points: dict, bandwidth_gbs: float, peak_g: float, ax=None, work: str = "instructions"):
+    """A roofline: the ceiling min(copy bandwidth x intensity, peak) from the device's measured
+    peaks (``bandwidth_gbs`` GB/s, ``peak_g`` G ``work`` per second), and the kernels
+    ``points = {label: (work per DRAM byte, G work per second)}`` under it. Returns the axes."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    lo = min([1e-2] + [i / 10 for i, _ in points.values() if i > 0])
+    hi = max([1e3] + [i * 10 for i, _ in points.values()])
+    x = np.logspace(np.log10(lo), np.log10(hi), 200)
+    ax.loglog(x, np.minimum(bandwidth_gbs * x, peak_g), "k-", label="roofline (measured peaks)")
+    for label, (intensity, rate) in points.items():
+        ax.loglog([intensity], [rate], "o", label=label)
+    ax.set_xlabel(f"intensity ({work} per DRAM byte)")
+    ax.set_ylabel(f"G {work} per second")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
     return ax

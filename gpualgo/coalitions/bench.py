@@ -36,26 +36,11 @@ from . import gpu as co_gpu
 from .solve import VARIANTS, solve
 from .solve import check as check_solve
 
-__all__ = ["PRESETS", "GPU_VARIANTS", "copy_bandwidth"]
+__all__ = ["PRESETS", "GPU_VARIANTS"]
 
 #: the versions on one GPU (gpu_odp_multi has its own preset, ``multigpu``)
 GPU_VARIANTS = tuple(v for v in VARIANTS if VARIANTS[v].gpu and v != "gpu_odp_multi")
 
-
-def copy_bandwidth(nbytes: int = 1 << 30, reps: int = 5) -> float:
-    """Device-to-device copy bandwidth in bytes per second (read + write counted), the
-    median of ``reps`` copies of ``nbytes``."""
-    cp = gpu.require()
-    a = cp.ones(nbytes // 4, dtype=cp.float32)
-    b = cp.empty_like(a)
-    b[...] = a   # warm-up
-    times = []
-    for _ in range(reps):
-        with gpu.CudaTimer() as t:
-            b[...] = a
-        times.append(t.ms)
-    del a, b
-    return 2 * nbytes / (float(np.median(times)) / 1e3)
 
 
 #: the values' dtype of every measured instance
@@ -133,7 +118,7 @@ def _solve_rows(variant, n, dist, seed, reps, **extra):
 
 @functools.lru_cache(maxsize=None)
 def _measured_bandwidth(nbytes: int, device_id: int) -> float:
-    return copy_bandwidth(nbytes)
+    return gpu.copy_bandwidth(nbytes)
 
 
 def _bandwidth(nbytes: int) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import gpu
+from .. import gpu, plots
 
 __all__ = ["bytes_model", "check_bytes", "tour_cost_setup", "time_events", "time_cupyx", "copy_bandwidth",
            "int_throughput", "roofline", "ncu_command", "NCU_SECTIONS"]
@@ -66,50 +66,21 @@ def time_cupyx(launch, repeat: int = 20) -> float:
 
 
 def copy_bandwidth(nbytes: int = 1 << 30) -> float:
-    """Measured device-to-device copy bandwidth, GB/s (bytes read + bytes written)."""
-    cp = gpu.require()
-    a = cp.ones(nbytes // 4, np.int32)
-    b = cp.empty_like(a)
-    ms = time_events(lambda: b.__setitem__(slice(None), a), repeat=10)
-    return 2 * nbytes / ms / 1e6
-
-
-_INT_KERNEL = r"""
-extern "C" __global__ void int_ops(int* out, int iters) {
-    int a = threadIdx.x, b = blockIdx.x | 1, c = 7, d = 3;
-    for (int i = 0; i < iters; ++i) {   // 4 independent chains of 2 integer ops each
-        a = a * b + c; b = b * c + d; c = c * d + a; d = d * a + b;
-    }
-    if (a + b + c + d == 0x12345) out[0] = 1;   // keep the result alive
-}
-"""
+    """Measured device-to-device copy bandwidth, GB/s (bytes read + bytes written):
+    :func:`gpualgo.gpu.copy_bandwidth` in the roofline's units."""
+    return gpu.copy_bandwidth(nbytes) / 1e9
 
 
 def int_throughput(iters: int = 4096) -> float:
-    """Measured integer throughput, Gops/s (multiply-adds counted as 2 operations)."""
-    cp = gpu.require()
-    kern = cp.RawKernel(_INT_KERNEL, "int_ops")
-    out = cp.zeros(1, np.int32)
-    blocks, threads = gpu.sm_count() * 16, 256
-    ms = time_events(lambda: kern((blocks,), (threads,), (out, np.int32(iters))), repeat=5)
-    return blocks * threads * iters * 4 * 2 / ms / 1e6
+    """Measured integer throughput, Gops/s (a multiply-add counted as 2 operations):
+    :func:`gpualgo.gpu.int_throughput` in the roofline's units."""
+    return 2 * gpu.int_throughput(iters) / 1e9
 
 
 def roofline(points: dict, bandwidth_gbs: float, peak_gops: float, ax=None):
-    """Draw the roofline (copy bandwidth x intensity, capped at the peak) and the kernels:
-    ``points = {label: (ops per byte, Gops/s)}``. Returns the axes."""
-    import matplotlib.pyplot as plt
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    x = np.logspace(-2, 3, 200)
-    ax.loglog(x, np.minimum(bandwidth_gbs * x, peak_gops), "k-", label="roofline (measured)")
-    for label, (intensity, gops) in points.items():
-        ax.loglog([intensity], [gops], "o", label=label)
-    ax.set_xlabel("operational intensity (integer ops per DRAM byte)")
-    ax.set_ylabel("Gops/s")
-    ax.legend(fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
-    return ax
+    """The roofline of :func:`gpualgo.plots.roofline` in integer operations: ``points =
+    {label: (ops per DRAM byte, Gops/s)}``. Returns the axes."""
+    return plots.roofline(points, bandwidth_gbs, peak_gops, ax, work="integer ops")
 
 
 #: the Nsight Compute sections the notebook reads, and what to look for in each
