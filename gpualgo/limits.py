@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from . import gpu, results
 
-__all__ = ["TARGETS", "METRICS", "COLUMNS", "Target", "parse_ncu_csv", "summary", "roofline_points", "table",
+__all__ = ["TARGETS", "METRICS", "COLUMNS", "Target", "parse_ncu_csv", "summary", "roofline_points", "table", "diagnosis",
            "ncu_command", "profile", "main"]
 
 #: the Nsight Compute sections collected for every launch, and metrics named beside them
@@ -287,6 +287,29 @@ def table(lines, peaks: dict) -> str:
                  f"| {_pct(ln['achieved_occupancy_pct'])} | {_pct(ln['sm_pct_of_peak'])} "
                  f"| {_pct(ln['memory_pct_of_peak'])} | {ips_txt} | {stalls} |\n")
     return head + body
+
+
+#: a throughput at or above this percentage of the device's peak names the kernel's limit
+BOUND_PCT = 60.0
+
+
+def diagnosis(line) -> str:
+    """One sentence on what limits a kernel (a :func:`summary` line), from ncu's throughput
+    percentages: memory-bound or compute-bound when one is at least :data:`BOUND_PCT` of
+    the peak (the larger one when both are), otherwise latency-bound, with the stall its
+    warps spend most cycles in (what it waits on)."""
+    mem, sm = line.get("memory_pct_of_peak"), line.get("sm_pct_of_peak")
+    stalls = line.get("stalls") or {}
+    top = next(iter(stalls), None)
+    waits = f"; its warps wait most on {top.replace('_', ' ')}" if top else ""
+    name = f"{line['target']}: {line['kernel']}"
+    if mem is None or sm is None:
+        return f"{name}: not profiled"
+    if max(mem, sm) >= BOUND_PCT:
+        kind = "memory" if mem >= sm else "compute"
+        return f"{name} is {kind}-bound: {max(mem, sm):.0f}% of the peak {kind} throughput{waits}"
+    return (f"{name} is latency-bound: memory at {mem:.0f}% and compute at {sm:.0f}% of their peaks, "
+            f"neither near it{waits}")
 
 
 def main(argv=None) -> int:

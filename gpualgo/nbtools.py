@@ -328,6 +328,8 @@ def show_limits(algo: str, ax=None):
     print(f"measured peaks: copy {peaks.get('copy_bytes_per_s', float('nan')) / 1e9:,.0f} GB/s, "
           f"integer multiply-adds {peaks.get('imad_per_s', float('nan')) / 1e12:,.1f} T/s")
     _display_markdown(limits.table(lines, peaks))
+    for ln in lines:
+        print(limits.diagnosis(ln))
     points = limits.roofline_points(lines)
     if points and peaks.get("copy_bytes_per_s") and peaks.get("imad_per_s"):
         ax = plots.roofline(points, peaks["copy_bytes_per_s"] / 1e9, peaks["imad_per_s"] / 1e9, ax)

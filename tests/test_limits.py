@@ -110,3 +110,16 @@ def test_show_limits_reads_a_recorded_profile_or_says_there_is_none(tmp_path, mo
     out = capsys.readouterr().out
     assert "measured peaks: copy 4,000 GB/s, integer multiply-adds 8.0 T/s" in out
     assert line["launches"] == 3 and line["dram_gbs"] == pytest.approx(2000.0)
+
+
+def test_diagnosis_names_the_limit_both_ways():
+    base = dict(target="t", kernel="k", stalls={"long_scoreboard": 9.0, "wait": 1.0})
+    assert limits.diagnosis(dict(base, memory_pct_of_peak=85.0, sm_pct_of_peak=30.0)) == (
+        "t: k is memory-bound: 85% of the peak memory throughput; its warps wait most on long scoreboard")
+    assert limits.diagnosis(dict(base, memory_pct_of_peak=70.0, sm_pct_of_peak=90.0)).startswith(
+        "t: k is compute-bound: 90%")
+    assert limits.diagnosis(dict(base, memory_pct_of_peak=20.0, sm_pct_of_peak=35.0)) == (
+        "t: k is latency-bound: memory at 20% and compute at 35% of their peaks, neither near it; "
+        "its warps wait most on long scoreboard")
+    assert limits.diagnosis(dict(target="t", kernel="k", memory_pct_of_peak=None, sm_pct_of_peak=None)) == \
+        "t: k: not profiled"
