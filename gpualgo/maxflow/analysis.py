@@ -372,7 +372,7 @@ def upload_table(rows) -> str:
     for variant in ("gpu_matrix", "gpu_bcsr"):
         for (n, upload), p in upload_split(rows, variant).items():
             lines.append(f"{variant:11s} n={n:>7,} {upload:9s} " + "  ".join(
-                f"{k[:-3]} {_ms(p[k]) if p[k] is not None else '-':>9s}" for k in UPLOAD_PARTS + ("total_ms",)))
+                f"{k[:-3]} {_ms(p[k]):>6s} ms" for k in UPLOAD_PARTS + ("total_ms",)))
     return "\n".join(lines)
 
 
@@ -409,8 +409,9 @@ def relabel_statement(rows) -> str:
         h, g = d["host"], d["gpu"]
         ratios.append(h["exec_ms"] / g["exec_ms"])
         share = 100 * (h["gr_ms"] or 0) / h["exec_ms"] if h["exec_ms"] else 0
-        parts.append(f"{label}: {_ms(h['exec_ms'])} with the host BFS ({share:.0f}% in {h['global_relabels']:.0f} "
-                     f"global relabels), {_ms(g['exec_ms'])} with the GPU BFS ({ratios[-1]:.2f}x)")
+        parts.append(f"{label}: {_ms_text(h['exec_ms'])} ms with the host BFS ({share:.0f}% in "
+                     f"{h['global_relabels']:.0f} global relabels), {_ms_text(g['exec_ms'])} ms with the GPU BFS "
+                     f"({ratios[-1]:.2f}x)")
     lo, hi = min(ratios), max(ratios)
     verdict = ("moving the BFS to the GPU speeds the same sweeps up " + (f"{lo:.1f}x to {hi:.1f}x" if hi >= 1.5
                                                                          else "by less than 1.5x everywhere"))
