@@ -235,8 +235,10 @@ def test_relabel_statement_and_upload_table():
                                                                               ("gpu", gpu_ms, 0.5))]
     fast = analysis.relabel_statement(rows(40.0, 10.0))
     assert "genrmf 16x16: 40.0 ms with the host BFS (5% in 4 global relabels), 10.0 ms with the GPU BFS" in fast
-    assert fast.endswith("speeds the same sweeps up 4.0x to 4.0x.")
-    assert analysis.relabel_statement(rows(40.0, 38.0)).endswith("by less than 1.5x everywhere.")
+    assert fast.endswith("speeds the same sweeps up 4.00x.")
+    assert analysis.relabel_statement(rows(40.0, 38.0)).endswith("by less than 1.5x (1.05x).")
+    both = rows(40.0, 10.0) + [dict(r, size="32x32") for r in rows(40.0, 50.0)]
+    assert analysis.relabel_statement(both).endswith("on some instances only (0.80x to 4.00x).")
     assert analysis.relabel_statement(rows(40.0, 38.0)[:1]) == ""
     split = [dict(variant=v, upload=u, n=100, setup_ms=1.0, transfer_ms=2.0, launch_ms=3.0, download_ms=0.5,
                   exec_ms=5.0, total_ms=8.0) for v in ("gpu_matrix", "gpu_bcsr") for u in ("pageable", "mapped")]
