@@ -8,6 +8,7 @@ the CUDA sources of ``gpualgo/kernels/`` (once per process, then cached).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import importlib.resources
 import pathlib
@@ -18,7 +19,7 @@ import numpy as np
 __all__ = [
     "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
     "kernel_path", "kernel_source", "source_override", "load_module", "get_kernel", "sm_count", "device_name", "cpu_model", "cpu_label",
-    "usable_bytes", "to_device", "CudaTimer", "copy_bandwidth", "int_throughput",
+    "usable_bytes", "to_device", "HOST_MEMORY", "HostBuffers", "CudaTimer", "copy_bandwidth", "int_throughput",
 ]
 
 
@@ -182,6 +183,80 @@ def to_device(a, dtype=None):
     finally:
         rt.hostUnregister(a.ctypes.data)
     return d
+
+
+#: the kinds of host memory :class:`HostBuffers` allocates
+HOST_MEMORY = ("pageable", "pinned", "mapped")
+#: cudaHostAlloc's flags (CUDA's cudaHostAllocDefault and cudaHostAllocMapped)
+_HOST_ALLOC = {"pinned": 0, "mapped": 2}
+
+
+class HostBuffers:
+    """Host arrays in pageable, page-locked ("pinned") or mapped (zero-copy) memory, and their
+    device side; the page-locked memory is freed when the ``with`` block ends (after the device
+    has finished with it).
+
+    - "pageable": a NumPy array; a copy to the GPU goes through the driver's own page-locked
+      staging buffers.
+    - "pinned": ``cudaHostAlloc`` memory; a copy is one DMA transfer.
+    - "mapped": ``cudaHostAlloc`` with the mapped flag; nothing is copied: the device array
+      is the same memory at its device address (``cudaPointerGetAttributes`` gives it, as
+      ``cudaHostGetDevicePointer`` would), wrapped as a CuPy array over ``UnownedMemory``, so a
+      kernel's every read, write or atomic on it crosses the PCIe bus (atomics are atomic
+      between the GPU's threads, not against the host, which must not touch it meanwhile).
+    """
+
+    def __init__(self):
+        self._ptrs: list[int] = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._ptrs:
+            rt = require().cuda.runtime
+            rt.deviceSynchronize()
+            for ptr in self._ptrs:
+                rt.freeHost(ptr)
+            self._ptrs.clear()
+        return False
+
+    def empty(self, shape, dtype, kind: str) -> np.ndarray:
+        """An uninitialised host array in memory of ``kind`` (one of :data:`HOST_MEMORY`)."""
+        if kind not in HOST_MEMORY:
+            raise ValueError(f"host memory must be one of {HOST_MEMORY}, got {kind!r}")
+        dtype = np.dtype(dtype)
+        if kind == "pageable":
+            return np.empty(shape, dtype)
+        count = int(np.prod(shape))
+        nbytes = max(count * dtype.itemsize, 1)
+        ptr = require().cuda.runtime.hostAlloc(nbytes, _HOST_ALLOC[kind])
+        self._ptrs.append(ptr)
+        raw = (ctypes.c_byte * nbytes).from_address(ptr)
+        return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape)
+
+    def host(self, a, kind: str) -> np.ndarray:
+        """``a`` in host memory of ``kind`` (a C-contiguous copy; "pageable" keeps ``a`` itself
+        when it already is one)."""
+        a = np.asarray(a)
+        if kind == "pageable":
+            return np.ascontiguousarray(a)
+        out = self.empty(a.shape, a.dtype, kind)
+        out[...] = a
+        return out
+
+    def device(self, host: np.ndarray, kind: str):
+        """The device side of ``host`` (from :meth:`host` or :meth:`empty` with the same ``kind``):
+        a copy on the GPU, or for "mapped" the host memory itself at its device address."""
+        cupy = require()
+        if kind != "mapped":
+            d = cupy.empty(host.shape, host.dtype)
+            d.set(host)
+            return d
+        rt = cupy.cuda.runtime
+        dptr = rt.pointerGetAttributes(host.ctypes.data).devicePointer
+        mem = cupy.cuda.UnownedMemory(dptr, max(host.nbytes, 1), self, cupy.cuda.Device().id)
+        return cupy.ndarray(host.shape, host.dtype, cupy.cuda.MemoryPointer(mem, 0))
 
 
 def kernel_path(name: str) -> pathlib.Path:

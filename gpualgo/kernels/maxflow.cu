@@ -12,7 +12,8 @@
 //   (a) matrix_push_relabel_kernel: residual capacities in an n x n matrix, a thread per
 //       vertex, `cycle` sweeps separated by grid syncs; the host does the global relabel.
 //   (b) bcsr_push_relabel_kernel: the same on the BCSR arcs (the arcs of a vertex, in and
-//       out, stored together, with the index of each reverse arc).
+//       out, stored together, with the index of each reverse arc); with relabel="gpu" the
+//       host launches bcsr_global_relabel_kernel (the BFS of (c)) between its launches instead.
 //   (c) vertex_centric_kernel: one cooperative kernel runs the whole algorithm: a global
 //       relabel as a BFS from the sink (by levels, or asynchronous on a work list), then
 //       sweeps that gather the active vertices into a queue and give each one a tile of
@@ -22,7 +23,8 @@
 //       vertices (2), discharging a vertex with its tile (3), the test that ends the sweeps (4).
 //
 // Compile-time options: CAP_T (int or long long: capacities and excesses), TILE (threads
-// per active vertex in (c), a power of two <= 32).
+// per active vertex in (c), a power of two <= 32), REV_SEARCH (how (b) finds the reverse arc
+// of the arc it pushes along: 0 the stored index, 1 a linear scan, 2 a binary search).
 #include <cooperative_groups.h>
 #include "common.cuh"
 
@@ -33,6 +35,9 @@ namespace cg = cooperative_groups;
 #endif
 #ifndef TILE
 #define TILE 8
+#endif
+#ifndef REV_SEARCH
+#define REV_SEARCH 0
 #endif
 // The slots of the statistics array (unsigned long long) every kernel adds to: 0 pushes,
 // 1 relabels, 2 sweeps, 3 global relabels, 4 BFS levels, 5 ns in global relabels, 6 ns in
@@ -100,6 +105,28 @@ __device__ __forceinline__ int ring_read(const int* ring, int k) {
     return *(volatile const int*)(ring + k % 3);
 }
 
+// The end of sweep k of versions (a) and (b): the thread's count of active vertices joins the
+// sweep's ring slot, the grid waits at the barrier, and every thread reads the same total, so
+// all leave the launch together. Returns true when the sweep found no active vertex.
+__device__ __forceinline__ bool sweep_end(cg::grid_group& grid, int* ring, int k, int active,
+                                          unsigned long long& sweeps) {
+    if (active) atomicAdd(ring + k % 3, active);
+    grid.sync();
+    ++sweeps;
+    int total = ring_read(ring, k);
+    if (grid.thread_rank() == 0) ring[(k + 2) % 3] = 0;
+    return total == 0;
+}
+
+// The counters of a launch of (a) or (b), added once per thread (the sweeps once per grid).
+__device__ __forceinline__ void add_counts(cg::grid_group& grid, unsigned long long* stats,
+                                           unsigned long long pushes, unsigned long long relabels,
+                                           unsigned long long sweeps) {
+    atomicAdd(stats + ST_PUSH, pushes);
+    atomicAdd(stats + ST_RELABEL, relabels);
+    if (grid.thread_rank() == 0) atomicAdd(stats + ST_SWEEP, sweeps);
+}
+
 // A slot in a queue whose length is *counter.  The counter is one hot address that every
 // thread adding a vertex hits; the threads that enqueue together (the coalesced group:
 // those of a warp inside the same branch) take their slots with one atomic, made by one of
@@ -143,16 +170,9 @@ extern "C" __global__ void matrix_push_relabel_kernel(
             pushes += pushed;
             relabels += 1 - pushed;
         }
-        if (active) atomicAdd(ring + k % 3, active);
-        grid.sync();
-        ++sweeps;
-        int total = ring_read(ring, k);
-        if (grid.thread_rank() == 0) ring[(k + 2) % 3] = 0;
-        if (total == 0) break;
+        if (sweep_end(grid, ring, k, active, sweeps)) break;
     }
-    atomicAdd(stats + ST_PUSH, pushes);
-    atomicAdd(stats + ST_RELABEL, relabels);
-    if (grid.thread_rank() == 0) atomicAdd(stats + ST_SWEEP, sweeps);
+    add_counts(grid, stats, pushes, relabels, sweeps);
 }
 
 // Residual capacities of the BCSR arcs, gathered from the matrix for the host's BFS.
@@ -169,6 +189,30 @@ extern "C" __global__ void matrix_gather_kernel(int n, const int* __restrict__ o
 // ------------------------------------------------------------------------------------
 // Version (b): the BCSR arcs, a thread per vertex, `cycle` sweeps per launch
 // ------------------------------------------------------------------------------------
+// The reverse arc (y -> x) of arc a = x -> y. REV_SEARCH 0: the index stored with the
+// network (rev), one read. The report searched y's arcs for the one whose head is x: first
+// by a linear scan (1, its Listing 3), then by a binary search, y's arcs being sorted by
+// head (2, its Listing 4). The host checks that every vertex's heads increase strictly, so
+// each search finds exactly rev[a].
+__device__ __forceinline__ int reverse_arc(int a, int x, int y, const int* __restrict__ offsets,
+                                           const int* __restrict__ heads, const int* __restrict__ rev) {
+#if REV_SEARCH == 1
+    for (int j = __ldg(offsets + y), end = __ldg(offsets + y + 1); j < end; ++j)
+        if (__ldg(heads + j) == x) return j;
+    return __ldg(rev + a);      // not reached on a checked network
+#elif REV_SEARCH == 2
+    int lo = __ldg(offsets + y), hi = __ldg(offsets + y + 1) - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, h = __ldg(heads + mid);
+        if (h == x) return mid;
+        if (h < x) lo = mid + 1; else hi = mid - 1;
+    }
+    return __ldg(rev + a);      // not reached on a checked network
+#else
+    return __ldg(rev + a);
+#endif
+}
+
 extern "C" __global__ void bcsr_push_relabel_kernel(
         int n, int s, int t, const int* __restrict__ offsets, const int* __restrict__ heads,
         const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
@@ -191,21 +235,16 @@ extern "C" __global__ void bcsr_push_relabel_kernel(
                 }
             }
             if (amin < 0) { height[x] = n; ++relabels; continue; }
-            int pushed = push_or_relabel(x, n, excess, height, res + amin, res + __ldg(rev + amin),
-                                         __ldg(heads + amin), hx, hmin);
+            int y = __ldg(heads + amin);
+            // the reverse arc is looked up for a push only: a relabel does not touch it
+            int ra = hmin < hx ? reverse_arc(amin, x, y, offsets, heads, rev) : amin;
+            int pushed = push_or_relabel(x, n, excess, height, res + amin, res + ra, y, hx, hmin);
             pushes += pushed;
             relabels += 1 - pushed;
         }
-        if (active) atomicAdd(ring + k % 3, active);
-        grid.sync();
-        ++sweeps;
-        int total = ring_read(ring, k);
-        if (grid.thread_rank() == 0) ring[(k + 2) % 3] = 0;
-        if (total == 0) break;
+        if (sweep_end(grid, ring, k, active, sweeps)) break;
     }
-    atomicAdd(stats + ST_PUSH, pushes);
-    atomicAdd(stats + ST_RELABEL, relabels);
-    if (grid.thread_rank() == 0) atomicAdd(stats + ST_SWEEP, sweeps);
+    add_counts(grid, stats, pushes, relabels, sweeps);
 }
 
 // ------------------------------------------------------------------------------------
@@ -409,6 +448,35 @@ __device__ __forceinline__ int bfs_by_levels(
         if (early_stop && marked_total > 0 && marked_found == marked_total) break;
     }
     return level;
+}
+
+// ------------------------------------------------------------------------------------
+// Version (b) with relabel="gpu": its global relabel on the GPU, the BFS of step 1b
+// ------------------------------------------------------------------------------------
+// The BFS by levels of version (c) (without the early stop: every height exact) as a kernel
+// of its own, launched by the host between the sweeps of (b), which run unchanged: the
+// residuals then never go back to the host. After the BFS it counts the vertices still
+// active into *active (zeroed before the BFS's first barrier), which the host reads to decide
+// whether to sweep again. ring: 9 ints, zeroed by the host before every launch.
+extern "C" __global__ void __launch_bounds__(1024, 1) bcsr_global_relabel_kernel(
+        int n, int s, int t, const int* __restrict__ offsets, const int* __restrict__ heads,
+        const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
+        int* __restrict__ height, int* __restrict__ qa, int* __restrict__ qb, int* __restrict__ ring,
+        unsigned long long* __restrict__ stats, int* __restrict__ active) {
+    cg::grid_group grid = cg::this_grid();
+    tile_t tile = cg::tiled_partition<TILE>(cg::this_thread_block());
+    Stepper st{0, 0, 0};
+    if (grid.thread_rank() == 0) *active = 0;
+    int level = bfs_by_levels(grid, tile, st, n, s, t, offsets, heads, rev, res, excess, height, qa, qb, ring,
+                              0, 0);
+    int mine = 0;
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x)
+        mine += v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0;
+    if (mine) atomicAdd(active, mine);
+    if (grid.thread_rank() == 0) {
+        stats[ST_GR] += 1;
+        stats[ST_LEVEL] += level;
+    }
 }
 
 // ------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from ..timing import summary
 __all__ = ["algorithm_ms", "with_algorithm_ms", "medians", "verification", "time_split", "fastest_first",
            "time_shares", "sweep_counts", "levels_per_relabel", "tuning_table", "targets_verdict",
            "instance_label", "heuristic_medians", "heuristics_table", "cut_medians", "cut_table", "parse_size",
-           "parse_options"]
+           "parse_options", "UPLOAD_PARTS", "upload_split", "upload_table", "relabel_pairs", "relabel_statement",
+           "rev_search_medians", "upload_bars"]
 
 
 
@@ -331,3 +332,130 @@ def cut_table(rows) -> str:
         lines.append(f"  {instance_label(key):30s}{_ms_text(m.get('flow')):>14s}" +
                      "".join(f"{_ms_text(m.get(k)):>10s}" for k in ("heights", "bfs", "scan")) + f"   {ratio:>19s}")
     return "\n".join(lines)
+
+
+# ------------------------------------------ host_memory, reverse_arcs, matrix_large
+
+#: the parts of a host_memory row's whole call, in the order the stacked bars draw them:
+#: the setup on the host, the transfer, the execution's kernels, copies back and the rest
+#: (the host BFS, the height uploads, the launches' overhead)
+UPLOAD_PARTS = ("setup_ms", "transfer_ms", "launch_ms", "download_ms", "other_ms")
+
+
+def _median_of(rows, key):
+    """The median of the numbers in column ``key`` of ``rows`` (empty cells skipped), or None."""
+    vals = [float(r[key]) for r in rows if _num(r.get(key))]
+    return summary(vals)["median"] if vals else None
+
+
+def upload_split(rows, variant: str = "gpu_bcsr") -> dict:
+    """``{(n, upload): {part: median ms}}`` of the ``host_memory`` rows of ``variant`` with the
+    global relabel on the host (:data:`UPLOAD_PARTS`; ``other_ms`` is exec_ms less the launches
+    and the copies back), sizes in order, the uploads in the order they first appear.
+
+    >>> r = dict(variant="gpu_bcsr", relabel="host", upload="pinned", n=10, setup_ms=1.0, transfer_ms=2.0,
+    ...          exec_ms=10.0, launch_ms=6.0, download_ms=1.0, total_ms=13.0)
+    >>> upload_split([r])[(10, "pinned")]["other_ms"]
+    3.0
+    """
+    sel = [r for r in rows if r.get("variant") == variant and r.get("relabel", "host") in ("host", None, "")
+           and _num(r.get("exec_ms")) and r.get("upload")]
+    out: dict = {}
+    for key in sorted(dict.fromkeys((r["n"], r["upload"]) for r in sel), key=lambda k: k[0]):
+        group = [r for r in sel if (r["n"], r["upload"]) == key]
+        parts = {p: _median_of(group, p) for p in UPLOAD_PARTS[:-1]}
+        parts["other_ms"] = max(_median_of(group, "exec_ms") - (parts["launch_ms"] or 0)
+                                - (parts["download_ms"] or 0), 0.0)
+        parts["total_ms"] = _median_of(group, "total_ms")
+        out[key] = parts
+    return out
+
+
+def upload_table(rows) -> str:
+    """One line per (version, n, upload) of ``host_memory``: the medians of
+    :func:`upload_split` and the whole call."""
+    lines = []
+    for variant in ("gpu_matrix", "gpu_bcsr"):
+        for (n, upload), p in upload_split(rows, variant).items():
+            lines.append(f"{variant:11s} n={n:>7,} {upload:9s} " + "  ".join(
+                f"{k[:-3]} {_ms(p[k]):>6s} ms" for k in UPLOAD_PARTS + ("total_ms",)))
+    return "\n".join(lines)
+
+
+def relabel_pairs(rows) -> dict:
+    """``{instance label: {"host": medians, "gpu": medians}}`` of the ``host_memory`` rows of
+    (b) with the default upload and the global relabel on the host and on the GPU; medians of
+    ``exec_ms``, ``gr_ms`` (the global relabels: BFS and heights, or the BFS kernel) and
+    ``global_relabels``. Only instances with both.
+
+    >>> rows = [dict(variant="gpu_bcsr", upload="auto", relabel=r, family="genrmf", size="4x4", n=64,
+    ...              exec_ms=ms, gr_ms=g, global_relabels=3) for r, ms, g in (("host", 9.0, 4.0), ("gpu", 6.0, 1.0))]
+    >>> relabel_pairs(rows)["genrmf 4x4"]["gpu"]["exec_ms"]
+    6.0
+    """
+    out: dict = {}
+    for r in rows:
+        if r.get("variant") != "gpu_bcsr" or r.get("upload") != "auto" or r.get("relabel") not in ("host", "gpu"):
+            continue
+        label = f"genrmf {r['size']}" if r.get("family") == "genrmf" else f"G(n, p) n = {r['n']:,}"
+        out.setdefault(label, {}).setdefault(r["relabel"], []).append(r)
+    return {label: {k: {c: _median_of(g, c) for c in ("exec_ms", "gr_ms", "global_relabels")} for k, g in d.items()}
+            for label, d in out.items() if set(d) == {"host", "gpu"}}
+
+
+def relabel_statement(rows) -> str:
+    """What the ``host_memory`` rows say about the global relabel's place for the same sweeps
+    (version (b)'s kernel): at each instance, the execution with the BFS on the host and on the
+    GPU, the BFS's share of the host version, and the ratio; '' without such rows."""
+    pairs = relabel_pairs(rows)
+    if not pairs:
+        return ""
+    parts, ratios = [], []
+    for label, d in pairs.items():
+        h, g = d["host"], d["gpu"]
+        ratios.append(h["exec_ms"] / g["exec_ms"])
+        share = 100 * (h["gr_ms"] or 0) / h["exec_ms"] if h["exec_ms"] else 0
+        parts.append(f"{label}: {_ms_text(h['exec_ms'])} ms with the host BFS ({share:.0f}% in "
+                     f"{h['global_relabels']:.0f} global relabels), {_ms_text(g['exec_ms'])} ms with the GPU BFS "
+                     f"({ratios[-1]:.2f}x)")
+    lo, hi = min(ratios), max(ratios)
+    span = f"{lo:.2f}x" if lo == hi else f"{lo:.2f}x to {hi:.2f}x"
+    verdict = (f"moving the BFS to the GPU speeds the same sweeps up {span}" if lo >= 1.5 else
+               f"moving the BFS to the GPU speeds the same sweeps up 1.5x or more on some instances only ({span})"
+               if hi >= 1.5 else f"the BFS's place changes the time of the same sweeps by less than 1.5x ({span})")
+    return "version (b), the same sweep kernel: " + "; ".join(parts) + f". So {verdict}."
+
+
+def rev_search_medians(rows) -> dict:
+    """``{(directed, n): {rev_search: median launch_ms}}`` of the ``reverse_arcs`` rows: the
+    kernels' GPU time, where the lookup runs."""
+    out: dict = {}
+    for (d, n, how), ms in medians([r for r in rows if r.get("rev_search")], ("directed", "n", "rev_search"),
+                                   "launch_ms").items():
+        out.setdefault((d, n), {})[how] = ms
+    return dict(sorted(out.items(), key=lambda kv: (not kv[0][0], kv[0][1])))
+
+
+def upload_bars(rows, variant: str) -> tuple[list, dict, list]:
+    """The stacked bars of the ``host_memory`` figure for ``variant``: (labels ``"n\\nupload"``,
+    {part of :data:`UPLOAD_PARTS`: heights}, whole calls in ms), every height relative to the
+    pageable upload's whole call at the same n (a linear axis keeps the stacked parts honest
+    across sizes a thousand times apart); sizes without a pageable run are left out.
+
+    >>> r = dict(variant="gpu_bcsr", upload="pageable", n=10, setup_ms=1.0, transfer_ms=1.0,
+    ...          exec_ms=2.0, launch_ms=1.0, download_ms=1.0, total_ms=4.0)
+    >>> labels, parts, totals = upload_bars([r, dict(r, upload="mapped", total_ms=8.0, setup_ms=3.0)], "gpu_bcsr")
+    >>> labels, parts["setup_ms"], totals
+    (['10\\npageable', '10\\nmapped'], [0.25, 0.75], [4.0, 8.0])
+    """
+    split = upload_split(rows, variant)
+    labels, parts, totals = [], {p: [] for p in UPLOAD_PARTS}, []
+    for (n, upload), p in split.items():
+        base = split.get((n, "pageable"), {}).get("total_ms")
+        if not base:
+            continue
+        labels.append(f"{n:,}\n{upload}")
+        totals.append(p["total_ms"])
+        for k in UPLOAD_PARTS:
+            parts[k].append((p[k] or 0.0) / base)
+    return labels, parts, totals

@@ -15,6 +15,14 @@
 - ``serial_heuristics``: the serial version with and without its two heuristics (the global
   relabel and the gap), on the report's G(n, p) and on genrmf, and the minimum-cut step timed
   on its own three ways (no GPU needed): :func:`serial_heuristics_rows`.
+- ``host_memory``: versions (a) and (b) with the network uploaded from pageable, page-locked
+  and mapped host memory (and the default), setup / transfer / execution apart, on the report's
+  directed G(n, 2 ln n / n); and (b) with its global relabel on the host and on the GPU, there
+  and on genrmf (:func:`measure_configs`, the column ``config``).
+- ``reverse_arcs``: (b) with the reverse arc found by the stored index and by the report's
+  linear scan and binary search, on the report's G(n, 2 ln n / n).
+- ``matrix_large``: the matrix version against BCSR and vertex-centric at n = 10,000 and
+  31,623 (directed G(n, 2 ln n / n)), where the report's memory limit lay.
 
 Each preset's ``quick`` values are its tiny sizes (CI, headless notebooks). Every row has the
 columns of :func:`gpualgo.bench.row`: ``variant`` (one of ours, or a CPU peer of
@@ -37,7 +45,7 @@ from ..bench import Case, Preset
 from ..gpu import cpu_label
 from . import checks, instances, serial
 from .analysis import parse_options, parse_size
-from .gpu import default_tile
+from .gpu import REV_SEARCH, UPLOADS, default_tile
 from .solve import VARIANTS, solve
 from .solve import check as check_solve
 
@@ -98,27 +106,36 @@ def certified(result) -> bool:
     return True
 
 
-def run_ours(variant: str, net, rep: int = 0, **fields) -> dict:
-    """Solve ``net`` with one of our versions and return its row (:func:`gpualgo.bench.row`,
-    then the counters and ``certified``); ``verified`` is set by :func:`verify`."""
-    r = solve(net, variant=variant)
+#: the times of versions (a) and (b) a :func:`measure_configs` row keeps: the setup and the
+#: transfer (together prepare_ms), the launches' GPU time and the copies back (inside exec_ms)
+SPLIT = ("setup_ms", "transfer_ms", "launch_ms", "download_ms")
+
+
+def run_ours(variant: str, net, rep: int = 0, options: dict | None = None, **fields) -> dict:
+    """Solve ``net`` with one of our versions (and ``options``) and return its row
+    (:func:`gpualgo.bench.row`, then the counters and ``certified``); ``verified`` is set by
+    :func:`verify`."""
+    r = solve(net, variant=variant, **(options or {}))
     s = r.stats
     row = bench.row(r, rep=rep, verified=None, **fields)
     row.update(gr_ms=s.get("gr_ms"), pr_ms=s.get("pr_ms"), pushes=s["pushes"], relabels=s["relabels"],
                global_relabels=s["global_relabels"], phases=s["phases"], sweeps=s.get("sweeps", 0),
                cap_dtype=s["cap_dtype"], certified=certified(r))
+    if options:
+        row.update({k: s.get(k) for k in SPLIT + ("bfs_levels",)})
     return row
 
 
 def warm(variant: str, net, **options) -> None:
     """Compile what a timed run of ``variant`` on ``net`` uses, before it is timed: numba's
     serial version, or the kernel module, which is built per capacity type (a tiny instance
-    of ``net``'s) and, for the vertex-centric version, per tile width (``net``'s default
-    unless ``options`` name one). See :func:`gpualgo.bench.warm_up`."""
+    of ``net``'s) and, for the vertex-centric version and (b)'s GPU relabel, per tile width
+    (``net``'s default unless ``options`` name one), and with (b)'s reverse-arc search as a
+    define (``options``). See :func:`gpualgo.bench.warm_up`."""
     tiny = instances.genrmf(2, 2, seed=0)
     if not net.fits_int32():
         tiny = instances.vision_grid(2, 2, maxcap=2**40, seed=0)
-    if variant == "gpu_vertex_centric":
+    if variant == "gpu_vertex_centric" or (variant == "gpu_bcsr" and options.get("relabel") == "gpu"):
         options.setdefault("tile", default_tile(net))
     bench.warm_up(solve, tiny, [variant], **options)
 
@@ -432,6 +449,85 @@ def _serial_heuristics_cases(p):
                    family="genrmf", experiment="genrmf", density=None, directed=True, size=f"{a}x{b}")
 
 
+# --------------------------------------------- host_memory, reverse_arcs, matrix_large
+
+def config_label(variant: str, options: dict) -> str:
+    """A configuration's name in the ``config`` column: ``"gpu_bcsr upload=pinned,relabel=host"``."""
+    return " ".join([variant] + ([",".join(f"{k}={v}" for k, v in options.items())] if options else []))
+
+
+def measure_configs(family: str, params: dict, net, configs, reps: int, seed, reference: bool = True,
+                    **extra) -> list[dict]:
+    """Each ``(variant, options)`` of ``configs`` on ``net``, ``reps`` times (rows with the
+    columns ``config`` and the options' own, and :data:`SPLIT`'s times), then scipy's dinic once
+    when ``reference``, and :func:`verify` the rows: every configuration against scipy."""
+    rows = []
+    fields = dict(algorithm="maxflow", family=family, n=net.n, arcs=net.n_input_arcs, seed=seed, **params, **extra)
+    for variant, options in configs:
+        warm(variant, net, **options)
+        for rep in range(int(reps)):
+            rows.append(run_ours(variant, net, rep, options=dict(options), kind="gpu",
+                                 config=config_label(variant, options), **options, **fields))
+    if reference:
+        rows.append(run_peer("scipy_dinic", net, 0, kind="peer", config="scipy_dinic", **fields))
+    return verify(rows)
+
+
+def _configs(p, n):
+    """The ``host_memory`` configurations at n vertices: (b) with every upload and both relabels,
+    (a) with every upload up to ``matrix_max``."""
+    out = [("gpu_bcsr", dict(upload=u, relabel="host")) for u in p["uploads"]]
+    out += [("gpu_bcsr", dict(upload="auto", relabel="gpu"))]
+    if n <= p["matrix_max"]:
+        out += [("gpu_matrix", dict(upload=u)) for u in p["uploads"]]
+    return out
+
+
+def _gnp_case(p, label, n, configs, directed=True, **extra):
+    """A case on the report's G(n, 2 ln n / n) (capacities low..high, seed), measured by
+    :func:`measure_configs`."""
+    d = instances.report_density(n)
+
+    def make():
+        return instances.random_gnp(n, d, seed=p["seed"], low=p["low"], high=p["high"], directed=directed)
+
+    def run():
+        return measure_configs("gnp", dict(density=d, directed=directed), make(), configs, p["reps"], p["seed"],
+                               experiment="size", **extra)
+
+    def check():
+        instances.check_random_gnp(n, d, low=p["low"], high=p["high"], directed=directed)
+        for variant, options in configs:
+            check_solve(variant, **options)
+    return Case(label, run, check)
+
+
+def _host_memory_cases(p):
+    for n in p["sizes"]:
+        yield _gnp_case(p, f"directed n={n}", n, _configs(p, n))
+    for size in p["genrmf"]:
+        a, b = parse_size(size)
+        configs = [("gpu_bcsr", dict(upload="auto", relabel=r)) for r in ("host", "gpu")]
+
+        def run(a=a, b=b, configs=configs):
+            return measure_configs("genrmf", dict(size=f"{a}x{b}"), instances.genrmf(a, b, seed=p["seed"]), configs,
+                                   p["reps"], p["seed"], experiment="genrmf")
+        yield Case(f"genrmf {size}", run, _check(lambda a=a, b=b: instances.check_genrmf(a, b), ["gpu_bcsr"]))
+
+
+def _reverse_arcs_cases(p):
+    configs = [("gpu_bcsr", dict(rev_search=r)) for r in p["searches"]]
+    for n in p["sizes"]:
+        for directed in (True, False):
+            yield _gnp_case(p, f"{'directed' if directed else 'undirected'} n={n}", n, configs, directed)
+
+
+def _matrix_large_cases(p):
+    configs = [(v, {}) for v in ("gpu_matrix", "gpu_bcsr", "gpu_vertex_centric")]
+    for n in p["sizes"]:
+        yield _gnp_case(p, f"directed n={n}", n, configs)
+
+
 #: the largest n each solver gets in ``peers`` and ``cpu`` (the genrmf 128 x 128 peers run in ``targets``)
 PEER_CAPS = {"serial": 300_000, "gpu_matrix": 5_000, "gpu_bcsr": 300_000, "scipy_dinic": 300_000,
              "scipy_edmonds_karp": 20_000, "networkx_preflow_push": 20_000,
@@ -516,4 +612,25 @@ PRESETS = {
                     seed=7),
         cases=_serial_heuristics_cases, needs_gpu=False, seeds=[7],
         quick=dict(sizes=[30, 60], density_n=40, densities=[0.5], genrmf=["3x3", "4x4"], reps=1)),
+    "host_memory": Preset(
+        description="versions (a) and (b) with the network uploaded from pageable, page-locked (pinned) and mapped "
+                    "(zero-copy) host memory, and the default: setup / transfer / execution, on the report's directed "
+                    "G(n, 2 ln n / n); and (b) with its global relabel on the host and on the GPU, there and on genrmf",
+        params=dict(sizes=[100, 316, 1000, 3162, 10000, 31623, 100000], matrix_max=1000,
+                    uploads=list(UPLOADS), genrmf=["16x16", "32x32"], low=1, high=100, reps=3, seed=7),
+        cases=_host_memory_cases, needs_gpu=True, seeds=[7],
+        quick=dict(sizes=[50, 200], matrix_max=60, genrmf=["4x4"], reps=1)),
+    "reverse_arcs": Preset(
+        description="version (b) with the reverse arc of a push found by the stored index and by the report's "
+                    "linear scan and binary search (REV_SEARCH), on the report's G(n, 2 ln n / n)",
+        params=dict(sizes=[100, 316, 1000, 3162, 10000, 31623, 100000], searches=list(REV_SEARCH), low=1, high=100,
+                    reps=3, seed=7),
+        cases=_reverse_arcs_cases, needs_gpu=True, seeds=[7],
+        quick=dict(sizes=[50, 200], reps=1)),
+    "matrix_large": Preset(
+        description="the matrix version against BCSR and vertex-centric at n = 10,000 and 31,623 (directed "
+                    "G(n, 2 ln n / n)), up to where the report's GPU ran out of memory; each checked against scipy",
+        params=dict(sizes=[10000, 31623], low=1, high=100, reps=3, seed=7),
+        cases=_matrix_large_cases, needs_gpu=True, seeds=[7],
+        quick=dict(sizes=[60, 200], reps=1)),
 }

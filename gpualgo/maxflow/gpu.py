@@ -27,12 +27,12 @@ from .network import INT32_MAX, FlowNetwork
 from .result import MaxFlowResult, make_result
 
 __all__ = ["KERNELS", "gpu_matrix", "gpu_bcsr", "gpu_vertex_centric", "launch_config", "matrix_bytes",
-           "gpu_bytes", "memory_guard", "default_tile"]
+           "gpu_bytes", "memory_guard", "default_tile", "UPLOADS", "REV_SEARCH", "RELABELS", "check_sorted_arcs"]
 
 #: the kernels each GPU version launches
 KERNELS = {
     "gpu_matrix": ("matrix_push_relabel_kernel", "matrix_gather_kernel"),
-    "gpu_bcsr": ("bcsr_push_relabel_kernel",),
+    "gpu_bcsr": ("bcsr_push_relabel_kernel", "bcsr_global_relabel_kernel"),
     "gpu_vertex_centric": ("vertex_centric_kernel",),
 }
 #: grid syncs after which the vertex-centric kernel gives up (a guard: a hang would be worse)
@@ -51,13 +51,16 @@ def matrix_bytes(net: FlowNetwork) -> int:
     return net.n * net.n * item + net.m * (8 + item) + net.n * 16
 
 
-def gpu_bytes(net: FlowNetwork, variant: str, async_bfs: bool = False) -> int:
-    """GPU memory a version allocates for ``net`` (its arrays; CuPy adds a little)."""
+def gpu_bytes(net: FlowNetwork, variant: str, async_bfs: bool = False, relabel: str = "host") -> int:
+    """GPU memory a version allocates for ``net`` (its arrays; CuPy adds a little); version
+    (b)'s GPU relabel (``relabel="gpu"``) adds the BFS's two queues."""
     if variant == "gpu_matrix":
         return matrix_bytes(net)
     item = np.dtype(_cap_dtype(net)).itemsize
     n, m = net.n, net.m
     need = n * (4 + item + 4) + m * (4 + 4 + item)    # offsets, excess, height; heads, rev, res
+    if variant == "gpu_bcsr" and relabel == "gpu":
+        need += 2 * 4 * _queue_ints(net)
     if variant == "gpu_vertex_centric":
         # the two queues, the stamps, the asynchronous BFS's work list
         need += 2 * 4 * _queue_ints(net) + 4 * n + 4 * (_async_capacity(n) if async_bfs else 1)
@@ -87,14 +90,15 @@ STATS = {"ST_PUSH": 0, "ST_RELABEL": 1, "ST_SWEEP": 2, "ST_GR": 3, "ST_LEVEL": 4
          "ST_STATUS": 7, "ST_ITEMS": 8}
 
 
-def defines(cap_dtype=np.int32, tile: int = 8) -> dict:
-    """The compile-time constants of maxflow.cu: the capacity type, the tile and :data:`STATS`."""
+def defines(cap_dtype=np.int32, tile: int = 8, rev_search: int = 0) -> dict:
+    """The compile-time constants of maxflow.cu: the capacity type, the tile, the reverse-arc
+    lookup of version (b) (:data:`REV_SEARCH`'s number) and :data:`STATS`."""
     cap = "int" if np.dtype(cap_dtype) == np.int32 else "long long"
-    return {"CAP_T": cap, "TILE": tile, **STATS}
+    return {"CAP_T": cap, "TILE": tile, "REV_SEARCH": rev_search, **STATS}
 
 
-def _module(cap_dtype, tile: int = 8):
-    return gpu.load_module("maxflow", defines=defines(cap_dtype, tile), enable_cooperative_groups=True)
+def _module(cap_dtype, tile: int = 8, rev_search: int = 0):
+    return gpu.load_module("maxflow", defines=defines(cap_dtype, tile, rev_search), enable_cooperative_groups=True)
 
 
 def _stats(st) -> dict:
@@ -133,12 +137,13 @@ def launch_config(kernel, block: int, want_threads: int, max_per_sm: int | None 
     return blocks, block, per_sm
 
 
-def memory_guard(net: FlowNetwork, variant: str, force: bool = False, async_bfs: bool = False) -> None:
+def memory_guard(net: FlowNetwork, variant: str, force: bool = False, async_bfs: bool = False,
+                 relabel: str = "host") -> None:
     """Refuse ``variant`` on ``net`` (a ValueError with the estimate) when its arrays,
     :func:`gpu_bytes`, need more than :data:`gpualgo.guards.MEMORY_FRACTION` of the GPU
     memory that can be had now, unless ``force``. Every GPU version calls it first."""
     hint = "the n x n matrix grows as n squared: use gpu_bcsr or gpu_vertex_centric" if variant == "gpu_matrix" else ""
-    guards.memory(gpu_bytes(net, variant, async_bfs), f"{variant} on n={net.n:,} vertices and m={net.m:,} arcs",
+    guards.memory(gpu_bytes(net, variant, async_bfs, relabel), f"{variant} on n={net.n:,} vertices and m={net.m:,} arcs",
                   force, where="GPU", hint=hint)
 
 
@@ -175,12 +180,35 @@ def _sync(cupy):
 
 # ----------------------------------------------------------------- (a) and (b): host relabel
 
-def check_host_relabel(cycle=None, block=256, **_):
-    """The options of versions (a) and (b) (``cycle`` sweeps per launch, ``block``), checked
-    before a GPU is asked for (:class:`gpualgo.variants.Variant`'s ``checks``)."""
+#: where the host keeps the network's residual capacities for versions (a) and (b) (the
+#: ``upload`` option): "auto" is :func:`gpualgo.gpu.to_device` (page-locked in place for arrays
+#: of 16 MiB or more, the default); the others are :data:`gpualgo.gpu.HOST_MEMORY`
+UPLOADS = ("auto",) + gpu.HOST_MEMORY
+#: how version (b) finds the reverse arc of the arc it pushes along (``rev_search``, the
+#: REV_SEARCH define): the stored index, or the report's linear scan or binary search
+REV_SEARCH = {"index": 0, "linear": 1, "binary": 2}
+#: where version (b) runs the global relabel between its launches (``relabel``)
+RELABELS = ("host", "gpu")
+
+
+def check_host_relabel(cycle=None, block=256, upload="auto", rev_search="index", relabel="host", tile=None,
+                       **_):
+    """The options of versions (a) and (b), checked before a GPU is asked for
+    (:class:`gpualgo.variants.Variant`'s ``checks``): ``cycle`` sweeps per launch, ``block``,
+    ``upload`` (one of :data:`UPLOADS`), and (b)'s ``rev_search`` (one of :data:`REV_SEARCH`),
+    ``relabel`` (one of :data:`RELABELS`) and ``tile`` (the GPU BFS's threads per frontier
+    vertex: only with ``relabel="gpu"``)."""
     if cycle is not None:
         guards.integer(cycle, "cycle")
     guards.threads(block)
+    for name, value, allowed in (("upload", upload, UPLOADS), ("rev_search", rev_search, tuple(REV_SEARCH)),
+                                 ("relabel", relabel, RELABELS)):
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    if tile is not None:
+        if relabel != "gpu":
+            raise ValueError("tile (threads per frontier vertex of the GPU BFS) needs relabel='gpu'")
+        guards.threads(tile, "tile", allowed=(1, 2, 4, 8, 16, 32))
 
 
 def check_vertex_centric(tile=None, block=256, gr_alpha=0.1, gr_max_iters=150, ops=32, blocks_per_sm=1,
@@ -198,86 +226,247 @@ def check_vertex_centric(tile=None, block=256, gr_alpha=0.1, gr_max_iters=150, o
         raise ValueError(f"gr_alpha must be > 0, got {gr_alpha}")
 
 
-def gpu_matrix(net: FlowNetwork, cycle: int | None = None, block: int = 256, force: bool = False) -> MaxFlowResult:
+def check_sorted_arcs(net: FlowNetwork) -> None:
+    """The report's reverse-arc searches find the arc ``y -> x`` among ``y``'s arcs by its head:
+    that needs every vertex's heads strictly increasing (as :func:`~gpualgo.maxflow.network.from_edges`
+    builds them), so that the one arc found is ``rev[a]``. ValueError otherwise."""
+    d = np.diff(net.heads.astype(np.int64))
+    first = np.zeros(net.m, dtype=bool)
+    first[net.offsets[:-1][net.offsets[:-1] < net.m]] = True
+    if np.any((d <= 0) & ~first[1:]):
+        raise ValueError("rev_search='linear' or 'binary' needs each vertex's arcs sorted by head without repeats "
+                         "(as from_edges builds them); use rev_search='index'")
+
+
+def gpu_matrix(net: FlowNetwork, cycle: int | None = None, block: int = 256, upload: str = "auto",
+               force: bool = False) -> MaxFlowResult:
     """Version (a): the n x n residual matrix, a thread per vertex; ``cycle`` sweeps per
-    launch (default n, as in the report), the global relabel on the host in between."""
-    return _host_relabel(net, "gpu_matrix", cycle, block, force)
+    launch (default n, as in the report), the global relabel on the host in between.
+
+    ``upload``: "auto" (default) builds the matrix on the GPU from the uploaded arcs; the
+    others build it on the host, in pageable, page-locked ("pinned") or mapped memory, as
+    the report did (:class:`gpualgo.gpu.HostBuffers`): pageable and pinned copy it to the
+    GPU; with "mapped" nothing is copied, and the kernels read and update the matrix in host
+    memory across the PCIe bus, so their time grows with every sweep (each residual read is
+    a bus round trip instead of a load from the GPU's memory) while the transfer is gone."""
+    return _host_relabel(net, "gpu_matrix", cycle, block, force, upload=upload)
 
 
-def gpu_bcsr(net: FlowNetwork, cycle: int | None = None, block: int = 256, force: bool = False) -> MaxFlowResult:
+def gpu_bcsr(net: FlowNetwork, cycle: int | None = None, block: int = 256, upload: str = "auto",
+             rev_search: str = "index", relabel: str = "host", tile: int | None = None,
+             force: bool = False) -> MaxFlowResult:
     """Version (b): the same on the BCSR arcs (the arcs of a vertex, in and out, together,
-    with the index of each reverse arc)."""
-    return _host_relabel(net, "gpu_bcsr", cycle, block, force)
+    with the index of each reverse arc).
+
+    ``upload``: where the host keeps the network's arrays (offsets, heads, reverse indices,
+    residual capacities) for the transfer, and the residuals it reads back after every launch:
+    "auto" (default, :func:`gpualgo.gpu.to_device`), "pageable", "pinned" (page-locked), or
+    "mapped" (:class:`gpualgo.gpu.HostBuffers`): nothing is copied either way, the kernels
+    read the arcs and read and update the residuals in host memory through its device address,
+    so every one of those accesses crosses the PCIe bus and the kernel time (``launch_ms``)
+    grows, the more the more sweeps run. ``rev_search``: the reverse arc of a push by the
+    stored index (default) or by the report's linear scan or binary search among the head's
+    arcs. ``relabel``: the global relabel on the host (default, as in the report: the
+    residuals go back to the host after every launch) or on the GPU
+    (``bcsr_global_relabel_kernel``, the BFS by levels of version (c), ``tile`` threads per
+    frontier vertex, default from the mean degree): the same sweeps either way."""
+    return _host_relabel(net, "gpu_bcsr", cycle, block, force, upload=upload, rev_search=rev_search,
+                         relabel=relabel, tile=tile)
 
 
-def _host_relabel(net, variant, cycle, block, force):
+class _Loop:
+    """The state of one run of (a) or (b): its device arrays, the host's residual copy, its
+    kernels and launch sizes, and the times and counters it adds up."""
+
+    def __init__(self, net, variant, dtype, cycle):
+        self.net, self.variant, self.dtype, self.cycle = net, variant, dtype, cycle
+        self.gr_ms = self.launch_ms = self.download_ms = 0.0
+        self.phases = 0
+
+
+def _host_relabel(net, variant, cycle, block, force, upload="auto", rev_search="index", relabel="host",
+                  tile=None):
+    """Versions (a) and (b): the setup (the preflow, the host arrays in the memory ``upload``
+    names), the transfer (:func:`_device_side`), then the loop of global relabels and launches;
+    ``setup_ms``, ``transfer_ms`` (together ``prepare_ms``, the report's initialisation) and ``exec_ms``
+    time the three."""
     _check_sizes(net)
-    memory_guard(net, variant, force)
+    check_host_relabel(cycle, block, upload, rev_search, relabel, tile)
+    if rev_search != "index":
+        check_sorted_arcs(net)
+    memory_guard(net, variant, force, relabel=relabel)
     cupy = gpu.require()
-    n = net.n
     dtype = _cap_dtype(net)
-    check_host_relabel(cycle, block)
-    cycle = n if cycle is None else int(cycle)
+    tile = (default_tile(net) if tile is None else int(tile)) if relabel == "gpu" else 8
     # each version times its own upload, solve and download (total_ms): compiling the
     # kernels, once per process, is not part of a solve
-    mod = _module(dtype)
-    t0 = time.perf_counter()
-    res_h, exc_h = _preflow(net, dtype)
+    mod = _module(dtype, tile, REV_SEARCH[rev_search])
+    run = _Loop(net, variant, dtype, net.n if cycle is None else int(cycle))
+    with gpu.HostBuffers() as buffers:
+        t0 = time.perf_counter()
+        hosts, exc_h = _host_side(run, buffers, upload)
+        t1 = time.perf_counter()
+        _device_side(run, cupy, buffers, upload, hosts, exc_h)
+        _launches(run, mod, block, relabel)
+        _sync(cupy)
+        t2 = time.perf_counter()
+        side, value = _loop_gpu_bfs(run, cupy) if relabel == "gpu" else _loop_host_bfs(run, exc_h)
+        t3 = time.perf_counter()
+        res_out = np.array(run.res_h)         # a copy: the page-locked buffers are freed below
+        st = _stats(run.stats_d.get())
+    stats = dict(prepare_ms=(t2 - t0) * 1e3, setup_ms=(t1 - t0) * 1e3, transfer_ms=(t2 - t1) * 1e3,
+                 exec_ms=(t3 - t2) * 1e3, total_ms=(time.perf_counter() - t0) * 1e3, device=gpu.device_name(),
+                 pushes=st["ST_PUSH"], relabels=st["ST_RELABEL"], sweeps=st["ST_SWEEP"],
+                 global_relabels=run.phases, phases=run.phases, gr_ms=run.gr_ms, pr_ms=(t3 - t2) * 1e3 - run.gr_ms,
+                 launch_ms=run.launch_ms, download_ms=run.download_ms, upload=upload,
+                 cap_dtype=np.dtype(dtype).name, cycle=run.cycle, launch=run.launch)
+    if variant == "gpu_bcsr":
+        stats.update(rev_search=rev_search, relabel=relabel, bfs_levels=st["ST_LEVEL"] if relabel == "gpu" else None)
+    return make_result(net, variant, value, side, res_out, is_preflow=True, stats=stats)
+
+
+def _host_side(run, buffers, upload):
+    """The setup: the preflow's residuals and excesses, and the network's arrays as the host
+    keeps them for the transfer ("auto": plain arrays; else copies in the memory ``upload``
+    names; the matrix version, unless "auto", builds its n x n matrix there). Returns
+    ({name: host array}, excesses)."""
+    net, n = run.net, run.net.n
+    res_h, exc_h = _preflow(net, run.dtype)
+    arrays = dict(offsets=net.offsets.astype(np.int32), heads=net.heads, res=res_h)
+    if run.variant == "gpu_bcsr":
+        arrays["rev"] = net.rev.astype(np.int32)
+    cells = net.tails.astype(np.int64) * n + net.heads
+    if upload == "auto":
+        if run.variant == "gpu_matrix":
+            arrays["cells"] = cells
+        return arrays, exc_h
+    hosts = {k: buffers.host(a, upload) for k, a in arrays.items()}
+    if run.variant == "gpu_matrix":
+        mat = buffers.empty(n * n, run.dtype, upload)
+        mat[:] = 0
+        mat[cells] = res_h
+        hosts["mat"] = mat
+    return hosts, exc_h
+
+
+def _device_side(run, cupy, buffers, upload, hosts, exc_h):
+    """The transfer: the network's arrays to the GPU ("mapped": nothing copied, the kernels
+    get the host memory's device address), the vertex state allocated there. The host keeps
+    its residual copy in ``run.res_h``, where the copies back land."""
+    n, m = run.net.n, run.net.m
+    on_gpu = gpu.to_device if upload == "auto" else (lambda a: buffers.device(a, upload))
+    run.offsets, run.heads = on_gpu(hosts["offsets"]), on_gpu(hosts["heads"])
+    run.excess = gpu.to_device(exc_h)
+    run.height = cupy.zeros(n, dtype=np.int32)
+    run.ring = cupy.zeros(3, dtype=np.int32)
+    run.stats_d = cupy.zeros(len(STATS), dtype=np.uint64)
+    run.res_h = hosts["res"]
+    run.mapped = upload == "mapped"
+    if run.variant == "gpu_bcsr":
+        run.rev, run.res = on_gpu(hosts["rev"]), on_gpu(hosts["res"])
+        return
+    if upload == "auto":    # the matrix built on the GPU from the arcs
+        run.mat = cupy.zeros(n * n, dtype=run.dtype)
+        run.mat[gpu.to_device(hosts["cells"])] = gpu.to_device(hosts["res"])
+    else:                   # built on the host, as the report did
+        run.mat = on_gpu(hosts["mat"])
+    # the gather's output: the residuals of the arcs, mapped straight into the host's copy
+    run.res = buffers.device(run.res_h, "mapped") if run.mapped else cupy.empty(m, dtype=run.dtype)
+
+
+def _launches(run, mod, block, relabel):
+    """The kernels of the run and their launch sizes (:func:`launch_config`)."""
+    n = run.net.n
+    if run.variant == "gpu_matrix":
+        run.kern = mod.get_function("matrix_push_relabel_kernel")
+        run.gather = mod.get_function("matrix_gather_kernel")
+        gb, gt, _ = launch_config(run.gather, GATHER_BLOCK, n, cooperative=False)
+        run.gather_size = ((gb,), (gt,))
+    else:
+        run.kern = mod.get_function("bcsr_push_relabel_kernel")
+    blocks, threads, per_sm = launch_config(run.kern, block, n)
+    run.size = ((blocks,), (threads,))
+    run.launch = dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm)
+    if relabel == "gpu":
+        run.relabel = mod.get_function("bcsr_global_relabel_kernel")
+        rb, rt, _ = launch_config(run.relabel, block, n)
+        run.relabel_size = ((rb,), (rt,))
+
+
+def _sweep_launch(run):
+    """One launch of up to ``cycle`` sweeps, timed on the GPU clock (``launch_ms``)."""
+    n, net = run.net.n, run.net
+    run.ring.fill(0)
+    head = (np.int32(n), np.int32(net.source), np.int32(net.sink))
+    with gpu.CudaTimer() as timer:
+        if run.variant == "gpu_matrix":
+            run.kern(*run.size, head + (run.mat, run.excess, run.height, np.int32(run.cycle), run.ring, run.stats_d))
+        else:
+            run.kern(*run.size, head + (run.offsets, run.heads, run.rev, run.res, run.excess, run.height,
+                                        np.int32(run.cycle), run.ring, run.stats_d))
+    run.launch_ms += timer.ms
+
+
+def _download(run):
+    """The residuals back to the host copy after a launch (for the matrix, gathered into the
+    arcs first); mapped memory needs no copy: the kernels wrote it."""
+    g0 = time.perf_counter()
+    if run.variant == "gpu_matrix":
+        run.gather(*run.gather_size, (np.int32(run.net.n), run.offsets, run.heads, run.mat, run.res))
+    if not run.mapped:
+        run.res.get(out=run.res_h)
+    else:
+        _sync(gpu.require())
+    exc = run.excess.get()
+    run.download_ms += (time.perf_counter() - g0) * 1e3
+    return exc
+
+
+def _loop_host_bfs(run, exc_h):
+    """The report's loop: the host's BFS sets the heights, a launch sweeps, the residuals and
+    excesses come back, until the BFS leaves no active vertex. Returns (cut side, flow value)."""
+    net, n = run.net, run.net.n
     heads64 = net.heads.astype(np.int64)
     queue = np.empty(n, dtype=np.int64)
-    offsets = gpu.to_device(net.offsets, np.int32)
-    heads = gpu.to_device(net.heads)
-    excess = gpu.to_device(exc_h)
-    height = cupy.zeros(n, dtype=np.int32)
-    ring = cupy.zeros(3, dtype=np.int32)
-    stats_d = cupy.zeros(len(STATS), dtype=np.uint64)
-    if variant == "gpu_matrix":
-        kern = mod.get_function("matrix_push_relabel_kernel")
-        gather = mod.get_function("matrix_gather_kernel")
-        gather_blocks, gather_threads, _ = launch_config(gather, GATHER_BLOCK, n, cooperative=False)
-        mat = cupy.zeros(n * n, dtype=dtype)
-        mat[gpu.to_device(net.tails.astype(np.int64) * n + heads64)] = gpu.to_device(res_h)
-        arcs_res = cupy.empty(net.m, dtype=dtype)
-    else:
-        kern = mod.get_function("bcsr_push_relabel_kernel")
-        rev = gpu.to_device(net.rev, np.int32)
-        res = gpu.to_device(res_h)
-    blocks, threads, per_sm = launch_config(kern, block, n)
-    _sync(cupy)
-    t1 = time.perf_counter()
-    gr_ms = 0.0
-    phases = 0
     while True:
         g0 = time.perf_counter()
-        h = _host_heights(net, res_h, heads64, queue)
-        phases += 1
+        h = _host_heights(net, run.res_h, heads64, queue)
+        run.phases += 1
         active = (exc_h > 0) & (h < n)
         active[[net.source, net.sink]] = False
         if not active.any():
-            gr_ms += (time.perf_counter() - g0) * 1e3
+            run.gr_ms += (time.perf_counter() - g0) * 1e3
+            return h >= n, exc_h[net.sink]
+        run.height.set(h.astype(np.int32))
+        run.gr_ms += (time.perf_counter() - g0) * 1e3
+        _sweep_launch(run)
+        exc_h = _download(run)
+
+
+def _loop_gpu_bfs(run, cupy):
+    """The same sweeps with the global relabel on the GPU (``bcsr_global_relabel_kernel``):
+    only the count of active vertices comes back between launches; the residuals come back
+    once, at the end. Returns (cut side, flow value)."""
+    net, n = run.net, run.net.n
+    q = _queue_ints(net)
+    qa, qb = cupy.empty(q, dtype=np.int32), cupy.empty(q, dtype=np.int32)
+    ring9 = cupy.zeros(9, dtype=np.int32)
+    active = cupy.zeros(1, dtype=np.int32)
+    while True:
+        ring9.fill(0)
+        with gpu.CudaTimer() as timer:
+            run.relabel(*run.relabel_size, (np.int32(n), np.int32(net.source), np.int32(net.sink), run.offsets,
+                                            run.heads, run.rev, run.res, run.excess, run.height, qa, qb, ring9,
+                                            run.stats_d, active))
+        g0 = time.perf_counter()
+        left = int(active.get()[0])
+        run.gr_ms += timer.ms + (time.perf_counter() - g0) * 1e3
+        run.phases += 1
+        if left == 0:
             break
-        height.set(h.astype(np.int32))
-        ring.fill(0)
-        gr_ms += (time.perf_counter() - g0) * 1e3
-        if variant == "gpu_matrix":
-            kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), mat, excess,
-                                         height, np.int32(cycle), ring, stats_d))
-            gather((gather_blocks,), (gather_threads,), (np.int32(n), offsets, heads, mat, arcs_res))
-            res_h = arcs_res.get()
-        else:
-            kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), offsets, heads,
-                                         rev, res, excess, height, np.int32(cycle), ring, stats_d))
-            res_h = res.get()
-        exc_h = excess.get()
-    t2 = time.perf_counter()
-    st = _stats(stats_d.get())
-    side = h >= n
-    stats = dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, total_ms=(time.perf_counter() - t0) * 1e3,
-                 device=gpu.device_name(), pushes=st["ST_PUSH"], relabels=st["ST_RELABEL"], sweeps=st["ST_SWEEP"],
-                 global_relabels=phases, phases=phases, gr_ms=gr_ms, pr_ms=(t2 - t1) * 1e3 - gr_ms,
-                 cap_dtype=np.dtype(dtype).name, cycle=cycle,
-                 launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
-    return make_result(net, variant, exc_h[net.sink], side, res_h, is_preflow=True, stats=stats)
+        _sweep_launch(run)
+    exc = _download(run)
+    return run.height.get() >= n, exc[net.sink]
 
 
 # -------------------------------------------------------------------------- (c): one kernel

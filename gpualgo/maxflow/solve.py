@@ -8,14 +8,14 @@ from .result import MaxFlowResult
 
 __all__ = ["solve", "check", "VARIANTS"]
 
-_HOST_RELABEL = {"cycle", "block", "force"}
+_HOST_RELABEL = {"cycle", "block", "upload", "force"}
 
 #: every version, in the order they are taught, with the options each takes
 VARIANTS = variants.table(
     Variant("serial", "gpualgo.maxflow.serial:solve_serial", {"freq", "global_relabel", "gap", "force"}),
     Variant("gpu_matrix", "gpualgo.maxflow.gpu:gpu_matrix", _HOST_RELABEL, gpu=True,
             checks="gpualgo.maxflow.gpu:check_host_relabel"),
-    Variant("gpu_bcsr", "gpualgo.maxflow.gpu:gpu_bcsr", _HOST_RELABEL, gpu=True,
+    Variant("gpu_bcsr", "gpualgo.maxflow.gpu:gpu_bcsr", _HOST_RELABEL | {"rev_search", "relabel", "tile"}, gpu=True,
             checks="gpualgo.maxflow.gpu:check_host_relabel"),
     Variant("gpu_vertex_centric", "gpualgo.maxflow.gpu:gpu_vertex_centric",
             {"tile", "block", "gr_alpha", "gr_max_iters", "ops", "incremental", "blocks_per_sm", "early_stop",
@@ -51,7 +51,12 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     it is the textbook's plain push-relabel, refused with its estimate when it would run for
     more than a minute: ``force=True`` insists);
     ``gpu_matrix`` and ``gpu_bcsr``: ``cycle`` (push-relabel sweeps per kernel launch,
-    default n as in the report), ``block``; ``gpu_vertex_centric``: ``tile`` (threads per
+    default n as in the report), ``block``, ``upload`` (where the host keeps the network for
+    its transfer: "auto", the default, "pageable", "pinned" or "mapped": zero-copy, the
+    kernels read it in host memory); ``gpu_bcsr`` also ``rev_search`` (the reverse arc of a
+    push: "index", the stored one, by default, or the report's "linear" or "binary" search) and
+    ``relabel`` ("host", the default, or "gpu": the global relabel as a BFS kernel, ``tile``
+    threads per frontier vertex); ``gpu_vertex_centric``: ``tile`` (threads per
     active vertex, a power of two <= 32, default from the mean degree), ``block`` (256, 512
     or 1024 threads), ``gr_alpha`` (a global relabel after gr_alpha * n relabels, default
     0.1), ``gr_max_iters`` (and at least every this many sweeps, default 150), ``gr_balance``

@@ -7,7 +7,11 @@ nets = [mf.genrmf(3, 3, seed=1), mf.random_gnp(40, 0.2, seed=2), mf.random_gnp(3
 for net in nets:
     ref = mf.reference_value(net)
     for v in ("gpu_matrix", "gpu_bcsr"):
-        assert mf.solve(net, v).flow_value == ref
+        for upload in mfgpu.UPLOADS:
+            assert mf.solve(net, v, upload=upload, cycle=4).flow_value == ref
+    for opts in (dict(rev_search="linear"), dict(rev_search="binary"), dict(relabel="gpu"),
+                 dict(relabel="gpu", tile=32, cycle=2)):
+        assert mf.solve(net, "gpu_bcsr", **opts).flow_value == ref, opts
     for opts in (dict(), dict(async_bfs=True), dict(async_bfs=False, early_stop=True), dict(block=1024, async_bfs=True),
                  dict(gr_balance=1.0, async_bfs=True, incremental=False, ops=1), dict(tile=32, async_bfs=True)):
         r = mf.solve(net, "gpu_vertex_centric", **opts)

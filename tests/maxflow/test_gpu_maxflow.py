@@ -137,6 +137,63 @@ def test_launch_stays_coresident():
         assert r.stats["launch"]["blocks_per_sm"] <= b
 
 
+def _int64_net():
+    net = mf.from_edges(5, [0, 0, 1, 2, 3, 1], [1, 2, 3, 3, 4, 4], [2**40, 2**41, 2**40 + 5, 2**42, 2**43, 7])
+    assert not net.fits_int32()
+    return net
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("upload", mfgpu.UPLOADS)
+@pytest.mark.parametrize("variant", ["gpu_matrix", "gpu_bcsr"])
+def test_host_memory_uploads(variant, upload, rng):
+    # every kind of host memory, mapped included (the kernels then read and update the
+    # residuals in host memory), gives scipy's value with a valid preflow and cut
+    nets = [net for _, net in random_cases(rng, 20)] + [mf.genrmf(5, 4, seed=3), _int64_net()]
+    for net in nets:
+        r = mf.solve(net, variant, upload=upload)
+        _verify(net, r)
+        s = r.stats
+        assert s["upload"] == upload and min(s["setup_ms"], s["transfer_ms"], s["launch_ms"], s["download_ms"]) >= 0
+        assert s["prepare_ms"] == pytest.approx(s["setup_ms"] + s["transfer_ms"])
+        assert s["launch_ms"] + s["download_ms"] <= 1.01 * s["exec_ms"] + 0.05
+    r = mf.solve(mf.genrmf(4, 5, seed=2), variant, upload=upload, cycle=1)
+    assert r.stats["phases"] > 1 and r.stats["launch_ms"] > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("rev_search", list(mfgpu.REV_SEARCH))
+def test_reverse_arc_searches(rev_search, rng):
+    nets = [net for _, net in random_cases(rng, 25)] + [
+        mf.genrmf(5, 4, seed=3), mf.random_gnp(500, mf.report_density(500), seed=4, directed=False), _int64_net()]
+    for net in nets:
+        for cycle in (None, 3):
+            r = mf.solve(net, "gpu_bcsr", rev_search=rev_search, cycle=cycle)
+            _verify(net, r)
+            assert r.stats["rev_search"] == rev_search
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tile", [None, 1, 32])
+def test_bcsr_global_relabel_on_the_gpu(tile, rng):
+    nets = [net for _, net in random_cases(rng, 25)] + [mf.genrmf(6, 5, seed=1), mf.washington_rlg(20, 12, seed=2),
+                                                        _int64_net()]
+    for net in nets:
+        for cycle in (None, 1, 7):
+            r = mf.solve(net, "gpu_bcsr", relabel="gpu", tile=tile, cycle=cycle)
+            _verify(net, r)
+            assert r.stats["relabel"] == "gpu" and r.stats["global_relabels"] >= 1
+    r = mf.solve(mf.genrmf(4, 5, seed=2), "gpu_bcsr", relabel="gpu", tile=tile, cycle=1)
+    assert r.stats["global_relabels"] > 1 and r.stats["bfs_levels"] >= r.stats["global_relabels"]
+
+
+@pytest.mark.gpu
+def test_bcsr_options_together(rng):
+    for _, net in random_cases(rng, 15):
+        for upload in ("pinned", "mapped"):
+            _verify(net, mf.solve(net, "gpu_bcsr", upload=upload, relabel="gpu", rev_search="binary", cycle=5))
+
+
 def test_matrix_refuses_large_graphs_with_estimate(monkeypatch):
     # the guard compares the estimate with the memory the GPU can give: 16 GiB here
     monkeypatch.setattr(gpu, "usable_bytes", lambda: 16 * 2**30)
@@ -159,12 +216,14 @@ def test_gpu_bytes_estimates():
     assert mfgpu.gpu_bytes(big, "gpu_vertex_centric", async_bfs=True) >= \
         mfgpu.gpu_bytes(big, "gpu_vertex_centric") + 4 * 2 * big.n
     assert mfgpu.gpu_bytes(big, "gpu_matrix") == mfgpu.matrix_bytes(big) >= 4 * big.n ** 2
+    # (b)'s GPU relabel adds the two BFS queues of (c)
+    assert mfgpu.gpu_bytes(big, "gpu_bcsr", relabel="gpu") - mfgpu.gpu_bytes(big, "gpu_bcsr") >= 16 * big.m
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("variant", GPU_VARIANTS)
 def test_refused_when_the_gpu_memory_is_too_small(variant, monkeypatch):
-    monkeypatch.setattr(mfgpu, "gpu_bytes", lambda net, v, async_bfs=False: 2**50)
+    monkeypatch.setattr(mfgpu, "gpu_bytes", lambda net, v, async_bfs=False, relabel="host": 2**50)
     net = mf.genrmf(3, 3, seed=1)
     with pytest.raises(ValueError, match=rf"{variant} on n=.* needs about 1\.0 PiB of GPU memory and .* GiB can be "
                                          r"had now; .*pass force=True"):

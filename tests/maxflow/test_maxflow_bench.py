@@ -176,3 +176,72 @@ def test_serial_heuristics_refuses_a_plain_run_too_long_before_the_first_case(mo
     with pytest.raises(ValueError, match=r"case 'genrmf 2048x2048' is refused .* vertex ids are stored as int32"):
         bench.run_preset("maxflow", "serial_heuristics", progress=False, genrmf=["4x4", "2048x2048"])
     assert calls == []
+
+
+@pytest.mark.parametrize("preset", ["host_memory", "reverse_arcs", "matrix_large"])
+def test_new_presets_cases_are_checked_and_bad_options_refused(preset):
+    p = mfbench.PRESETS[preset]
+    for quick in (False, True):
+        params = dict(p.params, **(p.quick if quick else {}))
+        cases = list(p.cases(params))
+        assert cases and len({c.label for c in cases}) == len(cases)
+        for c in cases:
+            c.check()
+    if preset == "host_memory":
+        bad = dict(p.params, uploads=["pageable", "zero-copy"])
+        with pytest.raises(ValueError, match="upload must be one of"):
+            next(iter(p.cases(bad))).check()
+    if preset == "reverse_arcs":
+        with pytest.raises(ValueError, match="rev_search must be one of"):
+            next(iter(p.cases(dict(p.params, searches=["hash"])))).check()
+
+
+def test_host_memory_configurations():
+    p = mfbench.PRESETS["host_memory"].params
+    small, large = mfbench._configs(p, 100), mfbench._configs(p, 10000)
+    assert [c for c in large if c[0] == "gpu_matrix"] == []
+    assert {o["upload"] for v, o in small if v == "gpu_matrix"} == set(mfgpu.UPLOADS)
+    assert ("gpu_bcsr", {"upload": "auto", "relabel": "gpu"}) in large
+    assert {o["upload"] for v, o in large if o.get("relabel") == "host"} == set(mfgpu.UPLOADS)
+    assert mfbench.config_label("gpu_bcsr", {"upload": "pinned", "relabel": "host"}) == \
+        "gpu_bcsr upload=pinned,relabel=host"
+    assert mfbench.config_label("gpu_matrix", {}) == "gpu_matrix"
+
+
+def test_measure_configs_rows_are_checked_against_scipy(monkeypatch):
+    # the GPU run replaced by the serial one with the split times a GPU run reports
+    def fake_solve(net, variant, **options):
+        r = mf.solve(net, "serial")
+        r.stats.update(setup_ms=0.1, transfer_ms=0.2, launch_ms=0.3, download_ms=0.05, bfs_levels=None)
+        return r
+    monkeypatch.setattr(mfbench, "solve", fake_solve)
+    monkeypatch.setattr(mfbench, "warm", lambda *a, **k: None)
+    net = mf.random_gnp(80, 0.1, seed=2)
+    configs = [("gpu_bcsr", {"upload": "pinned", "relabel": "host"}), ("gpu_matrix", {"upload": "mapped"})]
+    rows = mfbench.measure_configs("gnp", dict(density=0.1, directed=True), net, configs, 2, 2)
+    assert [r["config"] for r in rows] == ["gpu_bcsr upload=pinned,relabel=host"] * 2 + \
+        ["gpu_matrix upload=mapped"] * 2 + ["scipy_dinic"]
+    assert all(r["verified"] for r in rows) and {r["reference_value"] for r in rows} == {mf.reference_value(net)}
+    assert rows[0]["upload"] == "pinned" and rows[0]["relabel"] == "host" and rows[0]["transfer_ms"] == 0.2
+    assert [r["rep"] for r in rows[:4]] == [0, 1, 0, 1]
+
+
+def test_relabel_statement_and_upload_table():
+    from gpualgo.maxflow import analysis
+
+    def rows(host_ms, gpu_ms):
+        return [dict(variant="gpu_bcsr", upload="auto", relabel=r, family="genrmf", size="16x16", n=4096,
+                     exec_ms=ms, gr_ms=g, global_relabels=4) for r, ms, g in (("host", host_ms, 2.0),
+                                                                              ("gpu", gpu_ms, 0.5))]
+    fast = analysis.relabel_statement(rows(40.0, 10.0))
+    assert "genrmf 16x16: 40.0 ms with the host BFS (5% in 4 global relabels), 10.0 ms with the GPU BFS" in fast
+    assert fast.endswith("speeds the same sweeps up 4.00x.")
+    assert analysis.relabel_statement(rows(40.0, 38.0)).endswith("by less than 1.5x (1.05x).")
+    both = rows(40.0, 10.0) + [dict(r, size="32x32") for r in rows(40.0, 50.0)]
+    assert analysis.relabel_statement(both).endswith("on some instances only (0.80x to 4.00x).")
+    assert analysis.relabel_statement(rows(40.0, 38.0)[:1]) == ""
+    split = [dict(variant=v, upload=u, n=100, setup_ms=1.0, transfer_ms=2.0, launch_ms=3.0, download_ms=0.5,
+                  exec_ms=5.0, total_ms=8.0) for v in ("gpu_matrix", "gpu_bcsr") for u in ("pageable", "mapped")]
+    table = analysis.upload_table(split).splitlines()
+    assert len(table) == 4 and table[0].startswith("gpu_matrix  n=    100 pageable")
+    assert "other    1.5 ms" in table[0] and "total    8.0 ms" in table[0]

@@ -35,7 +35,7 @@ def test_unknown_variant_and_option_name_what_is_known():
                                          r"\['force', 'freq', 'gap', 'global_relabel'\]"):
         mf.solve(net, "serial", tile=4)
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['blocks'\] for gpu_bcsr; it takes "
-                                         r"\['block', 'cycle', 'force'\]"):
+                                         r"\['block', 'cycle', 'force', 'relabel', 'rev_search', 'tile', 'upload'\]"):
         mf.solve(net, "gpu_bcsr", blocks=4)
     with pytest.raises(ValueError, match="unknown variant 'gpu_magic'.*'gpu_vertex_centric'"):
         mf.solve(net, "gpu_magic")
