@@ -62,8 +62,6 @@ TUNING = {"index": ("uint8", "int32"), "host_buffer": ("pinned", "pageable", "ma
 #: the flags of tsp.cu the options set to 1 (at 0, their fallback, each kernel is as recorded)
 TUNING_DEFINES = ("A_INT32_ORDERS", "A_CITY_MAJOR", "A_SHARED_MATRIX", "B_SHARED_MATRIX", "C_GLOBAL_MATRIX",
                   "C_FULL_COST")
-#: cudaHostAllocMapped: page-locked host memory that kernels address directly
-HOST_ALLOC_MAPPED = 2
 
 #: orders per launch of (b) and (c), so one launch lasts about a second and its rank
 #: count stays far below 2^63
@@ -319,26 +317,6 @@ def _fill_orders(n, prefix, last, f, k, chunk, local, count, out):
     return chunk, local
 
 
-def _host_buffer(cp, count: int, dtype, mode: str):
-    """A host buffer of ``count`` items for version (a) in ``mode`` (:data:`TUNING`'s
-    ``host_buffer``): (its numpy view, the device array through which kernels address it when
-    it is mapped, else None). Pageable: plain memory, which every copy stages through a driver
-    buffer; pinned: page-locked (CuPy's pool), copied by DMA; mapped: page-locked and mapped
-    into the device's address space, so a kernel reads or writes it over the bus, uncopied."""
-    dtype = np.dtype(dtype)
-    nbytes = count * dtype.itemsize
-    if mode == "pageable":
-        return np.empty(count, dtype), None
-    if mode == "pinned":
-        return np.frombuffer(cp.cuda.alloc_pinned_memory(nbytes), dtype, count), None
-    mem = cp.cuda.PinnedMemory(nbytes, HOST_ALLOC_MAPPED)
-    host = np.frombuffer(cp.cuda.PinnedMemoryPointer(mem, 0), dtype, count)
-    dptr = cp.cuda.runtime.pointerGetAttributes(mem.ptr).devicePointer
-    dev = cp.ndarray((count,), dtype, cp.cuda.MemoryPointer(
-        cp.cuda.UnownedMemory(dptr, nbytes, mem, cp.cuda.Device().id), 0))
-    return host, dev
-
-
 def _host_kernels(dtype, opts: dict):
     """(scoring kernel, reducing kernel or None) of version (a) with its options: the plain
     ``tour_cost_kernel`` without any, else the tuned kernels compiled with their flags."""
@@ -351,10 +329,12 @@ def _host_kernels(dtype, opts: dict):
     return mod.get_function("tour_cost_tuned_kernel" if flags else "tour_cost_kernel"), None
 
 
-def _slot(cp, batch: int, m: int, cost_dtype, opts: dict, grid: int) -> dict:
-    """One of (a)'s two alternating batches: the orders on the host and where the kernel reads
-    them, what comes back (every cost, or with ``reduce="device"`` one cost and one rank, after
-    the blocks' bests), and the four events that time its upload, kernels and download."""
+def _slot(cp, buffers_of: gpu.HostBuffers, batch: int, m: int, cost_dtype, opts: dict, grid: int) -> dict:
+    """One of (a)'s two alternating batches: the orders on the host (in ``buffers_of``, the
+    memory kind of ``host_buffer``: :class:`gpualgo.gpu.HostBuffers`) and where the kernel reads
+    them (a device copy, or the mapped host memory itself), what comes back (every cost, or with
+    ``reduce="device"`` one cost and one rank, after the blocks' bests), and the four events
+    that time its upload, kernels and download."""
     order_dtype = np.int32 if opts["index"] == "int32" else np.uint8
     buffers = {"orders": (batch * m, order_dtype)}
     if opts["reduce"] == "host":
@@ -363,9 +343,11 @@ def _slot(cp, batch: int, m: int, cost_dtype, opts: dict, grid: int) -> dict:
         buffers.update(cost=(1, cost_dtype), rank=(1, np.int64))
     s = dict(batch=batch, count=0, first=0, pending=False, mapped=opts["host_buffer"] == "mapped",
              events=[cp.cuda.Event() for _ in range(4)])
+    kind = opts["host_buffer"]
     for name, (size, dtype) in buffers.items():
-        host, dev = _host_buffer(cp, size, dtype, opts["host_buffer"])
-        s["h_" + name], s["d_" + name] = host, (cp.empty(size, dtype) if dev is None else dev)
+        host = buffers_of.empty(size, dtype, kind)
+        s["h_" + name], s["d_" + name] = host, (buffers_of.device(host, kind) if kind == "mapped"
+                                                 else cp.empty(size, dtype))
     if opts["reduce"] == "device":
         s["block_cost"], s["block_rank"] = cp.empty(grid, cost_dtype), cp.empty(grid, np.int64)
     return s
@@ -477,10 +459,11 @@ def host_chunks(instance, symmetric=None, max_free: int = MAX_FREE, block: int =
     dW = gpu.to_device(W)
     batch = int(min(batch, plan.total))
     grid, _ = launch_config(kernels[0], block, batch)
-    slots = [_slot(cp, batch, prep.n - 1, W.dtype, opts, grid) for _ in range(2)]
-    t1 = time.perf_counter()
-    best, best_rank, times, grid_max = _pipeline(cp, prep, slots, kernels, dW, block, layout == "city")
-    t2 = time.perf_counter()
+    with gpu.HostBuffers() as buffers_of:      # page-locked memory freed once the device is done
+        slots = [_slot(cp, buffers_of, batch, prep.n - 1, W.dtype, opts, grid) for _ in range(2)]
+        t1 = time.perf_counter()
+        best, best_rank, times, grid_max = _pipeline(cp, prep, slots, kernels, dW, block, layout == "city")
+        t2 = time.perf_counter()
     tour = plan.tour_of_rank(best_rank)
     stats = _times(t0, t1, t2, **times, transfer_ms=times["upload_ms"] + times["download_ms"],
                    batches=math.ceil(plan.total / batch), batch=batch, grid=grid_max, block=block, **opts)
