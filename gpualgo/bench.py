@@ -347,6 +347,7 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
               "running the others (--replace measures them all again)")
     seeds = p.seeds or params.get("seeds") or ([params["seed"]] if "seed" in params else None)
     extra: dict = {}
+    earlier_parts = _parts_of(resumed_from, done, cases) if resumed_from is not None else []
     started = time.perf_counter()
     path = pathlib.Path(out) / f"{name}.csv" if out is not None else None
     bar = None
@@ -354,15 +355,23 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
         from tqdm.auto import tqdm
         bar = tqdm(total=len(cases), initial=len(done), desc=f"{algo}/{preset}", unit="case")
 
+    ran_here: set = set()
+
     def finished(i: int, rows: list) -> None:
         nonlocal path
         done[i] = rows
+        ran_here.add(i)
         if bar is not None:
             bar.update(1)
         if out is not None:  # rewritten after every case: an interrupted sweep keeps what it measured
             order = sorted(done)
             extra["cases_recorded"] = [[j, cases[j].label, len(done[j])] for j in order]
             extra["wall_s"] = round(time.perf_counter() - started, 3)   # this run's cases so far
+            if earlier_parts:     # a resumed file: each run that measured its cases, as a part
+                mine = [j for j in order if j in ran_here]
+                this = {k: v for k, v in results.metadata(params, seeds).items() if k in ("date", "command", "code")}
+                extra["parts"] = earlier_parts + [dict(this, cases=[cases[j].label for j in mine],
+                                                       rows=sum(len(done[j]) for j in mine))]
             path = results.write(out, name, [r for j in order for r in done[j]], params, seeds=seeds,
                                  progress={"cases_done": len(done), "cases": len(cases),
                                            "complete": len(done) == len(cases)}, extra=extra)
@@ -404,6 +413,16 @@ def _earlier_file(out, preset: str, params: dict, cases: list, replace: bool):
     if prior is not None:
         return preset, kept, dict(prior), rec.path
     return (f"{preset}.new" if kept else preset), kept, {}, None
+
+
+def _parts_of(resumed_from, done: dict, cases: list) -> list:
+    """The parts of an unfinished file this run resumes: those it lists (a file resumed
+    before), or else the run that wrote it, with its date, command, code and cases."""
+    meta = results.read(resumed_from.parent, resumed_from.stem).meta
+    if meta.get("parts"):
+        return list(meta["parts"])
+    part = {k: meta.get(k) for k in ("date", "command", "code")}
+    return [dict(part, cases=[cases[j].label for j in sorted(done)], rows=sum(len(r) for r in done.values()))]
 
 
 def _run_on_cluster(cluster, sweep_id: str, needs_gpu: bool, cases: list, sweep: str, on_done, meta: dict) -> None:

@@ -257,6 +257,10 @@ def test_a_resumed_sweep_checks_only_the_cases_it_still_has_to_run(toy_suite, tm
     state["refuse"] = {1}
     assert [r["n"] for r in bench.run_preset("toy", "resume", out=tmp_path, progress=False)] == [1, 2, 3]
     assert ran == [2, 3]
+    # the file names both runs as its parts: which cases each measured, with its command and code
+    first, second = results.read(tmp_path, "resume").meta["parts"]
+    assert (first["cases"], first["rows"], second["cases"], second["rows"]) == (["n=1"], 1, ["n=2", "n=3"], 2)
+    assert all(set(part) >= {"date", "command", "code"} for part in (first, second))
 
 
 def _spied(monkeypatch, algo: str, preset: str) -> list:
