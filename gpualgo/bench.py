@@ -369,9 +369,12 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
             extra["wall_s"] = round(time.perf_counter() - started, 3)   # this run's cases so far
             if earlier_parts:     # a resumed file: each run that measured its cases, as a part
                 mine = [j for j in order if j in ran_here]
-                this = {k: v for k, v in results.metadata(params, seeds).items() if k in ("date", "command", "code")}
+                this = {k: v for k, v in results.metadata(params, seeds).items()
+                        if k in ("date", "command", "code", "params")}
                 extra["parts"] = earlier_parts + [dict(this, cases=[cases[j].label for j in mine],
-                                                       rows=sum(len(done[j]) for j in mine))]
+                                                       rows=sum(len(done[j]) for j in mine),
+                                                       progress={"cases_done": len(mine), "cases": len(cases),
+                                                                 "resumed": True})]
             path = results.write(out, name, [r for j in order for r in done[j]], params, seeds=seeds,
                                  progress={"cases_done": len(done), "cases": len(cases),
                                            "complete": len(done) == len(cases)}, extra=extra)
@@ -421,7 +424,7 @@ def _parts_of(resumed_from, done: dict, cases: list) -> list:
     meta = results.read(resumed_from.parent, resumed_from.stem).meta
     if meta.get("parts"):
         return list(meta["parts"])
-    part = {k: meta.get(k) for k in ("date", "command", "code")}
+    part = {k: meta.get(k) for k in ("date", "command", "code", "params", "progress")}
     return [dict(part, cases=[cases[j].label for j in sorted(done)], rows=sum(len(r) for r in done.values()))]
 
 

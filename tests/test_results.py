@@ -57,4 +57,7 @@ def test_every_recorded_file_names_its_code_its_seeds_and_its_rows():
             assert {"command", "params", "date", "progress", "rows"} <= set(part), f"{where}: {sorted(part)}"
         if rec.meta.get("parts"):
             assert sum(p["rows"] for p in rec.meta["parts"]) == len(rec.rows), where
-            assert "progress" not in rec.meta and rec.meta["command"].startswith("merged from the runs"), where
+            if "progress" in rec.meta:   # resumed by the bench command: the parts share out its cases
+                assert sum(len(p["cases"]) for p in rec.meta["parts"]) == rec.meta["progress"]["cases_done"], where
+            else:                        # merged by hand
+                assert rec.meta["command"].startswith("merged from the runs"), where
