@@ -281,10 +281,10 @@ def test_parallel_pays_on_large_graphs_both_ways():
 #: the verdicts today's recorded data give (H100, data/results/maxflow; serial_heuristics on a CPU): a change
 #: shows here
 EXPECTED = {
-    mf.serial_global_relabel: F.CAVEAT, mf.matrix_transfers: F.UNTESTABLE, mf.pinned_mapped: F.UNTESTABLE,
-    mf.matrix_memory_limit: F.UNTESTABLE, mf.reverse_arc_search: F.UNTESTABLE, mf.min_cut_step: F.HOLDS,
+    mf.serial_global_relabel: F.CAVEAT, mf.matrix_transfers: F.UNTESTABLE, mf.pinned_mapped: F.HOLDS,
+    mf.matrix_memory_limit: F.FAILS, mf.reverse_arc_search: F.HOLDS, mf.min_cut_step: F.HOLDS,
     mf.serial_only_tiny: F.FAILS, mf.comparable_small_different_large: F.HOLDS, mf.vertex_centric_best: F.HOLDS,
-    mf.bcsr_approaches_matrix: F.UNTESTABLE, mf.matrix_flat_in_density: F.CAVEAT,
+    mf.bcsr_approaches_matrix: F.HOLDS, mf.matrix_flat_in_density: F.CAVEAT,
     mf.bcsr_grows_with_density: F.HOLDS, mf.vertex_centric_below_matrix: F.HOLDS,
     mf.vertex_centric_comparable_dense: F.FAILS, mf.structure_depends_on_graph: F.HOLDS,
     mf.bcsr_no_time_gain: F.FAILS, mf.parallel_beats_serial: F.CAVEAT, mf.vertex_centric_large_sparse: F.HOLDS,
@@ -295,15 +295,13 @@ EXPECTED = {
 def test_every_finding_on_the_recorded_data():
     assert [f.test for f in mf.FINDINGS] == list(EXPECTED)
     rows, sources = nbtools.findings_data(mf.FINDINGS)
-    assert set(rows) == {mf.REPORT, mf.PEERS, mf.TARGETS, mf.SERIAL}
-    # the presets recorded later (their findings cannot be tested here until then)
-    later = {mf.HOST, mf.REVERSE, mf.LARGE}
+    assert set(rows) == {mf.REPORT, mf.PEERS, mf.TARGETS, mf.SERIAL, mf.HOST, mf.REVERSE, mf.LARGE}
     verdicts = F.evaluate(mf.FINDINGS, rows)
     got = {f.test: v.verdict for f, v in zip(mf.FINDINGS, verdicts)}
     assert got == EXPECTED
     for f, v in zip(mf.FINDINGS, verdicts):
         assert v.measured and "nan" not in v.measured + v.why, f.claim
-        assert set(f.uses) - later <= set(rows), f.claim
+        assert set(f.uses) <= set(rows), f.claim
 
 
 @pytest.mark.parametrize("finding", mf.FINDINGS, ids=lambda f: f.test.__name__)
