@@ -270,8 +270,8 @@ def table(lines, peaks: dict) -> str:
     metadata of a limits file): each kernel's time, its DRAM rate and that rate as a share of
     the measured copy bandwidth, the L2 hit rate, the achieved occupancy, the SM and memory
     throughput as ncu's percentages of the device's peak, its instruction rate and that rate
-    as a share of the measured multiply-add rate (an integer kernel's ceiling), and its
-    largest stall reasons (cycles per issued instruction)."""
+    as a share of the measured integer multiply-add rate (simpler instructions issue faster,
+    so a kernel can pass it), and its largest stall reasons (cycles per issued instruction)."""
     copy, imad = peaks.get("copy_bytes_per_s"), peaks.get("imad_per_s")
     head = ("| kernel | time (ms) | DRAM GB/s (of copy) | L2 hit | occupancy | SM % of peak | memory % of peak "
             "| G instr./s (of IMAD rate) | largest stalls |\n" + "|---" * 9 + "|\n")
@@ -307,7 +307,12 @@ def diagnosis(line) -> str:
         return f"{name}: not profiled"
     if max(mem, sm) >= BOUND_PCT:
         kind = "memory" if mem >= sm else "compute"
-        return f"{name} is {kind}-bound: {max(mem, sm):.0f}% of the peak {kind} throughput{waits}"
+        dram = line.get("dram_pct_of_peak")
+        where = ""
+        if kind == "memory" and dram is not None and dram < BOUND_PCT / 3:
+            where = (f", on chip (L1 and shared memory, or L2: DRAM is at {dram:.0f}% of its peak, so the data "
+                     "lives in the caches)")
+        return f"{name} is {kind}-bound: {max(mem, sm):.0f}% of the peak {kind} throughput{where}{waits}"
     return (f"{name} is latency-bound: memory at {mem:.0f}% and compute at {sm:.0f}% of their peaks, "
             f"neither near it{waits}")
 

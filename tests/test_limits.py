@@ -116,6 +116,9 @@ def test_diagnosis_names_the_limit_both_ways():
     base = dict(target="t", kernel="k", stalls={"long_scoreboard": 9.0, "wait": 1.0})
     assert limits.diagnosis(dict(base, memory_pct_of_peak=85.0, sm_pct_of_peak=30.0)) == (
         "t: k is memory-bound: 85% of the peak memory throughput; its warps wait most on long scoreboard")
+    assert limits.diagnosis(dict(base, memory_pct_of_peak=85.0, sm_pct_of_peak=30.0, dram_pct_of_peak=1.0)) == (
+        "t: k is memory-bound: 85% of the peak memory throughput, on chip (L1 and shared memory, or L2: DRAM is at "
+        "1% of its peak, so the data lives in the caches); its warps wait most on long scoreboard")
     assert limits.diagnosis(dict(base, memory_pct_of_peak=70.0, sm_pct_of_peak=90.0)).startswith(
         "t: k is compute-bound: 90%")
     assert limits.diagnosis(dict(base, memory_pct_of_peak=20.0, sm_pct_of_peak=35.0)) == (

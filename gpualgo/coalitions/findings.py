@@ -17,7 +17,7 @@ the report itself did for its CPU, and the measurement says so.
 """
 from __future__ import annotations
 
-from ..findings import Finding, Missing, caveat, fails, holds, need, ratio, untestable
+from ..findings import Finding, Missing, caveat, fails, holds, median, need, ratio, untestable
 from . import analysis
 from .analysis import num
 
@@ -28,6 +28,7 @@ REPORT_SET = "coalitions/report"
 BANDWIDTH_SET = "coalitions/bandwidth"
 PHASES_SET = "coalitions/phases"
 LAUNCH_SET = "coalitions/launch"
+LIMITS_SET = "coalitions/limits"       # the Nsight Compute profile (python -m gpualgo.limits)
 #: shared splits "40 % faster": a gain of at least 30 % agrees, a smaller positive gain only in part
 SHARED_GAIN_FLOOR = 0.30
 #: a fraction of the copy bandwidth at or above which a kernel is taken as bandwidth-bound
@@ -159,8 +160,18 @@ def bandwidth_bound(data):
                      f"GB/s at n = {t['out_n']} (table {(1 << t['out_n']) * t['itemsize'] / 2**20:,.0f} MiB)")
     if t["shared_gain"] is not None:
         measured += f"; shared splits: {t['shared_gain']:+.0%} splits/s at {t['shared_bytes']:.0%} of the bytes/s"
+    profile = _profiled(data, "report_kernel")
+    if profile is not None:
+        measured += (f"; Nsight Compute, report kernel at n = 22: DRAM {num(profile['dram_gbs'])} GB/s "
+                     f"({profile['dram_pct_of_peak']:.0f}% of its peak), L2 hit rate {profile['l2_hit_pct']:.0f}%, "
+                     f"memory pipelines at {profile['memory_pct_of_peak']:.0f}% of their peak")
     if t["share"] >= FAST_SHARE:
         return holds(measured)
+    if profile is not None and profile["dram_pct_of_peak"] < LOW_SHARE * 100 <= profile["memory_pct_of_peak"]:
+        return fails(measured, f"Nsight Compute settles it: the kernel is bound by memory, but on chip: its loads "
+                     f"are served by the L1 and the L2 ({profile['l2_hit_pct']:.0f}% of the L2's sectors hit), whose "
+                     "pipelines are near their peak, while DRAM is almost idle; what limits it is issuing scattered "
+                     "loads, not DRAM bandwidth")
     if t["share"] < LOW_SHARE and (flat is None or flat > 0.85):
         return fails(measured, f"the kernels request {t['share']:.0%} of the copy bandwidth, at a rate that "
                      + ("does not drop when the table leaves the L2 and " if flat is not None else "")
@@ -171,6 +182,15 @@ def bandwidth_bound(data):
                        f"{t['sectors_share']:.0%} of the copy, so most are served by the caches); Nsight Compute's "
                        "DRAM and L2 throughput would settle it")
     return caveat(measured, "between the two: a profile of DRAM throughput (Nsight Compute) would decide")
+
+
+def _profiled(data, kernel: str):
+    """The Nsight Compute summary of ``kernel`` in the recorded profile (``coalitions/limits``,
+    :mod:`gpualgo.limits`), or None where none is recorded."""
+    rows = [r for r in data.get(LIMITS_SET) or [] if r.get("kernel") == kernel]
+    out = {c: median(r.get(c) for r in rows) for c in ("dram_gbs", "dram_pct_of_peak", "l2_hit_pct",
+                                                        "memory_pct_of_peak")}
+    return out if all(v is not None for v in out.values()) else None
 
 
 def random_access_low_bandwidth(data):
@@ -304,7 +324,7 @@ FINDINGS = [
             "sharing splittings makes a significant impact on the overall performance",
             "Sec. 4, Figs. 3-4", [REPORT_SET], shared_splits_faster),
     Finding("The algorithm is bandwidth bound: the majority of time is spent fetching data from memory and the "
-            "arithmetic overhead is low", "Sec. 2.4; Sec. 4", [BANDWIDTH_SET, REPORT_SET], bandwidth_bound),
+            "arithmetic overhead is low", "Sec. 2.4; Sec. 4", [BANDWIDTH_SET, REPORT_SET, LIMITS_SET], bandwidth_bound),
     Finding("The not aligned random access makes the effective bandwidth low (reads not coalesced within a warp "
             "drop the effective bandwidth)", "Sec. 4; Sec. 2.3", [BANDWIDTH_SET], random_access_low_bandwidth),
     Finding("Checkpoint 4 (generating the splittings and fetching them) is where the algorithm spends most of its "

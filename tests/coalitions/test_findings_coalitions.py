@@ -251,7 +251,7 @@ EXPECTED = {
 def test_every_finding_is_tested_on_the_recorded_data():
     assert {f.test for f in cf.FINDINGS} == set(EXPECTED)
     rows, sources = nbtools.findings_data(cf.FINDINGS)
-    assert set(rows) == {REP, BW, PH, LA} and "coalitions/report.csv" in sources[REP]
+    assert set(rows) == {REP, BW, PH, LA, cf.LIMITS_SET} and "coalitions/report.csv" in sources[REP]
     verdicts = F.evaluate(cf.FINDINGS, rows)
     assert all(isinstance(v, F.Verdict) for v in verdicts)
     assert {f.test: v.verdict for f, v in zip(cf.FINDINGS, verdicts)} == EXPECTED
@@ -291,3 +291,13 @@ def _degenerate_sets():
 def test_degenerate_rows_give_a_verdict_not_an_error(data):
     verdicts = F.evaluate(cf.FINDINGS, data)
     assert len(verdicts) == len(cf.FINDINGS) and all(isinstance(v, F.Verdict) for v in verdicts)
+
+
+def test_the_bandwidth_verdict_reads_the_nsight_compute_profile_when_there_is_one():
+    data = nbtools.findings_data(cf.FINDINGS)[0]
+    on_chip = [dict(kernel="report_kernel", dram_gbs=0.8, dram_pct_of_peak=0.1, l2_hit_pct=99.7,
+                    memory_pct_of_peak=89.0)]
+    v = cf.bandwidth_bound(dict(data, **{cf.LIMITS_SET: on_chip}))
+    assert v.verdict == F.FAILS and "Nsight Compute settles it" in v.why and "L2 hit rate 100%" in v.measured
+    v = cf.bandwidth_bound({k: r for k, r in data.items() if k != cf.LIMITS_SET})
+    assert "Nsight Compute" not in v.measured and "would settle it" in v.why
