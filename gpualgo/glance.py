@@ -75,6 +75,25 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
         out.append((f"exact assignment, n = {n}, dense benefits in [1, 10000], whole solve",
                     f"{gtext}; {stext}; {ltext}: {s / g:.1f}x scipy, {lp / g:.1f}x lap"))
 
+    au_t = read("auction", "targets")
+    rs = [r for r in au_t.rows if r["n"] == 16384]
+    _, t32 = _timed(rs, "from an int32 array", variant="gpu_eps_scaling", dtype="int32")
+    _, t64 = _timed(rs, "from the same matrix as int64 (numpy's default integer)", variant="gpu_eps_scaling",
+                    dtype="int64")
+    out.append(("exact assignment, n = 16384, dense benefits in [1, 10000], GPU eps-scaling auction, whole solve",
+                f"{t32}; {t64}"))
+    for family, what in (("0-999", "benefits in [0, 999]"), ("geom", "geometric benefits (GEOM)")):
+        rs = [r for r in au_t.rows if r["n"] == 8192 and r["range"] == family]
+        g, gtext = _timed(rs, "GPU eps-scaling auction", variant="gpu_eps_scaling", dtype="int64")
+        s, stext = _timed(rs, "scipy", variant="scipy")
+        parts, ratios = [gtext, stext], [f"{s / g:.1f}x scipy"]
+        if any(r["variant"] == "lap" for r in rs):
+            lp, ltext = _timed(rs, "lap", variant="lap")
+            parts.append(ltext)
+            ratios.append(f"{lp / g:.1f}x lap")
+        out.append((f"exact assignment, n = 8192, {what}, int64 input, whole solve",
+                    "; ".join(parts) + ": " + ", ".join(ratios)))
+
     bf = [r for r in tsp_t.rows if r["variant"] == "gpu_shared_incremental" and 13 <= r["n"] <= 15]
     rates = [float(r["perms_per_s"]) for r in bf]
     out.append(("brute-force TSP on the GPU, orders scored per second, n = 13 to 15 (all orders and "
@@ -117,7 +136,7 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
                 f"{gtext}; {s2text}: {s2 / g:.0f}x"))
     out.append(("coalition structures, n = 22: the GPU's pruned DP against the unpruned serial DP "
                 "(the same run; pruning and GPU together)", f"{gtext}; {stext}: {s / g:.0f}x"))
-    recs = (exact, tsp_t, mf_t, dgs_t, co_t)
+    recs = (exact, au_t, tsp_t, mf_t, dgs_t, co_t)
     dates = sorted(_dates(*recs))
     when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
     heading = f"### At a glance (recorded on {_gpu_name(*recs)}, {when})"
