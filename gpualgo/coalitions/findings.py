@@ -94,8 +94,9 @@ def speedup_grows(data):
         return untestable(f"the report's kernel and the serial DP share only {len(ups)} sizes")
     ns = sorted(ups)
     lo, hi = ns[-4], ns[-1]
-    g_gpu = _known(analysis.growth_per_agent(rows, "gpu_report"), "gpu_report times at two consecutive sizes")
-    g_cpu = _known(analysis.growth_per_agent(rows, "serial"), "serial times at two consecutive sizes")
+    both = [r for r in rows if r["n"] <= hi]     # the sizes both ran: growth compared like with like
+    g_gpu = _known(analysis.growth_per_agent(both, "gpu_report"), "gpu_report times at two consecutive sizes")
+    g_cpu = _known(analysis.growth_per_agent(both, "serial"), "serial times at two consecutive sizes")
     rate = analysis.growth_per_agent(rows, "gpu_report", key="splits_per_s")
     measured = (f"report kernel over serial DP: {num(ups[lo])}x at n = {lo}, {num(ups[hi])}x at n = {hi}; time per "
                 f"added agent at the largest sizes: report kernel x{g_gpu[1]:.2f} (n = {g_gpu[0]}), serial DP "
@@ -108,13 +109,17 @@ def speedup_grows(data):
                  if r["variant"] == "gpu_report"})}
         rates = {k: x for k, x in rates.items() if x}
         peak = max(rates.values())
-        full = next(k for k in rates if all(rates[j] >= 0.9 * peak for j in rates if j >= k))
+        top = max(rates, key=rates.get)      # from here on the GPU is full (or its table leaves the L2)
+        full = next(k for k in rates if all(rates[j] >= 0.9 * peak for j in rates if k <= j <= top))
         ser = ratio(analysis.median_ms(rows, "serial", hi, "splits_per_s"),
                     analysis.median_ms(rows, "serial", lo, "splits_per_s"))
         slows = (f" (its splits/s x{ser:.2f} from n = {lo} to {hi}, likely as its table leaves the CPU's caches)"
                  if ser is not None else "")
+        after = max(rates)
+        drop = (f"; past n = {top} they fall (x{rates[after] / peak:.2f} at n = {after}, its table far larger than "
+                f"the L2)" if rates[after] < 0.9 * peak else "")
         return caveat(measured, f"it grows while the GPU fills up (its splits/s stay within 10 % of their peak from "
-                                f"n = {full}); at the largest sizes the report kernel's splits/s no longer rise "
+                                f"n = {full}{drop}); at the largest sizes the report kernel's splits/s no longer rise "
                                 f"(x{rate[1]:.2f} from n = {rate[0] - 1} to {rate[0]}), so its time grows as 3^n too, "
                                 f"and the factor grows only as the serial core slows{slows}")
     return holds(measured)
@@ -171,7 +176,10 @@ def bandwidth_bound(data):
         return fails(measured, f"Nsight Compute settles it: the kernel is bound by memory, but on chip: its loads "
                      f"are served by the L1 and the L2 ({profile['l2_hit_pct']:.0f}% of the L2's sectors hit), whose "
                      "pipelines are near their peak, while DRAM is almost idle; what limits it is issuing scattered "
-                     "loads, not DRAM bandwidth")
+                     "loads, not DRAM bandwidth" +
+                     (f" (profiled at n = 22; at n = {t['out_n']}, its table far beyond the L2, the rate falls to "
+                      f"x{flat:.2f}: there the loads reach DRAM, yet the rate is "
+                      f"{t['out'] / t['copy']:.0%} of the copy bandwidth)" if flat is not None and flat < 0.85 else ""))
     if t["share"] < LOW_SHARE and (flat is None or flat > 0.85):
         return fails(measured, f"the kernels request {t['share']:.0%} of the copy bandwidth, at a rate that "
                      + ("does not drop when the table leaves the L2 and " if flat is not None else "")

@@ -30,7 +30,7 @@ VARIANTS = variants.table(
 #: splits per second (serial_odp: subsets enumerated, IDP's splits), rounded down from the
 #: recorded ``report`` preset (serial: one x86 core at n = 18..22, 4.4e8 to 5.1e8 for DP and
 #: 3.8e8 to 7.5e8 for ODP; gpu_*: an H100 at n = 22..29); used only for the refusal estimates
-RATES = {"serial": 4.0e8, "serial_odp": 3.5e8, "gpu_report": 1.0e11, "gpu_shared_splits": 1.0e11,
+RATES = {"serial": 4.0e8, "serial_odp": 3.5e8, "gpu_report": 6.0e10, "gpu_shared_splits": 1.0e11,
          "gpu_odp": 5.0e11, "gpu_odp_multi": 5.0e11}   # gpu_odp_multi: one GPU's rate (not yet measured on two)
 #: refuse runs estimated above this many seconds, unless force=True
 MAX_SECONDS = 600.0
