@@ -332,8 +332,9 @@ def show_limits(algo: str, ax=None):
         print(limits.diagnosis(ln))
     points = limits.roofline_points(lines)
     if points and peaks.get("copy_bytes_per_s") and peaks.get("imad_per_s"):
-        ax = plots.roofline(points, peaks["copy_bytes_per_s"] / 1e9, peaks["imad_per_s"] / 1e9, ax)
-        ax.set_title(f"{algo}: kernels under the measured roofline")
+        ax = plots.roofline(points, peaks["copy_bytes_per_s"] / 1e9, peaks["imad_per_s"] / 1e9, ax,
+                            label="measured: copy bandwidth, integer multiply-add rate")
+        ax.set_title(f"{algo}: kernels against the measured roofline")
     return lines
 
 

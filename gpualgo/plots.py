@@ -85,10 +85,11 @@ def speedup(ax, rows, x, time_key, by, baseline, logx=False, logy=True):
     return ax
 
 
-def roofline(points: dict, bandwidth_gbs: float, peak_g: float, ax=None, work: str = "instructions"):
+def roofline(points: dict, bandwidth_gbs: float, peak_g: float, ax=None, work: str = "instructions",
+             label: str = "roofline (measured peaks)"):
     """A roofline: the ceiling min(copy bandwidth x intensity, peak) from the device's measured
-    peaks (``bandwidth_gbs`` GB/s, ``peak_g`` G ``work`` per second), and the kernels
-    ``points = {label: (work per DRAM byte, G work per second)}`` under it. Returns the axes."""
+    peaks (``bandwidth_gbs`` GB/s, ``peak_g`` G ``work`` per second; ``label`` names it), and
+    the kernels ``points = {label: (work per DRAM byte, G work per second)}``. Returns the axes."""
     import matplotlib.pyplot as plt
     import numpy as np
     if ax is None:
@@ -96,7 +97,7 @@ def roofline(points: dict, bandwidth_gbs: float, peak_g: float, ax=None, work: s
     lo = min([1e-2] + [i / 10 for i, _ in points.values() if i > 0])
     hi = max([1e3] + [i * 10 for i, _ in points.values()])
     x = np.logspace(np.log10(lo), np.log10(hi), 200)
-    ax.loglog(x, np.minimum(bandwidth_gbs * x, peak_g), "k-", label="roofline (measured peaks)")
+    ax.loglog(x, np.minimum(bandwidth_gbs * x, peak_g), "k-", label=label)
     for label, (intensity, rate) in points.items():
         ax.loglog([intensity], [rate], "o", label=label)
     ax.set_xlabel(f"intensity ({work} per DRAM byte)")
