@@ -16,6 +16,8 @@ import platform
 
 import numpy as np
 
+from . import guards
+
 __all__ = [
     "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
     "kernel_path", "kernel_source", "source_override", "load_module", "get_kernel", "sm_count", "device_name", "cpu_model", "cpu_label",
@@ -223,8 +225,7 @@ class HostBuffers:
 
     def empty(self, shape, dtype, kind: str) -> np.ndarray:
         """An uninitialised host array in memory of ``kind`` (one of :data:`HOST_MEMORY`)."""
-        if kind not in HOST_MEMORY:
-            raise ValueError(f"host memory must be one of {HOST_MEMORY}, got {kind!r}")
+        guards.one_of(kind, "host memory", HOST_MEMORY)
         dtype = np.dtype(dtype)
         if kind == "pageable":
             return np.empty(shape, dtype)

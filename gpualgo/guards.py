@@ -122,6 +122,22 @@ def integer(value, name: str, lo: int = 1, hi: int | None = None) -> int:
     return int(value)
 
 
+def one_of(value, name: str, allowed):
+    """``value`` when it is one of ``allowed``; ValueError naming ``name`` and the choices
+    otherwise. A bool and a number are never taken for each other (1 is not True).
+
+    >>> one_of("mapped", "upload", ("pageable", "mapped"))
+    'mapped'
+    >>> one_of(1, "incremental", (True, False))
+    Traceback (most recent call last):
+    ...
+    ValueError: incremental must be one of True, False, got 1
+    """
+    if not any(value == a and isinstance(value, bool) == isinstance(a, bool) for a in allowed):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
 def threads(value, name: str = "block", allowed=None) -> int:
     """Threads per block: a multiple of 32 in 32..1024, or one of ``allowed`` (a kernel
     compiled for some sizes only); ValueError naming ``name`` otherwise.

@@ -201,10 +201,9 @@ def check_host_relabel(cycle=None, block=256, upload="auto", rev_search="index",
     if cycle is not None:
         guards.integer(cycle, "cycle")
     guards.threads(block)
-    for name, value, allowed in (("upload", upload, UPLOADS), ("rev_search", rev_search, tuple(REV_SEARCH)),
-                                 ("relabel", relabel, RELABELS)):
-        if value not in allowed:
-            raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    guards.one_of(upload, "upload", UPLOADS)
+    guards.one_of(rev_search, "rev_search", tuple(REV_SEARCH))
+    guards.one_of(relabel, "relabel", RELABELS)
     if tile is not None:
         if relabel != "gpu":
             raise ValueError("tile (threads per frontier vertex of the GPU BFS) needs relabel='gpu'")

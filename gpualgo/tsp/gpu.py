@@ -103,13 +103,6 @@ def check_cities(n: int, held_karp: bool = False) -> None:
         raise ValueError(f"GPU brute force handles at most {BF_MAX_N} cities, got n={n}")
 
 
-def _one_of(value, name: str, allowed) -> None:
-    """ValueError naming the option unless ``value`` is one of ``allowed`` (same type: 1 is
-    not True)."""
-    if not any(type(value) is type(a) and value == a for a in allowed):
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-
-
 def check_options(block=256, batch=HOST_BATCH, **tuning):
     """The launch options of every GPU version (``block``, and ``batch`` of (a)) and the
     tuning steps' (:data:`TUNING`), checked before a GPU is asked for
@@ -125,7 +118,7 @@ def check_options(block=256, batch=HOST_BATCH, **tuning):
     guards.integer(batch, "batch")
     for name, value in tuning.items():
         if name in TUNING:
-            _one_of(value, name, TUNING[name])
+            guards.one_of(value, name, TUNING[name])
 
 
 def launch_config(kernel, block: int, work: int | None = None, per_thread_min: int = 1):
@@ -245,7 +238,7 @@ def search_range(prep, variant: str, c_lo: int, c_hi: int, block: int = 256):
 def unrank(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256, matrix: str = "global") -> TSPResult:
     """Version (b), ``gpu_unrank``: every thread unranks each of its orders. ``matrix="shared"``
     (a tuning step) reads the matrix from a copy in shared memory, as (c) does."""
-    _one_of(matrix, "matrix", TUNING["matrix"])
+    guards.one_of(matrix, "matrix", TUNING["matrix"])
     flags = ("B_SHARED_MATRIX",) if matrix == "shared" else ()
     return _device_bruteforce(instance, symmetric, max_free, block, "gpu_unrank", flags, matrix=matrix)
 
@@ -256,8 +249,8 @@ def shared_incremental(instance, symmetric=None, max_free: int = MAX_FREE, block
     Two tuning steps undo one of its changes over (b) each: ``matrix="global"`` reads the matrix
     from global memory, ``incremental=False`` adds up every order's whole cost (its ranges
     and next_permutation stay)."""
-    _one_of(matrix, "matrix", TUNING["matrix"])
-    _one_of(incremental, "incremental", TUNING["incremental"])
+    guards.one_of(matrix, "matrix", TUNING["matrix"])
+    guards.one_of(incremental, "incremental", TUNING["incremental"])
     flags = (("C_GLOBAL_MATRIX",) if matrix == "global" else ()) + (() if incremental else ("C_FULL_COST",))
     return _device_bruteforce(instance, symmetric, max_free, block, "gpu_shared_incremental", flags,
                               matrix=matrix, incremental=incremental)

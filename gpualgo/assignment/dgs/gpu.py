@@ -89,9 +89,7 @@ def check_selection(selection) -> int:
     >>> check_selection("check_conflicts")
     1
     """
-    if not isinstance(selection, str) or selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {', '.join(map(repr, SELECTIONS))}, got {selection!r}")
-    return SELECTIONS[selection]
+    return SELECTIONS[guards.one_of(selection, "selection", tuple(SELECTIONS))]
 
 
 def check_options(blocks_per_sm=4, trace_capacity=4096, selection="mutual", **_):
