@@ -140,6 +140,20 @@ def _report_cases(p, eps_of):
     return _per_report_instance(p, eps_of, measure)
 
 
+def _peer_rows(B, common: dict):
+    """scipy's rows (its runs repeated below a minute: the optimum and the speed-up's base)
+    and lap's, checked against scipy's optimum; returns ``(rows, optimum, scipy's median ms)``."""
+    runs = bench.repeat(peers.scipy_assignment, B)
+    opt = checks.objective(B, runs[0][0])
+    rows = [dict(bench.peer_row("scipy", opt, ms, rep=i, **common), verified_by=None) for i, (_, ms) in enumerate(runs)]
+    if peers.available("lap"):
+        for i, (x, t_lap) in enumerate(bench.repeat(peers.lap_assignment, B)):
+            ok = _verified(checks.check_result, B, x, optimum=opt)
+            rows.append(dict(bench.peer_row("lap", checks.objective(B, x), t_lap, rep=i, verified=ok, **common),
+                             verified_by="scipy"))
+    return rows, opt, float(np.median([ms for _, ms in runs]))
+
+
 def _exact_cases(p):
     for n in p["sizes"]:
         for rng_name in p["ranges"]:
@@ -149,16 +163,7 @@ def _exact_cases(p):
                     seed = _seed(p["seed"], n, k)
                     B = instances.uniform_instance(n, n, lo, hi, seed=seed)
                     common = dict(algorithm="auction", n=n, range=rng_name, seed=seed, instance=k)
-                    runs = bench.repeat(peers.scipy_assignment, B)   # 3 runs below a minute
-                    opt = checks.objective(B, runs[0][0])
-                    t_scipy = float(np.median([ms for _, ms in runs]))
-                    rows = [dict(bench.peer_row("scipy", opt, ms, rep=i, **common), verified_by=None)
-                            for i, (_, ms) in enumerate(runs)]
-                    if peers.available("lap"):
-                        for i, (x, t_lap) in enumerate(bench.repeat(peers.lap_assignment, B)):
-                            ok = _verified(checks.check_result, B, x, optimum=opt)
-                            rows.append(dict(bench.peer_row("lap", checks.objective(B, x), t_lap, rep=i, verified=ok,
-                                                            **common), verified_by="scipy"))
+                    rows, opt, t_scipy = _peer_rows(B, common)
                     bench.warm_up(solve, B, p["variants"])  # full size: compilation and the memory pool
                     for v in p["variants"]:
                         for rep in range(p["reps"]):
@@ -196,18 +201,7 @@ def _targets_case(p, n: int, family: str, peers_too: bool):
         seed = _seed(p["seed"], n, 0)
         B = _targets_instance(family, n, seed)
         common = dict(algorithm="auction", n=n, range=family, seed=seed, instance=0)
-        rows, opt, t_scipy = [], None, None
-        if peers_too:
-            runs = bench.repeat(peers.scipy_assignment, B)
-            opt = checks.objective(B, runs[0][0])
-            t_scipy = float(np.median([ms for _, ms in runs]))
-            rows += [dict(bench.peer_row("scipy", opt, ms, rep=i, **common), verified_by=None)
-                     for i, (_, ms) in enumerate(runs)]
-            if peers.available("lap"):
-                for i, (x, t_lap) in enumerate(bench.repeat(peers.lap_assignment, B)):
-                    ok = _verified(checks.check_result, B, x, optimum=opt)
-                    rows.append(dict(bench.peer_row("lap", checks.objective(B, x), t_lap, rep=i, verified=ok,
-                                                    **common), verified_by="scipy"))
+        rows, opt, t_scipy = _peer_rows(B, common) if peers_too else ([], None, None)
         for dtype in p["dtypes"]:
             Bd = np.ascontiguousarray(B, dtype=dtype)
             bench.warm_up(solve, Bd, ["gpu_eps_scaling"])
