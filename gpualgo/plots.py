@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .timing import group
 
-__all__ = ["group", "lines", "speedup", "new_axes", "log_x", "roofline"]
+__all__ = ["group", "lines", "speedup", "new_axes", "log_x", "roofline", "timeline"]
 
 
 def _label(key, by) -> str:
@@ -104,4 +104,25 @@ def roofline(points: dict, bandwidth_gbs: float, peak_g: float, ax=None, work: s
     ax.set_ylabel(f"G {work} per second")
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
+    return ax
+
+
+def timeline(ax, spans, lane: str = "stream", label: str = "step"):
+    """Spans on lanes, as a profiler draws them: ``spans`` are rows with ``start_us`` and
+    ``end_us``, one lane per value of ``lane``, one colour per value of ``label``. Returns
+    the axes."""
+    lanes = list(dict.fromkeys(r[lane] for r in spans))
+    labels = list(dict.fromkeys(r[label] for r in spans))
+    colours = {k: f"C{i}" for i, k in enumerate(labels)}
+    shown = set()
+    for i, name in enumerate(lanes):
+        for k in labels:
+            bars = [(r["start_us"], max(r["end_us"] - r["start_us"], 0.0)) for r in spans
+                    if r[lane] == name and r[label] == k]
+            if bars:
+                ax.broken_barh(bars, (i - 0.35, 0.7), color=colours[k], label=None if k in shown else k)
+                shown.add(k)
+    ax.set_yticks(range(len(lanes)), lanes)
+    ax.set_xlabel("time (µs)")
+    ax.legend(fontsize=8, loc="upper right")
     return ax

@@ -27,3 +27,16 @@ def test_log_sizes_over_many_decades_keep_powers_of_ten():
     plots.lines(ax, rows, "n", "t", "v", logx=True)
     assert not [x for x in _labels(ax, minor=True) if x]
     assert len([x for x in _labels(ax, minor=False) if x]) >= 3
+
+
+def test_timeline_draws_one_lane_per_stream_and_one_legend_entry_per_step():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    spans = [dict(stream="main", step="a", start_us=0.0, end_us=2.0), dict(stream="side", step="b", start_us=1.0,
+             end_us=1.5), dict(stream="main", step="b", start_us=2.0, end_us=3.0)]
+    _, ax = plt.subplots()
+    plots.timeline(ax, spans)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["main", "side"]
+    assert sorted(t.get_text() for t in ax.get_legend().get_texts()) == ["a", "b"]
+    plt.close("all")

@@ -178,3 +178,12 @@ def test_variants_table_is_the_auctions():
     from gpualgo.assignment import auction
     assert isinstance(auction.VARIANTS["serial"], variants.Variant)
     assert list(auction.VARIANTS) == list(A.VARIANTS["auction"])
+
+
+def test_timeline_rounds_are_checked_before_a_gpu_is_asked_for():
+    B = A.report_instance(8, 8, 1.0, seed=1)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="timeline_rounds"):
+            A.solve(B, variant="gpu_queues", timeline_rounds=bad)
+    with pytest.raises(ValueError, match="timeline_rounds"):      # an option gpu_graph does not take
+        A.solve(B, variant="gpu_graph", timeline_rounds=3)

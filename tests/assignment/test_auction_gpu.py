@@ -171,3 +171,21 @@ def test_targets_quick_preset_checks_every_answer_from_both_dtypes():
             assert all(r["verified_by"] == "scipy" and r["speedup_vs_scipy"] > 0 for r in mine)
         else:
             assert not scipy and all(r["verified_by"] == "dual bound" for r in mine)
+
+
+@pytest.mark.parametrize("variant", ["gpu_queues", "gpu_deterministic"])
+def test_timeline_of_the_first_rounds(variant, rng):
+    B = A.report_instance(300, 300, 1.0, seed=rng)
+    plain = A.solve(B, variant=variant, eps=1.0)
+    r = A.solve(B, variant=variant, eps=1.0, timeline_rounds=5)
+    assert "timeline" not in plain.stats and A.checks.certify(B, r, eps=1.0)
+    if variant == "gpu_deterministic":
+        assert np.array_equal(r.assignment, plain.assignment)
+    spans = r.stats["timeline"]
+    assert len(spans) == 3 * min(5, r.stats["rounds"]) and spans[0]["start_us"] == 0.0
+    for k in range(min(5, r.stats["rounds"])):
+        step = {s["step"]: s for s in spans if s["round"] == k}
+        bid, copy, rebuild = step["bid + assign"], step["copy of the matched counter"], step["queue rebuild"]
+        assert all(s["start_us"] <= s["end_us"] for s in (bid, copy, rebuild))
+        assert rebuild["start_us"] == bid["end_us"] and copy["start_us"] >= bid["end_us"] - 1e-3   # after the event
+        assert copy["stream"] == "side" and bid["stream"] == rebuild["stream"] == "main"

@@ -202,3 +202,26 @@ def test_every_finding_names_where_the_report_says_it():
 @pytest.mark.parametrize("name", sorted(BY))
 def test_each_test_is_a_named_function(name):
     assert BY[name].test.__name__ == name
+
+
+def _spans(rounds, overlap=True):
+    rows = []
+    for k in range(rounds):
+        t = 100.0 * k
+        rows += [dict(kind="span", instance=0, round=k, step="bid + assign", start_us=t, end_us=t + 40),
+                 dict(kind="span", instance=0, round=k, step="copy of the matched counter",
+                      start_us=t + 41, end_us=t + 45),
+                 dict(kind="span", instance=0, round=k, step="queue rebuild",
+                      start_us=t + 40 if overlap else t + 46, end_us=t + 60)]
+    return {"auction/timeline": [dict(kind="run", variant="gpu_queues")] + rows}
+
+
+def test_fig2_overlap_of_the_copy_and_the_rebuild():
+    v = verdict("_fig2", _spans(4))
+    assert v.verdict == F.HOLDS and v.measured.startswith("4 of 4 timed rounds")
+    assert "copy of the matched counter 4.0" in v.measured
+    assert verdict("_fig2", _spans(4, overlap=False)).verdict == F.FAILS
+    mixed = _spans(4)
+    mixed["auction/timeline"] += [dict(r, instance=1) for r in _spans(6, overlap=False)["auction/timeline"][1:]]
+    assert verdict("_fig2", mixed).verdict == F.CAVEAT
+    assert verdict("_fig2", {"auction/timeline": [dict(kind="run")]}).verdict == F.UNTESTABLE

@@ -14,6 +14,9 @@
 ``scaling``         the serial auction at eps = 1/(m+1) against its eps-scaling twin on the
                     report's instances (the same ones both ways), every answer certified
                     optimal; serial, no GPU.
+``timeline``        the report's Figure 2: gpu_queues' first rounds timed step by step with
+                    CUDA events on its two streams (rows of ``kind`` "span": ``round``,
+                    ``stream``, ``step``, ``start_us``, ``end_us``), beside the solve's row.
 ``targets``         the performance goals: the exact gpu_eps_scaling from an int32 and from
                     an int64 host array (numpy's default integer) alike, at n = 16384 (GPU
                     only, certified by the dual bound) and against scipy and lap at n = 8192
@@ -225,6 +228,17 @@ def _targets_cases(p):
         yield _targets_case(p, p["n"], family, peers_too=True)
 
 
+def _timeline_cases(p):
+    """One case per instance: gpu_queues at eps = 1 with its first ``p["rounds"]`` rounds timed;
+    the solve's row (certified by the dual bound), then one row per timed span."""
+    def measure(B, common):
+        bench.warm_up(functools.partial(solve, eps=1.0), _tiny(), ["gpu_queues"])
+        r = solve(B, variant="gpu_queues", eps=1.0, timeline_rounds=p["rounds"])
+        run = dict(_certified_row(B, r, 1.0, **common), kind="run")
+        return [run] + [dict(common, kind="span", variant="gpu_queues", **span) for span in r.stats["timeline"]]
+    return _per_report_instance(p, lambda n: 1.0, measure)
+
+
 def _tuning_cases(p, variant, settings):
     """One case per instance: ``variant`` at eps = 1 once per setting.
 
@@ -317,6 +331,10 @@ PRESETS = {
         "bidders in every round, 1108 persons, density 1 (serial Jacobi rounds; the report drew the first 100)",
         dict(n=1108, rounds=100_000, density=1.0, instances=3, limit=10000, seed=2022),
         _active_cases, needs_gpu=False, quick=dict(n=60)),
+    "timeline": bench.Preset(
+        "the report's Figure 2: gpu_queues' streams in its first rounds (CUDA events), 1108 persons, density 1",
+        dict(sizes=[1108], densities=[1.0], instances=3, limit=10000, seed=2022, rounds=12),
+        _timeline_cases, quick=dict(sizes=[40], instances=1, rounds=4)),
     "targets": bench.Preset(
         "goals: exact gpu_eps_scaling from int32 and int64 input at n = 16384, and against scipy and lap at "
         "n = 8192 on benefits in [0, 999] and geometric ones",

@@ -227,22 +227,35 @@ class _ReportAuction:
             if launched > max_rounds:
                 raise _no_convergence(max_rounds)
 
-    def run_rounds(self, main, side, pinned, max_rounds: int) -> int:
+    def run_rounds(self, main, side, pinned, max_rounds: int, timeline_rounds: int = 0) -> tuple[int, list]:
         """One round at a time, the host reading the matched counter after each; with queues
         the counter's copy (side stream) overlaps the queue rebuild (main stream). Returns
-        the rounds run."""
+        the rounds run and, for the first ``timeline_rounds`` rounds, each round's events
+        (``(round, start, assigned, copy start, copied, rebuilt)``: the report's Figure 2),
+        to be read once the streams are done (:func:`_timeline`)."""
         cp = self.cp
         rounds, p = 0, 0
         copied = cp.cuda.Event()
+        marks = []
         while True:
+            timed = self.queued and rounds < timeline_rounds
+            if timed:
+                start, copy_start, copy_end, rebuilt = (cp.cuda.Event() for _ in range(4))
+                start.record(main)
             self.round(p)
             if self.queued:
                 assigned = cp.cuda.Event()
                 assigned.record(main)
                 side.wait_event(assigned)
+                if timed:
+                    copy_start.record(side)
                 pinned.copy_from(self.matched_view(), side)
                 copied.record(side)
                 self.rebuild(p)
+                if timed:
+                    copy_end.record(side)
+                    rebuilt.record(main)
+                    marks.append((rounds, start, assigned, copy_start, copy_end, rebuilt))
                 copied.synchronize()
             else:
                 pinned.copy_from(self.matched_view(), main)
@@ -250,17 +263,42 @@ class _ReportAuction:
             rounds += 1
             p ^= 1
             if pinned.value == self.m:
-                return rounds
+                return rounds, marks
             if rounds > max_rounds:
                 raise _no_convergence(max_rounds)
 
 
+def _timeline(marks) -> list[dict]:
+    """The spans of :meth:`_ReportAuction.run_rounds`' events, in microseconds from the first
+    round's start: per round, bid + assign and the queue rebuild on the main stream, the matched
+    counter's copy on the side stream."""
+    cp = gpu.require()
+    if not marks:
+        return []
+    t0 = marks[0][1]
+
+    def us(event):
+        return cp.cuda.get_elapsed_time(t0, event) * 1e3
+    spans = []
+    for r, start, assigned, copy_start, copy_end, rebuilt in marks:
+        spans += [dict(round=r, stream="main", step="bid + assign", start_us=us(start), end_us=us(assigned)),
+                  dict(round=r, stream="side", step="copy of the matched counter", start_us=us(copy_start),
+                       end_us=us(copy_end)),
+                  dict(round=r, stream="main", step="queue rebuild", start_us=us(assigned), end_us=us(rebuilt))]
+    return spans
+
+
 def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads: int = 256,
                    grid_factor: int = 2, rounds_per_graph: int = 16, max_rounds: int = 10**8,
-                   force: bool = False):
-    """gpu_v1 / gpu_queues / gpu_deterministic / gpu_graph (the report's kernels)."""
+                   timeline_rounds: int = 0, force: bool = False):
+    """gpu_v1 / gpu_queues / gpu_deterministic / gpu_graph (the report's kernels).
+    ``timeline_rounds``: the queue versions time the streams' steps of their first rounds with
+    CUDA events (``stats["timeline"]``, :func:`_timeline`: the report's Figure 2)."""
+    check_report_options(bid_threads, assign_threads, grid_factor, rounds_per_graph, timeline_rounds)
+    if timeline_rounds and variant not in ("gpu_queues", "gpu_deterministic"):
+        raise ValueError(f"timeline_rounds is for gpu_queues and gpu_deterministic (their two streams), "
+                         f"not {variant}")
     cp = gpu.require()
-    check_report_options(bid_threads, assign_threads, grid_factor, rounds_per_graph)
     t0 = time.perf_counter()
     prob = problem.prepare(B, eps)
     cfg = launch_config("report", prob.n, gpu.sm_count(), bid_threads, assign_threads, grid_factor)
@@ -275,7 +313,7 @@ def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads:
         if variant == "gpu_graph":
             launched = auction.run_graph(main, pinned, rounds_per_graph, max_rounds)
         else:
-            launched = auction.run_rounds(main, side, pinned, max_rounds)
+            launched, marks = auction.run_rounds(main, side, pinned, max_rounds, timeline_rounds)
     rounds = int(auction.counters[_C_ROUNDS].get()) if auction.queued else launched
     t2 = time.perf_counter()
     a = auction.person_obj.get()
@@ -286,6 +324,8 @@ def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads:
              "download_ms": (t3 - t2) * 1e3, "launch": dict(cfg)}
     if variant == "gpu_graph":
         stats["rounds_launched"] = launched
+    if timeline_rounds:
+        stats["timeline"] = _timeline(marks)
     return make_result(B, prob, a, pr, variant, stats, t0)
 
 
@@ -305,9 +345,11 @@ def _even(value, name: str) -> int:
     return int(value)
 
 
-def check_report_options(bid_threads=128, assign_threads=256, grid_factor=2, rounds_per_graph=16, **_):
+def check_report_options(bid_threads=128, assign_threads=256, grid_factor=2, rounds_per_graph=16,
+                         timeline_rounds=0, **_):
     """The launch options of the report's versions, checked before a GPU is asked for
     (:class:`gpualgo.variants.Variant`'s ``checks``) and again by the versions."""
+    guards.integer(timeline_rounds, "timeline_rounds", 0, 10**4)
     guards.threads(bid_threads, "bid_threads")
     guards.threads(assign_threads, "assign_threads")
     guards.integer(grid_factor, "grid_factor")
