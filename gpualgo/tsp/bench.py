@@ -11,6 +11,8 @@
 - ``targets``: the performance goals: orders/s at n = 13..15, n = 16 solved exactly, GPU
   Held-Karp against numba Held-Karp at n = 22 (:func:`gpualgo.tsp.analysis.targets_report` says
   which are met).
+- ``largest``: the largest exact solves on one GPU: the brute force at n = 17 and GPU
+  Held-Karp at n = 26..30, where its table (2^(n-1) x (n-1) entries) nears the GPU's memory.
 - ``cpu``: the CPU versions only (numba brute force on one core and on all, numba Held-Karp, the peers): runs
   anywhere, for the notebook's same-run comparison.
 - ``tuning``: the report's tuning steps (Sec. 2.1 and 2.2) at n = 12, one choice changed at a
@@ -103,7 +105,8 @@ def _warm(variants, **options) -> None:
 
 def _row(r, inst, reference=None, rep: int = 0, **fields) -> dict:
     """One measured row (:func:`gpualgo.bench.row`), verified against ``reference`` (a
-    result of the other exact algorithm on ``inst``, or None), then the TSP counters."""
+    result of the other exact algorithm on ``inst``, an optimal length known otherwise, or
+    None), then the TSP counters."""
     verified = None
     if reference is not None:
         checks.check_result(r, inst, reference)      # a wrong answer stops the sweep
@@ -283,6 +286,48 @@ def _targets_cases(p):
         p["hk_n"], ("gpu_held_karp", {}), ("held_karp", dict(force=True))))
 
 
+def planted_instance(n: int, seed: int):
+    """n cities whose optimum is known by construction: every edge weighs 2..100 but those of
+    one random Hamiltonian cycle, which weigh 1, so that cycle (length n) is the one optimum.
+    The check of an exact solve where no other exact algorithm can run (Held-Karp at n = 28)."""
+    inst = instances.random_graph(n, density=1.0, seed=seed, low=2, high=100)
+    d = inst.dist.copy()
+    order = np.random.default_rng([seed, n]).permutation(n)
+    d[order, np.roll(order, -1)] = 1
+    d[np.roll(order, -1), order] = 1
+    return instances.TSPInstance(dist=d, name=f"planted{n}_s{seed}", meta=dict(inst.meta, planted_optimum=n))
+
+
+def _largest_cases(p):
+    """The largest exact solves on one GPU: the brute force at ``bf_n`` (symmetric, checked
+    against GPU Held-Karp), then GPU Held-Karp at each of ``hk_sizes`` on a planted instance
+    (:func:`planted_instance`: its length must be n), with the table's memory."""
+    seed = p["seed"]
+
+    def brute():
+        n = p["bf_n"]
+        _warm(["gpu_shared_incremental", "gpu_held_karp"])
+        inst = instances.random_euclidean(n, seed=seed)
+        hk = solve(inst, variant="gpu_held_karp")
+        r = solve(inst, variant="gpu_shared_incremental", force=True)
+        return [_row(r, inst, hk, seed=seed, goal=f"n={n} symmetric exact in < {p['bf_goal_s']} s")]
+    yield Case(f"gpu_shared_incremental n={p['bf_n']}", brute, _check_euclidean(
+        p["bf_n"], ("gpu_held_karp", {}), ("gpu_shared_incremental", dict(force=True))))
+
+    for n in p["hk_sizes"]:
+        def held_karp(n=n):
+            _warm(["gpu_held_karp"])
+            inst = planted_instance(n, seed)
+            r = solve(inst, variant="gpu_held_karp")
+            row = _row(r, inst, n, seed=seed, planted_optimum=n)     # verified: the planted length
+            row["table_bytes"] = int(r.stats["table_bytes"])
+            return [row]
+
+        def check(n=n):
+            instances.check_random_graph(n, density=1.0, low=2, high=100)
+            check_solve(n, "gpu_held_karp")
+        yield Case(f"gpu_held_karp n={n}", held_karp, check)
+
 # ---------------------------------------------------------------------- on several workers
 
 def _cluster_cases(p):
@@ -339,6 +384,12 @@ PRESETS = {
         params=dict(rate_sizes=[13, 14, 15], exact_n=16, hk_n=22, seed=3),
         cases=_targets_cases, needs_gpu=True, seeds=[3],
         quick=dict(rate_sizes=[6, 7], exact_n=7, hk_n=10)),
+    "largest": Preset(
+        description="the largest exact solves on one GPU: brute force n = 17 (symmetric), GPU Held-Karp "
+                    "n = 26, 28 and 30 on planted instances (optimum known), with the table's memory",
+        params=dict(bf_n=17, bf_goal_s=60, hk_sizes=[26, 28, 30], seed=7),
+        cases=_largest_cases, needs_gpu=True, seeds=[7],
+        quick=dict(bf_n=8, hk_sizes=[7, 9])),
     "multigpu": Preset(
         description="brute force across GPUs: n = 16 on 1 and 2 GPUs (one Dask worker each), n = 17 on all",
         params=dict(sizes=[16], exact_n=17, workers=[1, 2], variant="gpu_shared_incremental", seed=4),
