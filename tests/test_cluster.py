@@ -188,6 +188,14 @@ def test_distributed_tsp_is_the_sequential_tour_whatever_the_chunking(client, rn
             assert r.stats["tasks"] <= tasks and r.stats["permutations"] == ref.stats["permutations"]
     r = tsp.solve_on_cluster(inst, client, tasks=6)
     assert r.stats["workers"] == 2 and r.stats["device"].startswith("2 x CPU")
+    assert {t["worker"] for t in r.stats["where"]} == set(client.scheduler_info()["workers"])
+
+
+def test_warm_reaches_every_worker(client):
+    from gpualgo.tsp import distributed
+    assert distributed.warm(client) == 2
+    with pytest.raises(ValueError, match="unknown variant"):
+        distributed.warm(client, "held_karp")
 
 
 def test_distributed_tsp_ties_asymmetric_and_infeasible(client):

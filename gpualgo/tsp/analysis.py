@@ -175,13 +175,15 @@ def cluster_lines(rows) -> list[str]:
     length verified against Held-Karp where the row says so."""
     lines = []
     for n in sorted({r["n"] for r in rows}):
-        at = sorted((r for r in rows if r["n"] == n), key=lambda r: r["workers"])
-        one = next((r["total_ms"] for r in at if r["workers"] == 1), None)
+        at = [r for r in rows if r["n"] == n]
+        ms = {w: statistics.median([r["total_ms"] for r in at if r["workers"] == w])
+              for w in sorted({r["workers"] for r in at})}
+        runs = {w: sum(r["workers"] == w for r in at) for w in ms}
         parts = []
-        for r in at:
-            part = f"{r['workers']} worker(s) {r['total_ms'] / 1e3:.2f} s"
-            if one and r["workers"] != 1:
-                part += f" ({one / r['total_ms']:.2f}x one)"
+        for w, t in ms.items():
+            part = f"{w} worker(s) {t / 1e3:.2f} s" + (f" (median of {runs[w]})" if runs[w] > 1 else "")
+            if 1 in ms and w != 1:
+                part += f" ({ms[1] / t:.2f}x one)"
             parts.append(part)
         checked = "verified against Held-Karp" if all(r.get("verified") for r in at) else "not verified"
         lines.append(f"n = {n}: " + "; ".join(parts) + f" [{at[0]['device']}...; {checked}]")

@@ -33,6 +33,7 @@ What the notebook prints from these rows is computed in :mod:`gpualgo.tsp.analys
 
 from __future__ import annotations
 
+import json
 import os
 
 import numba
@@ -332,10 +333,12 @@ def _largest_cases(p):
 
 def _cluster_cases(p):
     """Brute force on 1, 2... workers of a local cluster (:func:`gpualgo.tsp.solve_on_cluster`),
-    each length checked against Held-Karp: ``sizes`` on every worker count, ``exact_n`` on the
-    most workers only. GPU versions get one worker per GPU, ``serial_bruteforce`` CPU workers."""
+    each length checked against Held-Karp: ``sizes`` on every worker count (``reps`` runs), ``exact_n``
+    once on the most workers. GPU versions get one worker per GPU, ``serial_bruteforce`` CPU workers;
+    every worker is warmed first (:func:`gpualgo.tsp.distributed.warm`). Each row adds the tasks'
+    longest time and each worker's busy time (``busy_ms``): what an uneven cut costs."""
     from .. import cluster
-    from .distributed import solve_on_cluster
+    from .distributed import solve_on_cluster, warm
     variant, seed = p["variant"], p["seed"]
     kind = "local-cpu" if variant == "serial_bruteforce" else "local"
     reference = "held_karp" if variant == "serial_bruteforce" else "gpu_held_karp"
@@ -345,12 +348,21 @@ def _cluster_cases(p):
         def run(w=w, n=n):
             inst = instances.random_euclidean(n, seed=seed)
             ref = solve(inst, variant=reference)
+            rows = []
             with cluster.session(kind, n_workers=w) as c:
-                solve_on_cluster(instances.random_euclidean(8, seed=0), c, variant=variant, tasks=4 * w)   # warm
-                r = solve_on_cluster(inst, c, variant=variant, force=True)
-            row = _row(r, inst, ref, seed=seed, workers=w)
-            row.update(tasks=r.stats["tasks"], task_ms=r.stats["task_ms"], workers_used=r.stats["workers"])
-            return [row]
+                warm(c, variant)
+                for rep in range(p["reps"] if n in p["sizes"] else 1):
+                    r = solve_on_cluster(inst, c, variant=variant, force=True)
+                    row = _row(r, inst, ref, rep=rep, seed=seed, workers=w)
+                    busy: dict = {}
+                    for t in r.stats["where"]:
+                        key = t["worker"] if t["worker_gpu"] is None else f"{t['worker_host']} GPU {t['worker_gpu']}"
+                        busy[key] = busy.get(key, 0.0) + t["ms"]
+                    row.update(tasks=r.stats["tasks"], task_ms=r.stats["task_ms"], workers_used=r.stats["workers"],
+                               task_ms_max=max(t["ms"] for t in r.stats["where"]),
+                               busy_ms=json.dumps({k: round(v, 1) for k, v in sorted(busy.items())}))
+                    rows.append(row)
+            return rows
         # solve_on_cluster refuses what the variant's own solve refuses but the time (forced here)
         yield Case(f"{variant} n={n} on {w} worker(s)", run, _check_euclidean(
             n, (reference, {}), (variant, dict(force=True))))
@@ -392,12 +404,12 @@ PRESETS = {
         quick=dict(bf_n=8, hk_sizes=[7, 9])),
     "multigpu": Preset(
         description="brute force across GPUs: n = 16 on 1 and 2 GPUs (one Dask worker each), n = 17 on all",
-        params=dict(sizes=[16], exact_n=17, workers=[1, 2], variant="gpu_shared_incremental", seed=4),
+        params=dict(sizes=[16], exact_n=17, workers=[1, 2], variant="gpu_shared_incremental", reps=3, seed=4),
         cases=_cluster_cases, needs_gpu=True, seeds=[4],
-        quick=dict(sizes=[9], exact_n=10)),
+        quick=dict(sizes=[9], exact_n=10, reps=2)),
     "cluster_cpu": Preset(
         description="numba brute force across CPU workers of a local Dask cluster: 1 and 2 workers",
-        params=dict(sizes=[11], exact_n=0, workers=[1, 2], variant="serial_bruteforce", seed=4),
+        params=dict(sizes=[11], exact_n=0, workers=[1, 2], variant="serial_bruteforce", reps=1, seed=4),
         cases=_cluster_cases, needs_gpu=False, seeds=[4],
         quick=dict(sizes=[9])),
     "sweep": Preset(

@@ -28,7 +28,7 @@ from .result import TSPResult, make_result
 from .serial import choose_symmetric, prepare, single_city
 from .solve import MAX_SECONDS, estimate_seconds
 
-__all__ = ["solve_on_cluster", "VARIANTS", "TASKS_PER_WORKER", "chunk_count", "refine", "split"]
+__all__ = ["solve_on_cluster", "warm", "VARIANTS", "TASKS_PER_WORKER", "chunk_count", "refine", "split"]
 
 #: the versions a range of chunks can be searched with
 VARIANTS = ("serial_bruteforce", "gpu_unrank", "gpu_shared_incremental")
@@ -98,6 +98,24 @@ def _search(item) -> dict:
                 chunks=(c_lo, c_hi), worker=cluster.worker_address(), **cluster.where())
 
 
+def _warm_here(variant: str, block: int) -> str:
+    """A tiny search with ``variant`` in the calling process: compiles (numba or NVRTC) and
+    loads what a task needs, and, on a GPU worker, creates its CUDA context."""
+    from .instances import random_euclidean
+    prep = prepare(random_euclidean(8, seed=0), True, refine(8, True, 2))
+    _search((prep, 0, prep.plan.n_chunks, variant, block))
+    return cluster.where()["worker_host"]
+
+
+def warm(client, variant: str = "serial_bruteforce", block: int = 256) -> int:
+    """Ready every worker of ``client`` for :func:`solve_on_cluster` with ``variant``: a tiny
+    search run on each worker itself (not as a task, which the scheduler might give to one
+    worker only), so a timed solve pays no worker's first-call costs. Returns the number of
+    workers warmed."""
+    variants.check(variant, VARIANTS)
+    return len(client.run(_warm_here, variant, guards.threads(block)))
+
+
 def solve_on_cluster(instance, client="local", variant: str = "serial_bruteforce", tasks: int | None = None,
                      symmetric=None, max_free: int = MAX_FREE, block: int = 256, force: bool = False) -> TSPResult:
     """Brute force on the workers of a Dask cluster; the same tour as :func:`gpualgo.tsp.solve`
@@ -118,7 +136,7 @@ def solve_on_cluster(instance, client="local", variant: str = "serial_bruteforce
     Returns:
         a :class:`~gpualgo.tsp.TSPResult` whose stats add ``tasks``, ``workers`` (how many
         ran a task), ``task_ms`` (the tasks' own times, summed) and ``where`` (each task's
-        host, GPU and time).
+        chunks, worker address, host, GPU and time).
     """
     variants.check(variant, VARIANTS)
     if tasks is not None and (isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 1):
@@ -151,6 +169,6 @@ def solve_on_cluster(instance, client="local", variant: str = "serial_bruteforce
     stats = dict(prepare_ms=(t1 - t0) * 1e3, exec_ms=(t2 - t1) * 1e3, tasks=len(ranges), workers=len(places),
                  task_ms=float(sum(o["ms"] for o in outs)),
                  device=f"{len(places)} x {devices[0]}" if len(devices) == 1 else "; ".join(devices),
-                 where=[dict(chunks=o["chunks"], worker_host=o["worker_host"], worker_gpu=o["worker_gpu"],
-                             ms=o["ms"]) for o in outs])
+                 where=[dict(chunks=o["chunks"], worker=o["worker"], worker_host=o["worker_host"],
+                             worker_gpu=o["worker_gpu"], ms=o["ms"]) for o in outs])
     return make_result(prep, variant, best, tour, stats, t0)
