@@ -223,3 +223,17 @@ def test_parallel_plan_cuts_the_same_orders_into_enough_chunks(n, symmetric, cor
     ranks = [plan.tour_of_rank(g).tolist() for g in range(min(plan.total, 200))]
     whole = enumeration.make_plan(n, symmetric)
     assert ranks == [whole.tour_of_rank(g).tolist() for g in range(min(whole.total, 200))]
+
+
+def test_version_c_ranges_start_in_phase(rng):
+    """Version (c)'s per-thread range (:func:`gpualgo.tsp.gpu.in_phase`): a multiple of the
+    largest j! (j <= k) that costs under 1/PHASE_SLACK more orders per thread."""
+    import math
+    from gpualgo.tsp.gpu import PHASE_SLACK, in_phase
+    for _ in range(200):
+        k = int(rng.integers(1, 16))
+        per = int(rng.integers(1, 10**9))
+        got = in_phase(per, k)
+        j = max(i for i in range(1, k + 1) if i == 1 or math.factorial(i) * PHASE_SLACK <= per)
+        assert got % math.factorial(j) == 0 and per <= got < per + math.factorial(j)
+        assert got - per < max(per / PHASE_SLACK, 1)
