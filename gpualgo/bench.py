@@ -43,7 +43,7 @@ from . import gpu, results
 from .cluster import ClusterUnavailableError
 
 __all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "row", "peer_row", "warm_up", "repeat", "REPEAT_BELOW_S",
-           "suite", "presets", "run_preset", "check_cases", "live_or_recorded", "content", "compare_sweeps", "main"]
+           "suite", "presets", "run_preset", "check_cases", "live_or_recorded", "content", "compare_sweeps", "SWEEP_GOAL", "main"]
 
 #: algorithm name -> module defining PRESETS
 SUITES = {
@@ -568,11 +568,16 @@ def live_or_recorded(algo: str, preset: str, progress: bool = True, **overrides)
     return rec.rows, f"No GPU found here: these results were {rec.source()}."
 
 
+#: the goal of a sweep on every GPU of a machine: at least this speed-up over one GPU
+SWEEP_GOAL = 1.8
+
+
 def compare_sweeps(one, many) -> dict:
     """Two recorded runs of one sweep (:class:`gpualgo.results.Recorded`), e.g. on one GPU and
     on a cluster: ``same`` (their rows are equal in :func:`content`), the wall times of their
     cases (``wall_s`` of their metadata) and ``speedup`` (one's over many's), the devices of
-    the cluster's workers."""
+    the cluster's workers, and ``goal``: whether the speed-up reaches :data:`SWEEP_GOAL`
+    with the same rows."""
     same = len(one.rows) == len(many.rows) and all(
         {k: v for k, v in content(a).items() if v is not None} == {k: v for k, v in content(b).items() if v is not None}
         for a, b in zip(one.rows, many.rows))
@@ -580,7 +585,8 @@ def compare_sweeps(one, many) -> dict:
     workers = (many.meta.get("cluster") or {}).get("workers", [])
     return {"same": same, "rows": len(one.rows), "wall_one_s": w1, "wall_many_s": w2,
             "speedup": (w1 / w2) if w1 and w2 else None, "workers": len(workers),
-            "devices": sorted({w.get("device") for w in workers})}
+            "devices": sorted({w.get("device") for w in workers}),
+            "goal": "met" if same and w1 and w2 and w1 / w2 >= SWEEP_GOAL else "missed"}
 
 
 def _value(text: str):

@@ -100,6 +100,14 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
                 "each tour once)", f"{min(rates):.2g} to {max(rates):.2g} ({len(rates)} runs, 1 each)"))
     t16, k16 = _median([r for r in tsp_t.rows if r["n"] == 16], variant="gpu_shared_incremental")
     out.append(("brute-force TSP, n = 16, exact", f"{t16 / 1000:.1f} s ({_runs(range(k16))})"))
+    tsp_l = read("tsp", "largest")
+    t17, k17 = _median([r for r in tsp_l.rows if r["variant"] == "gpu_shared_incremental"])
+    n17 = tsp_l.rows[0]["n"]
+    out.append((f"brute-force TSP, n = {n17} (symmetric: each tour once), exact, one GPU",
+                f"{t17 / 1000:.1f} s ({_runs(range(k17))})"))
+    top = max((r for r in tsp_l.rows if r["variant"] == "gpu_held_karp"), key=lambda r: r["n"])
+    out.append((f"GPU Held-Karp, n = {top['n']}, exact (an instance whose optimum is known), whole solve",
+                f"{_ms(float(top['total_ms']))} (1 run); its table {int(top['table_bytes']) / 2**30:.1f} GiB"))
     hk = [float(r["total_ms"]) for r in tsp_t.rows if r["variant"] == "gpu_held_karp" and r["n"] == 22]
     ser, kser = _median(tsp_t.rows, variant="held_karp", n=22)
     out.append(("Held-Karp, n = 22: GPU against the numba serial Held-Karp, whole solve",
@@ -136,7 +144,7 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
                 f"{gtext}; {s2text}: {s2 / g:.0f}x"))
     out.append(("coalition structures, n = 22: the GPU's pruned DP against the unpruned serial DP "
                 "(the same run; pruning and GPU together)", f"{gtext}; {stext}: {s / g:.0f}x"))
-    recs = (exact, au_t, tsp_t, mf_t, dgs_t, co_t)
+    recs = (exact, au_t, tsp_t, tsp_l, mf_t, dgs_t, co_t)
     dates = sorted(_dates(*recs))
     when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
     heading = f"### At a glance (recorded on {_gpu_name(*recs)}, {when})"

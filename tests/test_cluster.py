@@ -266,3 +266,30 @@ def test_a_lost_worker_costs_nothing_but_time(client, tmp_path):
     _same_content(seq, rows)
     assert len(results.read(tmp_path / "o", "cpu").rows) == len(seq)
     json.dumps(results.read(tmp_path / "o", "cpu").meta)
+
+
+# ------------------------------------------------------------------- the recorded two-GPU runs
+
+def test_recorded_two_gpu_runs_and_their_goals():
+    """What notebook 06 prints from the two-H200 records: the sweep's speed-up with the same rows,
+    the coalition DP's at n = 29 (both goals met), the brute force's at n = 16 (missed, recorded
+    before the in-phase ranges) and n = 17 exact on two GPUs."""
+    from gpualgo import results
+    from gpualgo.coalitions import analysis as ca
+    from gpualgo.tsp import analysis as ta
+    cmp = bench.compare_sweeps(results.read("tsp", "sweep"), results.read("tsp", "two_gpus/sweep"))
+    assert cmp["same"] and cmp["rows"] == 96 and cmp["workers"] == 2 and cmp["goal"] == "met"
+    assert 1.8 <= cmp["speedup"] < 1.81
+    tsp_lines = ta.cluster_lines(results.read("tsp", "multigpu").rows)
+    assert tsp_lines[0].startswith("n = 16: 1 worker(s) 5.70 s (median of 3); 2 worker(s) 4.83 s (median of 3)")
+    assert tsp_lines[0].endswith("verified against Held-Karp; goal 1.8x on 2: missed]")
+    assert tsp_lines[1].startswith("n = 17: 2 worker(s) 40.58 s") and "verified" in tsp_lines[1]
+    co = ca.multigpu_lines(results.read("coalitions", "multigpu").rows)
+    assert "1.83x on 2 GPUs (the same partition and DP value" in co[1] and co[1].endswith("goal 1.6x: met)")
+    assert co[2].startswith("n = 31 on 2 GPU(s): 55.6 s, exact") and "9.0 GiB of tables on each GPU" in co[2]
+    assert co[3].startswith("the largest n the 2 GPUs hold: n = 34")
+    # an unmet speed-up is called missed
+    rows = [dict(n=9, workers=w, total_ms=t, verified=True, device="x") for w, t in ((1, 10.0), (2, 6.0))]
+    assert ta.cluster_lines(rows)[0].endswith("goal 1.8x on 2: missed]")
+    rows[1]["total_ms"] = 5.0
+    assert ta.cluster_lines(rows)[0].endswith("goal 1.8x on 2: met]")

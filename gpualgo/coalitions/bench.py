@@ -33,7 +33,7 @@ from ..bench import Case, Preset
 from ..result import Result
 from . import checks, values
 from . import gpu as co_gpu
-from .solve import VARIANTS, solve
+from .solve import VARIANTS, solve, table_need
 from .solve import check as check_solve
 
 __all__ = ["PRESETS", "GPU_VARIANTS"]
@@ -278,6 +278,7 @@ def _multigpu_cases(p):
             solve(_tiny(), variant="gpu_odp_multi", devices=top)
             v = _instance(n, dist, seed)
             row = _row(solve(v, variant="gpu_odp_multi", devices=top, force=True), n, dist, seed)
+            row["bytes_per_gpu"] = table_need(n, v.dtype, "gpu_odp_multi")[0]
             del v
             return [row]
         yield Case(f"gpu_odp_multi n={n} on {top} GPU(s)", big,
@@ -286,7 +287,6 @@ def _multigpu_cases(p):
     def capacity():
         from .. import guards
         from .gpu import device_ids
-        from .solve import table_need
         cp = gpu.require()
         ids = device_ids(top)
         free = []

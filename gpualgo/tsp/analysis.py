@@ -24,7 +24,7 @@ import statistics
 from typing import NamedTuple
 
 
-__all__ = ["best_rates", "rate_at", "halving_gains", "host_bound", "duration", "largest_gaps", "targets_report",
+__all__ = ["best_rates", "rate_at", "halving_gains", "largest_lines", "phase_lines", "LARGEST_GOAL_S", "CLUSTER_GOAL", "host_bound", "duration", "largest_gaps", "targets_report",
            "RATE_GOAL", "EXACT_GOAL_S", "HK_SPEEDUP_GOAL", "YEAR_S", "Step", "TUNING_STEPS", "TUNING_OPTIONS",
            "tuning_table", "tuning_lines", "cores_lines"]
 
@@ -33,6 +33,11 @@ __all__ = ["best_rates", "rate_at", "halving_gains", "host_bound", "duration", "
 RATE_GOAL = 2e10
 EXACT_GOAL_S = 120
 HK_SPEEDUP_GOAL = 50
+#: the goal of the ``largest`` preset: n = 17 (symmetric) exact by brute force on one GPU, in seconds
+LARGEST_GOAL_S = 60
+#: the goal of brute force across workers (the ``multigpu`` preset): at least this speed-up of the
+#: most workers over one, at every n measured on both
+CLUSTER_GOAL = 1.8
 #: seconds in a (Julian) year, for extrapolated run times
 YEAR_S = 365.25 * 86400
 
@@ -137,6 +142,41 @@ def largest_gaps(rows) -> dict:
     return worst
 
 
+def largest_lines(rows) -> list[str]:
+    """Sentences on the largest exact solves on one GPU (the ``largest`` preset): the brute
+    force's time and rate against :data:`LARGEST_GOAL_S`, and each GPU Held-Karp run with its
+    table's memory and the planted optimum it had to find."""
+    lines = []
+    for r in sorted(rows, key=lambda r: (r["variant"] != "gpu_shared_incremental", r["n"])):
+        s = float(r["total_ms"]) / 1e3
+        checked = "verified" if r.get("verified") else "NOT verified"
+        if r["variant"] == "gpu_shared_incremental":
+            met = "met" if s < LARGEST_GOAL_S else "missed"
+            lines.append(f"brute force, n = {r['n']}, each tour once: {s:.1f} s at {float(r['perms_per_s']):.3g} "
+                         f"orders/s, length {r['objective']} ({checked} against GPU Held-Karp); goal under "
+                         f"{LARGEST_GOAL_S} s: {met}")
+        else:
+            n = r["n"]
+            lines.append(f"GPU Held-Karp, n = {n}: {s:.2f} s, its table {int(r['table_bytes']) / 2**30:.1f} GiB "
+                         f"(2^{n - 1} x {n - 1} {r['cost_dtype']}); length {r['objective']}, the planted optimum "
+                         f"{r.get('planted_optimum')} ({checked})")
+    return lines
+
+
+def phase_lines(rows) -> list[str]:
+    """Sentences on the ``phase`` preset: for each range of chunks, version (c)'s rate with its
+    threads' ranges in phase and not, and the ratio."""
+    by: dict = {}
+    for r in rows:
+        by.setdefault((r["first_chunk"], r["end_chunk"]), {})[bool(r["phase"])] = float(r["perms_per_s"])
+    lines = []
+    for (lo, hi), rate in sorted(by.items(), key=lambda kv: (kv[0][1] - kv[0][0], kv[0][0])):
+        if True in rate and False in rate:
+            lines.append(f"chunks {lo}..{hi} ({hi - lo}): in phase {rate[True]:.3g} orders/s, out of phase "
+                         f"{rate[False]:.3g}: {rate[True] / rate[False]:.2f}x")
+    return lines
+
+
 def targets_report(rows) -> str:
     """The ``targets`` rows as a table, then one verdict per goal (met, missed, or not
     measured): the lowest brute-force rate against :data:`RATE_GOAL`, the exact run
@@ -186,7 +226,11 @@ def cluster_lines(rows) -> list[str]:
                 part += f" ({ms[1] / t:.2f}x one)"
             parts.append(part)
         checked = "verified against Held-Karp" if all(r.get("verified") for r in at) else "not verified"
-        lines.append(f"n = {n}: " + "; ".join(parts) + f" [{at[0]['device']}...; {checked}]")
+        goal = ""
+        if 1 in ms and len(ms) > 1:
+            top = max(ms)
+            goal = f"; goal {CLUSTER_GOAL}x on {top}: {'met' if ms[1] / ms[top] >= CLUSTER_GOAL else 'missed'}"
+        lines.append(f"n = {n}: " + "; ".join(parts) + f" [{at[0]['device']}...; {checked}{goal}]")
     return lines
 
 

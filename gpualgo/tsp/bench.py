@@ -13,6 +13,8 @@
   which are met).
 - ``largest``: the largest exact solves on one GPU: the brute force at n = 17 and GPU
   Held-Karp at n = 26..30, where its table (2^(n-1) x (n-1) entries) nears the GPU's memory.
+- ``phase``: version (c) over ranges of chunks of several lengths, with its threads' ranges
+  in phase (:func:`gpualgo.tsp.gpu.in_phase`) and not.
 - ``cpu``: the CPU versions only (numba brute force on one core and on all, numba Held-Karp, the peers): runs
   anywhere, for the notebook's same-run comparison.
 - ``tuning``: the report's tuning steps (Sec. 2.1 and 2.2) at n = 12, one choice changed at a
@@ -43,7 +45,7 @@ from .. import bench, gpu
 from ..timing import timed
 from ..bench import Case, Preset
 from . import checks, instances
-from .analysis import EXACT_GOAL_S, HK_SPEEDUP_GOAL, RATE_GOAL, TUNING_OPTIONS, TUNING_STEPS, _sci
+from .analysis import EXACT_GOAL_S, HK_SPEEDUP_GOAL, LARGEST_GOAL_S, RATE_GOAL, TUNING_OPTIONS, TUNING_STEPS, _sci
 from .solve import check as check_solve
 from .solve import solve
 
@@ -329,6 +331,42 @@ def _largest_cases(p):
             check_solve(n, "gpu_held_karp")
         yield Case(f"gpu_held_karp n={n}", held_karp, check)
 
+def _phase_cases(p):
+    """Version (c) over ranges of chunks of several lengths (n = ``n``, each tour once), its
+    threads' ranges in phase (:func:`gpualgo.tsp.gpu.in_phase`) and not: the first ``lengths``
+    chunks, then the whole enumeration. Each range gives the same best and rank both ways; the
+    whole one is verified against GPU Held-Karp."""
+    from .gpu import search_range
+    from .serial import prepare
+
+    def run():
+        _warm(["gpu_shared_incremental", "gpu_held_karp"])
+        inst = instances.random_euclidean(p["n"], seed=p["seed"])
+        prep = prepare(inst, True)
+        optimum = solve(inst, variant="gpu_held_karp").length
+        device = gpu.device_name()
+        rows = []
+        for lo, hi in [(0, min(c, prep.plan.n_chunks)) for c in p["lengths"]] + [(0, prep.plan.n_chunks)]:
+            found = {}
+            for phase in (True, False):
+                (best, rank), ms = timed(search_range, prep, "gpu_shared_incremental", lo, hi, phase=phase)
+                found[phase] = (best, rank)
+                orders = (hi - lo) * prep.plan.kfact
+                whole = (lo, hi) == (0, prep.plan.n_chunks)
+                if whole and best != optimum:
+                    raise RuntimeError(f"gpu_shared_incremental n={inst.n}: best {best}, Held-Karp {optimum}")
+                rows.append(dict(algorithm="tsp", n=inst.n, seed=p["seed"], variant="gpu_shared_incremental",
+                                 rep=0, total_ms=ms, prepare_ms=None, exec_ms=ms, kernel_ms=None, objective=best,
+                                 verified=True if whole else None, device=device, first_chunk=lo, end_chunk=hi,
+                                 chunks=hi - lo, phase=phase, permutations=orders, perms_per_s=orders / ms * 1e3,
+                                 cost_dtype=str(prep.W.dtype)))
+            if found[True] != found[False]:
+                raise RuntimeError(f"chunks {lo}..{hi}: in phase {found[True]}, out of phase {found[False]}")
+        return rows
+    yield Case(f"ranges of chunks, n={p['n']}", run, _check_euclidean(
+        p["n"], ("gpu_held_karp", {}), ("gpu_shared_incremental", dict(force=True))))
+
+
 # ---------------------------------------------------------------------- on several workers
 
 def _cluster_cases(p):
@@ -399,9 +437,15 @@ PRESETS = {
     "largest": Preset(
         description="the largest exact solves on one GPU: brute force n = 17 (symmetric), GPU Held-Karp "
                     "n = 26, 28 and 30 on planted instances (optimum known), with the table's memory",
-        params=dict(bf_n=17, bf_goal_s=60, hk_sizes=[26, 28, 30], seed=7),
+        params=dict(bf_n=17, bf_goal_s=LARGEST_GOAL_S, hk_sizes=[26, 28, 30], seed=7),
         cases=_largest_cases, needs_gpu=True, seeds=[7],
         quick=dict(bf_n=8, hk_sizes=[7, 9])),
+    "phase": Preset(
+        description="version (c) over the first 1 to 26 chunks and all 105 at n = 16 (each tour once), its "
+                    "threads' ranges in phase and not: orders/s of each",
+        params=dict(n=16, lengths=[1, 7, 13, 17, 22, 26], seed=4),
+        cases=_phase_cases, needs_gpu=True, seeds=[4],
+        quick=dict(n=9, lengths=[1, 3])),
     "multigpu": Preset(
         description="brute force across GPUs: n = 16 on 1 and 2 GPUs (one Dask worker each), n = 17 on all",
         params=dict(sizes=[16], exact_n=17, workers=[1, 2], variant="gpu_shared_incremental", reps=3, seed=4),

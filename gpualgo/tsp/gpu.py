@@ -193,11 +193,12 @@ def _prepare_bruteforce(instance, symmetric, max_free, block):
     return prepare(inst, symmetric, max_free), block, t0
 
 
-def _device_search(prep, variant, block, c_lo: int = 0, c_hi: int | None = None, flags=()):
+def _device_search(prep, variant, block, c_lo: int = 0, c_hi: int | None = None, flags=(), phase: bool = True):
     """Versions (b) and (c) over the chunks ``c_lo .. c_hi - 1`` of the plan, on the current
     device: the orders built there, the minimum reduced there (``flags``: the tuning steps'
-    defines). Returns (best weighted length, global rank of the first best order, the time the
-    uploads were done (perf_counter), the launches' stats)."""
+    defines; ``phase=False``: version (c)'s ranges not rounded to start in phase, how it ran
+    before :func:`in_phase`). Returns (best weighted length, global rank of the first best order,
+    the time the uploads were done (perf_counter), the launches' stats)."""
     cp = gpu.require()
     W, plan, n = prep.W, prep.plan, prep.n
     mod = _module(W.dtype, flags)
@@ -217,7 +218,8 @@ def _device_search(prep, variant, block, c_lo: int = 0, c_hi: int | None = None,
     launches = _launches(plan, c_lo, c_hi)
     for c0, cc in launches:
         total = cc * kfact
-        grid, per_thread = launch_config(kern, block, total, MIN_PER_THREAD if contiguous else 1, phase=plan.k)
+        grid, per_thread = launch_config(kern, block, total, MIN_PER_THREAD if contiguous else 1,
+                                         phase=plan.k if phase else 0)
         extra = (np.int64(per_thread),) if contiguous else ()
         grid_max = max(grid_max, grid)
         bc = cp.empty(grid, dtype=W.dtype)
@@ -250,14 +252,17 @@ def _device_bruteforce(instance, symmetric, max_free, block, variant, flags=(), 
     return make_result(prep, variant, best, tour, stats, t0)
 
 
-def search_range(prep, variant: str, c_lo: int, c_hi: int, block: int = 256):
+def search_range(prep, variant: str, c_lo: int, c_hi: int, block: int = 256, phase: bool = True):
     """The GPU brute force (``gpu_unrank`` or ``gpu_shared_incremental``) over the chunks
     ``c_lo .. c_hi - 1`` of ``prep.plan``, on the current device: ``(best weighted length,
     global rank of the first best order)``, the rank in the plan's enumeration order. The
-    pieces of a search split across GPUs (:func:`gpualgo.tsp.distributed.solve_on_cluster`)."""
+    pieces of a search split across GPUs (:func:`gpualgo.tsp.distributed.solve_on_cluster`).
+    ``phase=False`` leaves version (c)'s ranges as they were before :func:`in_phase` (to
+    measure what that costs)."""
     if variant not in ("gpu_unrank", "gpu_shared_incremental"):
         raise ValueError(f"a range of chunks is searched by gpu_unrank or gpu_shared_incremental, got {variant!r}")
-    best, best_rank, _, _ = _device_search(prep, variant, guards.threads(block), c_lo, c_hi)
+    guards.one_of(phase, "phase", (True, False))
+    best, best_rank, _, _ = _device_search(prep, variant, guards.threads(block), c_lo, c_hi, phase=phase)
     return best, best_rank
 
 

@@ -4,6 +4,7 @@ import pytest
 
 from gpualgo import findings as F
 from gpualgo import nbtools
+from gpualgo.tsp import analysis
 from gpualgo.tsp import findings as tf
 
 A, B, C, S = tf.A, tf.B, tf.C, tf.SERIAL
@@ -273,3 +274,15 @@ def test_the_cpu_spread_against_the_gpu_spread_both_ways():
     assert v.verdict == F.CAVEAT and "3 runs each" in v.measured and "20 runs each" in v.measured
     assert verdict(f, {"tsp/report": gpu_rows, "tsp/cpu_cores": rows("cpu_prange", 0.01, 3)}).verdict == F.FAILS
     assert verdict(f, {"tsp/report": gpu_rows}).verdict == F.UNTESTABLE
+
+
+def test_largest_and_phase_lines():
+    from gpualgo import results
+    lines = analysis.largest_lines(results.read("tsp", "largest").rows)
+    assert lines[0].startswith("brute force, n = 17") and "(verified against GPU Held-Karp)" in lines[0]
+    assert lines[0].endswith("goal under 60 s: missed")       # 76.5 s recorded on an H100
+    assert len(lines) == 4 and all("the planted optimum" in ln and "(verified)" in ln for ln in lines[1:])
+    assert "n = 30" in lines[-1] and "58.0 GiB" in lines[-1]
+    rows = [dict(first_chunk=0, end_chunk=13, phase=p, perms_per_s=r) for p, r in ((True, 1.2e11), (False, 6e10))]
+    rows.append(dict(first_chunk=0, end_chunk=1, phase=True, perms_per_s=1e11))      # no pair: no line
+    assert analysis.phase_lines(rows) == ["chunks 0..13 (13): in phase 1.2e+11 orders/s, out of phase 6e+10: 2.00x"]
