@@ -283,6 +283,10 @@ def test_largest_and_phase_lines():
     assert lines[0].endswith("goal under 60 s: missed")       # 76.5 s recorded on an H100
     assert len(lines) == 4 and all("the planted optimum" in ln and "(verified)" in ln for ln in lines[1:])
     assert "n = 30" in lines[-1] and "58.0 GiB" in lines[-1]
+    recorded = analysis.phase_lines(results.read("tsp", "phase").rows)     # H100, n = 16, each tour once
+    assert len(recorded) == 7 and recorded[0].startswith("chunks 0..1 (1): in phase 1.26e+11 orders/s")
+    assert recorded[2].startswith("chunks 0..13 (13)") and recorded[2].endswith("2.25x")
+    assert recorded[-1].startswith("chunks 0..105 (105)") and recorded[-1].endswith("1.35x")
     rows = [dict(first_chunk=0, end_chunk=13, phase=p, perms_per_s=r) for p, r in ((True, 1.2e11), (False, 6e10))]
     rows.append(dict(first_chunk=0, end_chunk=1, phase=True, perms_per_s=1e11))      # no pair: no line
     assert analysis.phase_lines(rows) == ["chunks 0..13 (13): in phase 1.2e+11 orders/s, out of phase 6e+10: 2.00x"]
