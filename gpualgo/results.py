@@ -156,7 +156,7 @@ class Recorded:
     path: pathlib.Path | None = None
 
     def source(self) -> str:
-        """One line: which device recorded these rows, when, and with which command."""
+        """One line: which device recorded these rows, when, at which commit, and with which command."""
         dev = self.meta.get("device", {})
         where = dev.get("gpu") or "a machine without GPU"
         extra = []
@@ -178,7 +178,9 @@ class Recorded:
             how = f"in {len(parts)} runs, by " + " and ".join(f"`{q.get('command', '?')}`" for q in parts)
         else:
             how = f"by `{self.meta.get('command', '?')}`"
-        return f"recorded on {where}{detail} on {date} {how} [{self.path}]"
+        commit = str((self.meta.get("code") or {}).get("commit") or "")[:7]
+        at = f" at commit {commit}" if commit else ""
+        return f"recorded on {where}{detail} on {date}{at} {how} [{self.path}]"
 
 
 def read(where, name: str) -> Recorded:

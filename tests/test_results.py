@@ -18,6 +18,8 @@ def test_write_then_read_round_trip(tmp_path):
     assert {"date", "device", "packages", "command", "host"} <= set(meta)
     assert meta["packages"]["numpy"]
     assert "recorded on" in rec.source() and meta["date"][:10] in rec.source()
+    commit = (meta.get("code") or {}).get("commit")
+    assert (f"at commit {commit[:7]} " in rec.source()) if commit else "at commit" not in rec.source()
 
 
 def test_source_names_the_gpu(tmp_path):
