@@ -14,7 +14,7 @@ matrix). An instance without any feasible tour gives a result with ``feasible=Fa
 
 from .checks import check_tour, is_feasible, tour_length
 from .enumeration import count_tours, make_plan
-from .instances import (MAX_DISTANCE, NO_EDGE, TSPInstance, as_instance, random_asymmetric,
+from .instances import (MAX_DISTANCE, NO_EDGE, TSPInstance, as_instance, planted_optimum, random_asymmetric,
                         random_euclidean, random_graph, validate_matrix)
 from .result import TSPResult, make_result
 from .distributed import solve_on_cluster
@@ -24,7 +24,7 @@ from .tsplib import TSPLIBError, coord_distances, read_tsplib, write_tsplib
 __all__ = [
     "solve", "solve_on_cluster", "VARIANTS", "TSPResult", "make_result", "estimate_seconds", "estimate_work",
     "TSPInstance", "NO_EDGE", "MAX_DISTANCE", "as_instance", "validate_matrix",
-    "random_euclidean", "random_graph", "random_asymmetric",
+    "random_euclidean", "random_graph", "random_asymmetric", "planted_optimum",
     "read_tsplib", "write_tsplib", "TSPLIBError", "coord_distances",
     "check_tour", "tour_length", "is_feasible", "count_tours", "make_plan",
 ]

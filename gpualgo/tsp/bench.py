@@ -289,22 +289,10 @@ def _targets_cases(p):
         p["hk_n"], ("gpu_held_karp", {}), ("held_karp", dict(force=True))))
 
 
-def planted_instance(n: int, seed: int):
-    """n cities whose optimum is known by construction: every edge weighs 2..100 but those of
-    one random Hamiltonian cycle, which weigh 1, so that cycle (length n) is the one optimum.
-    The check of an exact solve where no other exact algorithm can run (Held-Karp at n = 28)."""
-    inst = instances.random_graph(n, density=1.0, seed=seed, low=2, high=100)
-    d = inst.dist.copy()
-    order = np.random.default_rng([seed, n]).permutation(n)
-    d[order, np.roll(order, -1)] = 1
-    d[np.roll(order, -1), order] = 1
-    return instances.TSPInstance(dist=d, name=f"planted{n}_s{seed}", meta=dict(inst.meta, planted_optimum=n))
-
-
 def _largest_cases(p):
     """The largest exact solves on one GPU: the brute force at ``bf_n`` (symmetric, checked
     against GPU Held-Karp), then GPU Held-Karp at each of ``hk_sizes`` on a planted instance
-    (:func:`planted_instance`: its length must be n), with the table's memory."""
+    (:func:`gpualgo.tsp.instances.planted_optimum`: its length must be n), with the table's memory."""
     seed = p["seed"]
 
     def brute():
@@ -320,7 +308,7 @@ def _largest_cases(p):
     for n in p["hk_sizes"]:
         def held_karp(n=n):
             _warm(["gpu_held_karp"])
-            inst = planted_instance(n, seed)
+            inst = instances.planted_optimum(n, seed)
             r = solve(inst, variant="gpu_held_karp")
             row = _row(r, inst, n, seed=seed, planted_optimum=n)     # verified: the planted length
             row["table_bytes"] = int(r.stats["table_bytes"])

@@ -280,6 +280,28 @@ def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: in
                                  plant_tour=plant_tour))
 
 
+def planted_optimum(n: int, seed=None, force: bool = False) -> TSPInstance:
+    """n >= 3 cities whose optimum is known by construction: every road weighs 2..100 but those
+    of one random tour, which weigh 1, so that tour (length n) is the one optimum. A check for
+    an exact solver where no other exact method can run (Held-Karp at n = 30) or a student's
+    own solver; ``meta["planted_optimum"]`` is n.
+
+    >>> inst = planted_optimum(8, seed=1)
+    >>> from gpualgo.tsp import solve
+    >>> solve(inst, variant="held_karp").length == inst.meta["planted_optimum"] == 8
+    True
+    """
+    n = _check_n(n)
+    if n < 3:
+        raise ValueError(f"a planted optimum needs n >= 3 cities (a tour of n roads of weight 1), got n={n}")
+    inst = random_graph(n, density=1.0, seed=seed, low=2, high=100, force=force)
+    d = inst.dist.copy()
+    order = np.random.default_rng(None if seed is None else [seed, n]).permutation(n)
+    d[order, np.roll(order, -1)] = 1
+    d[np.roll(order, -1), order] = 1
+    return TSPInstance(dist=d, name=f"planted{n}_s{seed}", meta=dict(inst.meta, planted_optimum=n))
+
+
 def check_random_asymmetric(n: int, low: int = 1, high: int = 1000, force: bool = False) -> tuple[int, int, int]:
     """The refusals of :func:`random_asymmetric` with these parameters, without drawing anything
     (``force=True`` insists on the memory). Returns ``(n, low, high)`` as ints."""

@@ -30,17 +30,19 @@ def test_planted_tour_is_feasible(rng):
         assert tsp.solve(g, variant="held_karp").feasible
 
 
-def test_planted_instance_has_its_optimum(rng):
+def test_planted_optimum_is_the_optimum(rng):
     """The check of GPU Held-Karp at n = 28 and 30 (``tsp/largest``): the planted cycle of
     weight-1 edges is the optimum, as brute force and Held-Karp find on fresh seeds."""
-    from gpualgo.tsp.bench import planted_instance
     for n in (3, 5, 8, 10):
-        inst = planted_instance(n, seed=int(rng.integers(2**31)))
+        inst = tsp.planted_optimum(n, seed=int(rng.integers(2**31)))
         assert inst.symmetric and not inst.has_missing and inst.meta["planted_optimum"] == n
         for variant in ("serial_bruteforce", "held_karp"):
             r = tsp.solve(inst, variant=variant)
             assert r.length == n
             assert all(inst.dist[a, b] == 1 for a, b in zip(r.tour, np.roll(r.tour, -1)))
+    for bad in (2, 0, -1, 2.5):
+        with pytest.raises(ValueError):
+            tsp.planted_optimum(bad)
 
 
 @pytest.mark.parametrize("bad, match", [
