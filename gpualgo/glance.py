@@ -16,6 +16,7 @@ import statistics
 import sys
 
 from . import results
+from .guards import gib
 
 __all__ = ["rows", "table", "readme_path", "write_readme", "START", "END"]
 
@@ -107,7 +108,7 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
                 f"{t17 / 1000:.1f} s ({_runs(range(k17))})"))
     top = max((r for r in tsp_l.rows if r["variant"] == "gpu_held_karp"), key=lambda r: r["n"])
     out.append((f"GPU Held-Karp, n = {top['n']}, exact (an instance whose optimum is known), whole solve",
-                f"{_ms(float(top['total_ms']))} (1 run); its table {int(top['table_bytes']) / 2**30:.1f} GiB"))
+                f"{_ms(float(top['total_ms']))} (1 run); its table {gib(int(top['table_bytes']))}"))
     hk = [float(r["total_ms"]) for r in tsp_t.rows if r["variant"] == "gpu_held_karp" and r["n"] == 22]
     ser, kser = _median(tsp_t.rows, variant="held_karp", n=22)
     out.append(("Held-Karp, n = 22: GPU against the numba serial Held-Karp, whole solve",

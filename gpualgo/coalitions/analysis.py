@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import statistics
 
+from ..guards import gib
 from .gpu import PHASES
-from .solve import VARIANTS, total_splits
+from .solve import VARIANTS, table_need, total_splits
 
 __all__ = ["REPORT", "LABELS", "L2_BYTES", "num", "median_ms", "largest_n", "speedups_over_serial",
            "shared_splits_gain", "seconds_at", "headline", "speedup_parts", "against_report", "speedups_by_n",
@@ -411,7 +412,6 @@ def multigpu_lines(rows) -> list[str]:
     """Sentences on the DP on several GPUs (the ``multigpu`` preset): the speed-up of each
     GPU count over the fewest at each n, whether the answers agree, the runs on the most GPUs
     alone, and the largest n the GPUs hold (computed from their memory, not run)."""
-    from ..guards import gib
     lines = []
     runs = [r for r in rows if r.get("measured") is not False]
     for n in sorted({r["n"] for r in runs}):
@@ -427,7 +427,6 @@ def multigpu_lines(rows) -> list[str]:
                          f" merging the tables took {at[-1].get('exchange_ms', 0) / 1e3:.2f} s{goal})")
         else:
             r = at[0]
-            from .solve import table_need
             need = r.get("bytes_per_gpu") or table_need(n, r.get("dtype") or "float32", "gpu_odp_multi")[0]
             lines.append(f"n = {n} on {r['devices']} GPU(s): {r['total_ms'] / 1e3:.1f} s, exact (the partition's "
                          f"value equals the DP's); {gib(need)} of tables on each GPU (what the code allocates)")

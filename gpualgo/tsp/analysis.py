@@ -23,6 +23,8 @@ from __future__ import annotations
 import statistics
 from typing import NamedTuple
 
+from ..guards import gib
+
 
 __all__ = ["best_rates", "rate_at", "halving_gains", "largest_lines", "phase_lines", "LARGEST_GOAL_S", "CLUSTER_GOAL", "host_bound", "duration", "largest_gaps", "targets_report",
            "RATE_GOAL", "EXACT_GOAL_S", "HK_SPEEDUP_GOAL", "YEAR_S", "Step", "TUNING_STEPS", "TUNING_OPTIONS",
@@ -157,7 +159,7 @@ def largest_lines(rows) -> list[str]:
                          f"{LARGEST_GOAL_S} s: {met}")
         else:
             n = r["n"]
-            lines.append(f"GPU Held-Karp, n = {n}: {s:.2f} s, its table {int(r['table_bytes']) / 2**30:.1f} GiB "
+            lines.append(f"GPU Held-Karp, n = {n}: {s:.2f} s, its table {gib(int(r['table_bytes']))} "
                          f"(2^{n - 1} x {n - 1} {r['cost_dtype']}); length {r['objective']}, the planted optimum "
                          f"{r.get('planted_optimum')} ({checked})")
     return lines

@@ -315,9 +315,10 @@ def _largest_cases(p):
             return [row]
 
         def check(n=n):
-            instances.check_random_graph(n, density=1.0, low=2, high=100)
+            instances.check_planted_optimum(n)
             check_solve(n, "gpu_held_karp")
         yield Case(f"gpu_held_karp n={n}", held_karp, check)
+
 
 def _phase_cases(p):
     """Version (c) over ranges of chunks of several lengths (n = ``n``, each tour once), its

@@ -98,13 +98,12 @@ def _search(item) -> dict:
                 chunks=(c_lo, c_hi), worker=cluster.worker_address(), **cluster.where())
 
 
-def _warm_here(variant: str, block: int) -> str:
+def _warm_here(variant: str, block: int) -> None:
     """A tiny search with ``variant`` in the calling process: compiles (numba or NVRTC) and
     loads what a task needs, and, on a GPU worker, creates its CUDA context."""
     from .instances import random_euclidean
     prep = prepare(random_euclidean(8, seed=0), True, refine(8, True, 2))
     _search((prep, 0, prep.plan.n_chunks, variant, block))
-    return cluster.where()["worker_host"]
 
 
 def warm(client, variant: str = "serial_bruteforce", block: int = 256) -> int:

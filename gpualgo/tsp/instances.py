@@ -280,6 +280,20 @@ def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: in
                                  plant_tour=plant_tour))
 
 
+#: the weights of :func:`planted_optimum`: 1 on the planted tour, these on every other road
+PLANTED_WEIGHTS = (2, 100)
+
+
+def check_planted_optimum(n: int, force: bool = False) -> int:
+    """The refusals of :func:`planted_optimum` (n >= 3 cities, and those of a complete
+    :func:`random_graph` of n cities), without drawing anything. Returns n as an int."""
+    n = _check_n(n)
+    if n < 3:
+        raise ValueError(f"a planted optimum needs n >= 3 cities (a tour of n roads of weight 1), got n={n}")
+    check_random_graph(n, density=1.0, low=PLANTED_WEIGHTS[0], high=PLANTED_WEIGHTS[1], force=force)
+    return n
+
+
 def planted_optimum(n: int, seed=None, force: bool = False) -> TSPInstance:
     """n >= 3 cities whose optimum is known by construction: every road weighs 2..100 but those
     of one random tour, which weigh 1, so that tour (length n) is the one optimum. A check for
@@ -291,10 +305,8 @@ def planted_optimum(n: int, seed=None, force: bool = False) -> TSPInstance:
     >>> solve(inst, variant="held_karp").length == inst.meta["planted_optimum"] == 8
     True
     """
-    n = _check_n(n)
-    if n < 3:
-        raise ValueError(f"a planted optimum needs n >= 3 cities (a tour of n roads of weight 1), got n={n}")
-    inst = random_graph(n, density=1.0, seed=seed, low=2, high=100, force=force)
+    n = check_planted_optimum(n, force)
+    inst = random_graph(n, density=1.0, seed=seed, low=PLANTED_WEIGHTS[0], high=PLANTED_WEIGHTS[1], force=force)
     d = inst.dist.copy()
     order = np.random.default_rng(None if seed is None else [seed, n]).permutation(n)
     d[order, np.roll(order, -1)] = 1
