@@ -17,8 +17,8 @@
 //  * The report's tuning steps are options of the versions, compiled in by flags the host
 //    defines to 1 only when a run asks for them (gpu.py, TUNING_DEFINES); at 0 each kernel is
 //    the version as it is recorded: A_INT32_ORDERS, A_CITY_MAJOR, A_SHARED_MATRIX (version (a),
-//    tour_cost_tuned_kernel and tour_best_kernel), B_SHARED_MATRIX (b), C_GLOBAL_MATRIX and
-//    C_FULL_COST (c).
+//    tour_cost_tuned_kernel and tour_best_kernel), B_SHARED_MATRIX (b), C_GLOBAL_MATRIX,
+//    C_FULL_COST and C_STEP_SUFFIX (c).
 #include "common.cuh"
 
 #ifdef COST_INT64
@@ -52,6 +52,9 @@
 #endif
 #ifndef C_FULL_COST
 #define C_FULL_COST 0    // (c): every order's cost added up from its start, not incrementally
+#endif
+#ifndef C_STEP_SUFFIX
+#define C_STEP_SUFFIX 0  // (c): the last 4 cities stepped like the others, not in registers
 #endif
 
 template <class T> struct CostLimit;
@@ -284,11 +287,26 @@ extern "C" __global__ void unrank_kernel(const COST_T* __restrict__ W, int n,
 // Version (c), shared incremental: shared matrix, contiguous ranges, incremental costs
 // ------------------------------------------------------------------------------------
 
+// The 24 orders of the last four cities s0 < s1 < s2 < s3 (after city x, before the target),
+// in lexicographic order: q, then the positions of the four.  Each order's cost is four
+// sums of edge costs held in registers; ties keep the first, as the serial version does.
+#define SUFFIX_ORDERS(ORD)                                                                    \
+    ORD(0, 0, 1, 2, 3) ORD(1, 0, 1, 3, 2) ORD(2, 0, 2, 1, 3) ORD(3, 0, 2, 3, 1)              \
+    ORD(4, 0, 3, 1, 2) ORD(5, 0, 3, 2, 1) ORD(6, 1, 0, 2, 3) ORD(7, 1, 0, 3, 2)              \
+    ORD(8, 1, 2, 0, 3) ORD(9, 1, 2, 3, 0) ORD(10, 1, 3, 0, 2) ORD(11, 1, 3, 2, 0)            \
+    ORD(12, 2, 0, 1, 3) ORD(13, 2, 0, 3, 1) ORD(14, 2, 1, 0, 3) ORD(15, 2, 1, 3, 0)          \
+    ORD(16, 2, 3, 0, 1) ORD(17, 2, 3, 1, 0) ORD(18, 3, 0, 1, 2) ORD(19, 3, 0, 2, 1)          \
+    ORD(20, 3, 1, 0, 2) ORD(21, 3, 1, 2, 0) ORD(22, 3, 2, 0, 1) ORD(23, 3, 2, 1, 0)
+#define SUFFIX_SPAN 24
+
 // The matrix sits in shared memory (loaded once per block); each thread unranks only the
 // first order of its contiguous range and then steps with next_permutation.  A step changes
 // only a suffix of the order (on average fewer than 3 positions), so the thread keeps the
 // cost of every prefix and re-adds only the changed suffix.  Ranges may run across chunk
-// boundaries.
+// boundaries.  Where a thread's range is made of whole blocks of 4! orders (the host's
+// ranges in phase, and k > 4), the last four cities are not stepped at all: the thread
+// loads the 20 edge costs among them, the city before them and the target into registers
+// once, scores their 24 orders from those, then steps the cities before them.
 extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ W, int n,
                                                      const unsigned char* __restrict__ prefix,
                                                      int F, const int* __restrict__ last,
@@ -323,7 +341,60 @@ extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ 
             p[t] = (unsigned char)city;
         }
         int i = 0;  // first position whose prefix cost is stale
-        for (;;) {
+#if C_STEP_SUFFIX || C_FULL_COST
+        const bool in_registers = false;
+#else
+        const bool in_registers = k > 4 && per_thread % SUFFIX_SPAN == 0;
+#endif
+        while (in_registers) {   // blocks of 24 orders: p[h..k-1] ascending at each block's start
+            const int h = k - 4;
+            COST_T acc = i == 0 ? base + M[anchor * n + p[0]] : pc[i - 1] + M[p[i - 1] * n + p[i]];
+            pc[i] = acc;
+            for (int t = i + 1; t < h; ++t) {
+                acc += M[p[t - 1] * n + p[t]];
+                pc[t] = acc;
+            }
+            const int x = p[h - 1], c0 = p[h], c1 = p[h + 1], c2 = p[h + 2], c3 = p[h + 3];
+            const COST_T a0 = M[x * n + c0], a1 = M[x * n + c1], a2 = M[x * n + c2], a3 = M[x * n + c3];
+            const COST_T e01 = M[c0 * n + c1], e02 = M[c0 * n + c2], e03 = M[c0 * n + c3];
+            const COST_T e10 = M[c1 * n + c0], e12 = M[c1 * n + c2], e13 = M[c1 * n + c3];
+            const COST_T e20 = M[c2 * n + c0], e21 = M[c2 * n + c1], e23 = M[c2 * n + c3];
+            const COST_T e30 = M[c3 * n + c0], e31 = M[c3 * n + c1], e32 = M[c3 * n + c2];
+            const COST_T z0 = M[c0 * n + target] + tail, z1 = M[c1 * n + target] + tail;
+            const COST_T z2 = M[c2 * n + target] + tail, z3 = M[c3 * n + target] + tail;
+#define SUFFIX_ORDER(q, A, B, C, D)                                                            \
+            {                                                                                  \
+                const COST_T cost = acc + a##A + e##A##B + e##B##C + e##C##D + z##D;           \
+                if (cost < best) { best = cost; best_g = g + q; }                              \
+            }
+            SUFFIX_ORDERS(SUFFIX_ORDER)
+#undef SUFFIX_ORDER
+            g += SUFFIX_SPAN;
+            if (g >= end) break;
+            // the block's last order has p[h..k-1] descending: step from there
+            p[h] = (unsigned char)c3; p[h + 1] = (unsigned char)c2;
+            p[h + 2] = (unsigned char)c1; p[h + 3] = (unsigned char)c0;
+            i = h - 1;
+            while (i >= 0 && p[i] > p[i + 1]) --i;
+            if (i < 0) {
+                ++c;
+                free = chunk_setup(M, n, prefix, F, last, f, chunk0 + c, anchor, base, target, tail);
+                for (int t = 0; t < k; ++t) {
+                    int city = __ffs(free) - 1;
+                    free &= free - 1u;
+                    p[t] = (unsigned char)city;
+                }
+                i = 0;
+                continue;
+            }
+            int j = k - 1;
+            while (p[j] < p[i]) --j;
+            unsigned char tmp = p[i]; p[i] = p[j]; p[j] = tmp;
+            for (int lo = i + 1, hi = k - 1; lo < hi; ++lo, --hi) {
+                tmp = p[lo]; p[lo] = p[hi]; p[hi] = tmp;
+            }
+        }
+        for (; !in_registers;) {
             COST_T acc = i == 0 ? base + M[anchor * n + p[0]]
                                 : pc[i - 1] + M[p[i - 1] * n + p[i]];
             pc[i] = acc;

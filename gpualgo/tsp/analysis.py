@@ -166,16 +166,28 @@ def largest_lines(rows) -> list[str]:
 
 
 def phase_lines(rows) -> list[str]:
-    """Sentences on the ``phase`` preset: for each range of chunks, version (c)'s rate with its
-    threads' ranges in phase and not, and the ratio."""
+    """Sentences on the ``phase`` preset: for each range of chunks, version (c)'s rate as built
+    (ranges in phase, the last four cities in registers), with the last four stepped, and with
+    those steps out of phase, and what each change gives. Rows without ``suffix`` (recorded
+    before the registers) stepped every city."""
     by: dict = {}
     for r in rows:
-        by.setdefault((r["first_chunk"], r["end_chunk"]), {})[bool(r["phase"])] = float(r["perms_per_s"])
+        key = (bool(r["phase"]), r.get("suffix") or "steps")
+        by.setdefault((r["first_chunk"], r["end_chunk"]), {})[key] = float(r["perms_per_s"])
     lines = []
     for (lo, hi), rate in sorted(by.items(), key=lambda kv: (kv[0][1] - kv[0][0], kv[0][0])):
-        if True in rate and False in rate:
-            lines.append(f"chunks {lo}..{hi} ({hi - lo}): in phase {rate[True]:.3g} orders/s, out of phase "
-                         f"{rate[False]:.3g}: {rate[True] / rate[False]:.2f}x")
+        built, stepped, out = rate.get((True, "registers")), rate.get((True, "steps")), rate.get((False, "steps"))
+        if stepped is None or (built is None and out is None):
+            continue
+        parts, gains = [], []
+        if built is not None:
+            parts.append(f"as built {built:.3g} orders/s")
+            gains.append(f"registers {built / stepped:.2f}x")
+        parts.append(f"last four stepped {stepped:.3g}")
+        if out is not None:
+            parts.append(f"stepped out of phase {out:.3g}")
+            gains.append(f"phase {stepped / out:.2f}x")
+        lines.append(f"chunks {lo}..{hi} ({hi - lo}): " + ", ".join(parts) + ": " + ", ".join(gains))
     return lines
 
 

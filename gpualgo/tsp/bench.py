@@ -13,8 +13,9 @@
   which are met).
 - ``largest``: the largest exact solves on one GPU: the brute force at n = 17 and GPU
   Held-Karp at n = 26..30, where its table (2^(n-1) x (n-1) entries) nears the GPU's memory.
-- ``phase``: version (c) over ranges of chunks of several lengths, with its threads' ranges
-  in phase (:func:`gpualgo.tsp.gpu.in_phase`) and not.
+- ``phase``: version (c) over ranges of chunks of several lengths: as built, with its last
+  four cities stepped instead of scored from registers, and with its threads' ranges out of
+  phase as well (:func:`gpualgo.tsp.gpu.in_phase`).
 - ``cpu``: the CPU versions only (numba brute force on one core and on all, numba Held-Karp, the peers): runs
   anywhere, for the notebook's same-run comparison.
 - ``tuning``: the report's tuning steps (Sec. 2.1 and 2.2) at n = 12, one choice changed at a
@@ -321,10 +322,12 @@ def _largest_cases(p):
 
 
 def _phase_cases(p):
-    """Version (c) over ranges of chunks of several lengths (n = ``n``, each tour once), its
-    threads' ranges in phase (:func:`gpualgo.tsp.gpu.in_phase`) and not: the first ``lengths``
-    chunks, then the whole enumeration. Each range gives the same best and rank both ways; the
-    whole one is verified against GPU Held-Karp."""
+    """Version (c) over ranges of chunks of several lengths (n = ``n``, each tour once): as
+    built (its threads' ranges in phase, :func:`gpualgo.tsp.gpu.in_phase`, and the last four
+    cities in registers), with the last four stepped (``suffix="steps"``), and with those
+    steps out of phase as well (how (c) first ran): the first ``lengths`` chunks, then the
+    whole enumeration. Each range gives the same best and rank all three ways; the whole one is
+    verified against GPU Held-Karp."""
     from .gpu import search_range
     from .serial import prepare
 
@@ -337,9 +340,10 @@ def _phase_cases(p):
         rows = []
         for lo, hi in [(0, min(c, prep.plan.n_chunks)) for c in p["lengths"]] + [(0, prep.plan.n_chunks)]:
             found = {}
-            for phase in (True, False):
-                (best, rank), ms = timed(search_range, prep, "gpu_shared_incremental", lo, hi, phase=phase)
-                found[phase] = (best, rank)
+            for phase, suffix in ((True, "registers"), (True, "steps"), (False, "steps")):
+                (best, rank), ms = timed(search_range, prep, "gpu_shared_incremental", lo, hi, phase=phase,
+                                         suffix=suffix)
+                found[phase, suffix] = (best, rank)
                 orders = (hi - lo) * prep.plan.kfact
                 whole = (lo, hi) == (0, prep.plan.n_chunks)
                 if whole and best != optimum:
@@ -347,10 +351,10 @@ def _phase_cases(p):
                 rows.append(dict(algorithm="tsp", n=inst.n, seed=p["seed"], variant="gpu_shared_incremental",
                                  rep=0, total_ms=ms, prepare_ms=None, exec_ms=ms, kernel_ms=None, objective=best,
                                  verified=True if whole else None, device=device, first_chunk=lo, end_chunk=hi,
-                                 chunks=hi - lo, phase=phase, permutations=orders, perms_per_s=orders / ms * 1e3,
-                                 cost_dtype=str(prep.W.dtype)))
-            if found[True] != found[False]:
-                raise RuntimeError(f"chunks {lo}..{hi}: in phase {found[True]}, out of phase {found[False]}")
+                                 chunks=hi - lo, phase=phase, suffix=suffix, permutations=orders,
+                                 perms_per_s=orders / ms * 1e3, cost_dtype=str(prep.W.dtype)))
+            if len(set(found.values())) != 1:
+                raise RuntimeError(f"chunks {lo}..{hi}: the (best, rank) differ: {found}")
         return rows
     yield Case(f"ranges of chunks, n={p['n']}", run, _check_euclidean(
         p["n"], ("gpu_held_karp", {}), ("gpu_shared_incremental", dict(force=True))))
@@ -430,8 +434,8 @@ PRESETS = {
         cases=_largest_cases, needs_gpu=True, seeds=[7],
         quick=dict(bf_n=8, hk_sizes=[7, 9])),
     "phase": Preset(
-        description="version (c) over the first 1 to 26 chunks and all 105 at n = 16 (each tour once), its "
-                    "threads' ranges in phase and not: orders/s of each",
+        description="version (c) over the first 1 to 26 chunks and all 105 at n = 16 (each tour once): as "
+                    "built, with its last four cities stepped, and stepped out of phase: orders/s of each",
         params=dict(n=16, lengths=[1, 7, 13, 17, 22, 26], seed=4),
         cases=_phase_cases, needs_gpu=True, seeds=[4],
         quick=dict(n=9, lengths=[1, 3])),

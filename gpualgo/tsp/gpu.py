@@ -9,13 +9,15 @@ lists the kernels each one launches):
 - :func:`unrank` (b): each thread builds its orders from their ranks (factorial number
   system); the minimum is reduced on the device.
 - :func:`shared_incremental` (c): matrix in shared memory, a contiguous range of orders per
-  thread walked with next_permutation and an incremental cost, device reduction.
+  thread walked with next_permutation and an incremental cost, device reduction; beyond the
+  report, the last four cities' 24 orders scored from 20 edge costs held in registers.
 - :func:`held_karp` : dynamic programming by layers of subset size.
 
 The report's tuning steps are options of these versions (:data:`TUNING`), each set one at a
 time by the ``tuning`` bench preset: (a) takes ``index``, ``host_buffer``, ``matrix``,
 ``layout`` and ``reduce`` (the report's Sec. 2.1), (b) and (c) take ``matrix`` and (c)
-``incremental`` (the three changes of (c) over (b), measured one by one). An option that
+``incremental`` (the three changes of (c) over (b), measured one by one) and ``suffix``
+(``"steps"``: the last four cities stepped like the others, as before the registers). An option that
 changes a kernel sets one of the flags :data:`TUNING_DEFINES` of ``tsp.cu``; without options
 every version runs exactly as it is recorded.
 
@@ -58,10 +60,10 @@ OPTION_KERNELS = {"gpu_host_chunks": ("tour_cost_tuned_kernel", "tour_best_kerne
 #: each version's signature (the matrix: global memory in (a) and (b), shared memory in (c))
 TUNING = {"index": ("uint8", "int32"), "host_buffer": ("pinned", "pageable", "mapped"),
           "matrix": ("global", "shared"), "layout": ("order", "city"), "reduce": ("host", "device"),
-          "incremental": (True, False)}
+          "incremental": (True, False), "suffix": ("registers", "steps")}
 #: the flags of tsp.cu the options set to 1 (at 0, their fallback, each kernel is as recorded)
 TUNING_DEFINES = ("A_INT32_ORDERS", "A_CITY_MAJOR", "A_SHARED_MATRIX", "B_SHARED_MATRIX", "C_GLOBAL_MATRIX",
-                  "C_FULL_COST")
+                  "C_FULL_COST", "C_STEP_SUFFIX")
 
 #: orders per launch of (b) and (c), so one launch lasts about a second and its rank
 #: count stays far below 2^63
@@ -252,17 +254,19 @@ def _device_bruteforce(instance, symmetric, max_free, block, variant, flags=(), 
     return make_result(prep, variant, best, tour, stats, t0)
 
 
-def search_range(prep, variant: str, c_lo: int, c_hi: int, block: int = 256, phase: bool = True):
+def search_range(prep, variant: str, c_lo: int, c_hi: int, block: int = 256, phase: bool = True,
+                 suffix: str = "registers"):
     """The GPU brute force (``gpu_unrank`` or ``gpu_shared_incremental``) over the chunks
     ``c_lo .. c_hi - 1`` of ``prep.plan``, on the current device: ``(best weighted length,
     global rank of the first best order)``, the rank in the plan's enumeration order. The
     pieces of a search split across GPUs (:func:`gpualgo.tsp.distributed.solve_on_cluster`).
-    ``phase=False`` leaves version (c)'s ranges as they were before :func:`in_phase` (to
-    measure what that costs)."""
+    ``phase=False`` leaves version (c)'s ranges as they were before :func:`in_phase`, and
+    ``suffix="steps"`` steps its last four cities (to measure what each costs)."""
     if variant not in ("gpu_unrank", "gpu_shared_incremental"):
         raise ValueError(f"a range of chunks is searched by gpu_unrank or gpu_shared_incremental, got {variant!r}")
     guards.one_of(phase, "phase", (True, False))
-    best, best_rank, _, _ = _device_search(prep, variant, guards.threads(block), c_lo, c_hi, phase=phase)
+    flags = _c_flags(suffix=suffix) if variant == "gpu_shared_incremental" else ()
+    best, best_rank, _, _ = _device_search(prep, variant, guards.threads(block), c_lo, c_hi, flags, phase=phase)
     return best, best_rank
 
 
@@ -275,16 +279,25 @@ def unrank(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256,
 
 
 def shared_incremental(instance, symmetric=None, max_free: int = MAX_FREE, block: int = 256,
-                       matrix: str = "shared", incremental: bool = True) -> TSPResult:
+                       matrix: str = "shared", incremental: bool = True, suffix: str = "registers") -> TSPResult:
     """Version (c), ``gpu_shared_incremental``: shared matrix, contiguous ranges, incremental cost.
     Two tuning steps undo one of its changes over (b) each: ``matrix="global"`` reads the matrix
     from global memory, ``incremental=False`` adds up every order's whole cost (its ranges
-    and next_permutation stay)."""
+    and next_permutation stay; the last four cities are then stepped too). ``suffix="steps"``
+    steps the last four cities like the others instead of scoring their 24 orders from
+    registers (how (c) ran before)."""
     guards.one_of(matrix, "matrix", TUNING["matrix"])
     guards.one_of(incremental, "incremental", TUNING["incremental"])
-    flags = (("C_GLOBAL_MATRIX",) if matrix == "global" else ()) + (() if incremental else ("C_FULL_COST",))
+    flags = _c_flags(matrix, incremental, suffix)
     return _device_bruteforce(instance, symmetric, max_free, block, "gpu_shared_incremental", flags,
-                              matrix=matrix, incremental=incremental)
+                              matrix=matrix, incremental=incremental, suffix=suffix)
+
+
+def _c_flags(matrix: str = "shared", incremental: bool = True, suffix: str = "registers") -> tuple:
+    """The tsp.cu flags of version (c)'s options."""
+    guards.one_of(suffix, "suffix", TUNING["suffix"])
+    return ((("C_GLOBAL_MATRIX",) if matrix == "global" else ()) + (() if incremental else ("C_FULL_COST",))
+            + (("C_STEP_SUFFIX",) if suffix == "steps" else ()))
 
 
 # ------------------------------------------------------------------ version (a): host chunks

@@ -35,7 +35,7 @@ VARIANTS = variants.table(
     Variant("gpu_host_chunks", "gpualgo.tsp.gpu:host_chunks",
             _BRUTE | {"block", "batch", "index", "host_buffer", "matrix", "layout", "reduce"}, gpu=True, checks=_LAUNCH),
     Variant("gpu_unrank", "gpualgo.tsp.gpu:unrank", _BRUTE | {"block", "matrix"}, gpu=True, checks=_LAUNCH),
-    Variant("gpu_shared_incremental", "gpualgo.tsp.gpu:shared_incremental", _BRUTE | {"block", "matrix", "incremental"},
+    Variant("gpu_shared_incremental", "gpualgo.tsp.gpu:shared_incremental", _BRUTE | {"block", "matrix", "incremental", "suffix"},
             gpu=True, checks=_LAUNCH),
     Variant("gpu_held_karp", "gpualgo.tsp.gpu:held_karp", {"block", "force"}, gpu=True, checks=_LAUNCH),
 )
@@ -91,8 +91,8 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
             <= 20), ``block`` (GPU threads per block, a multiple of 32 up to 1024),
             ``batch`` (gpu_host_chunks: orders per host batch); the report's tuning steps
             (:data:`gpualgo.tsp.gpu.TUNING`): ``index``, ``host_buffer``, ``layout``,
-            ``reduce`` (gpu_host_chunks), ``matrix`` (the three GPU brute forces) and
-            ``incremental`` (gpu_shared_incremental).
+            ``reduce`` (gpu_host_chunks), ``matrix`` (the three GPU brute forces),
+            ``incremental`` and ``suffix`` (gpu_shared_incremental).
 
     Returns:
         a :class:`TSPResult`. An instance with no feasible tour (every tour uses a missing

@@ -284,9 +284,12 @@ def test_largest_and_phase_lines():
     assert len(lines) == 4 and all("the planted optimum" in ln and "(verified)" in ln for ln in lines[1:])
     assert "n = 30" in lines[-1] and "58.0 GiB" in lines[-1]
     recorded = analysis.phase_lines(results.read("tsp", "phase").rows)     # H100, n = 16, each tour once
-    assert len(recorded) == 7 and recorded[0].startswith("chunks 0..1 (1): in phase 1.26e+11 orders/s")
-    assert recorded[2].startswith("chunks 0..13 (13)") and recorded[2].endswith("2.25x")
-    assert recorded[-1].startswith("chunks 0..105 (105)") and recorded[-1].endswith("1.35x")
-    rows = [dict(first_chunk=0, end_chunk=13, phase=p, perms_per_s=r) for p, r in ((True, 1.2e11), (False, 6e10))]
-    rows.append(dict(first_chunk=0, end_chunk=1, phase=True, perms_per_s=1e11))      # no pair: no line
-    assert analysis.phase_lines(rows) == ["chunks 0..13 (13): in phase 1.2e+11 orders/s, out of phase 6e+10: 2.00x"]
+    assert len(recorded) == 7 and recorded[0].startswith("chunks 0..1 (1): last four stepped 1.26e+11")
+    assert recorded[2].startswith("chunks 0..13 (13)") and recorded[2].endswith("phase 2.25x")
+    assert recorded[-1].startswith("chunks 0..105 (105)") and recorded[-1].endswith("phase 1.35x")
+    rows = [dict(first_chunk=0, end_chunk=13, phase=p, suffix=s, perms_per_s=r)
+            for p, s, r in ((True, "registers", 3.6e11), (True, "steps", 1.2e11), (False, "steps", 6e10))]
+    rows.append(dict(first_chunk=0, end_chunk=1, phase=True, suffix="steps", perms_per_s=1e11))   # alone: no line
+    assert analysis.phase_lines(rows) == [
+        "chunks 0..13 (13): as built 3.6e+11 orders/s, last four stepped 1.2e+11, stepped out of phase 6e+10: "
+        "registers 3.00x, phase 2.00x"]

@@ -122,7 +122,8 @@ HOST_STEPS = [dict(index="int32"), dict(host_buffer="pageable"), dict(host_buffe
 #: (b) and (c) with one of (c)'s changes over (b) made or undone, and two undone at once
 DEVICE_STEPS = [("gpu_unrank", dict(matrix="shared")), ("gpu_shared_incremental", dict(matrix="global")),
                 ("gpu_shared_incremental", dict(incremental=False)),
-                ("gpu_shared_incremental", dict(matrix="global", incremental=False))]
+                ("gpu_shared_incremental", dict(matrix="global", incremental=False)),
+                ("gpu_shared_incremental", dict(suffix="steps"))]
 
 
 def _same_as_serial(inst, r, symmetric=None):
@@ -185,3 +186,25 @@ def test_device_versions_tuning_steps_over_many_launches(variant, options, rng, 
     _same_as_serial(inst, r, symmetric=False)
     int64 = tsp.random_asymmetric(8, seed=int(rng.integers(2**31)), low=4 * 10**8, high=10**9)
     assert tsp.solve(int64, variant=variant, **options).length == tsp.solve(int64, variant="held_karp").length
+
+
+@pytest.mark.parametrize("span", [24, 48, 120])
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_last_four_cities_in_registers(span, symmetric, rng, monkeypatch):
+    """Version (c) scores the last four cities' 24 orders from registers where a thread's range
+    is whole blocks of 4! orders (from about n = 13 on its own): here every range is made a
+    multiple of ``span``, over chunks of 5! and 6! orders (a range crosses chunks), with ties,
+    and the answer must be the serial tour, with or without the registers."""
+    monkeypatch.setattr(tsp_gpu, "in_phase", lambda per_thread, k: -(-per_thread // span) * span)
+    insts = [tsp.random_euclidean(n, seed=int(rng.integers(2**31))) for n in (8, 9, 10)]
+    insts += [tsp.random_asymmetric(8, seed=int(rng.integers(2**31)), high=3),      # many ties
+              tsp.random_graph(9, density=0.6, seed=int(rng.integers(2**31)))]      # missing edges
+    equal = np.ones((9, 9), dtype=np.int64)
+    np.fill_diagonal(equal, 0)
+    for inst in insts + [tsp.TSPInstance(dist=equal, name="equal")]:
+        for max_free in (5, 6, 20):
+            for suffix in ("registers", "steps"):
+                r = tsp.solve(inst, variant="gpu_shared_incremental", symmetric=symmetric, max_free=max_free,
+                              block=64, suffix=suffix)
+                _same_as_serial(inst, r, symmetric=symmetric)
+                assert r.stats["suffix"] == suffix

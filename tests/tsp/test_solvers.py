@@ -169,7 +169,7 @@ def test_variants_registry():
     assert {v: set(e.options) for v, e in tsp.VARIANTS.items()} == {
         "serial_bruteforce": brute, "cpu_prange": brute, "held_karp": {"force"},
         "gpu_host_chunks": brute | {"block", "batch", "index", "host_buffer", "matrix", "layout", "reduce"},
-        "gpu_unrank": brute | {"block", "matrix"}, "gpu_shared_incremental": brute | {"block", "matrix", "incremental"},
+        "gpu_unrank": brute | {"block", "matrix"}, "gpu_shared_incremental": brute | {"block", "matrix", "incremental", "suffix"},
         "gpu_held_karp": {"block", "force"}}
     assert [v for v, e in tsp.VARIANTS.items() if e.gpu] == [v for v in tsp.VARIANTS if v.startswith("gpu_")]
 
