@@ -41,11 +41,12 @@ VARIANTS = variants.table(
 )
 BRUTE_FORCE = ("serial_bruteforce", "cpu_prange", "gpu_host_chunks", "gpu_unrank", "gpu_shared_incremental")
 
-#: orders per second each brute-force version sustains at n = 13..15, rounded down from
-#: measurements on an H100 (gpu_*) and one x86 core (serial; cpu_prange is given one core's
-#: rate, as it may run on one); used only for the refusal estimates below
+#: orders per second each brute-force version sustains at n = 13..15 (version (c): n = 14 to 17,
+#: where it scores the last four cities from registers), rounded down from measurements on an H100
+#: (gpu_*) and one x86 core (serial; cpu_prange is given one core's rate, as it may run on one);
+#: used only for the refusal estimates below
 RATES = {"serial_bruteforce": 7.0e7, "cpu_prange": 7.0e7, "gpu_host_chunks": 4.0e7, "gpu_unrank": 2.0e10,
-         "gpu_shared_incremental": 1.0e11}
+         "gpu_shared_incremental": 1.0e12}
 #: Held-Karp inner steps (set, last, previous: :func:`~gpualgo.tsp.serial.held_karp_steps`) per
 #: second, serial and GPU, rounded down from the same measurements at n = 20..25
 HK_RATES = {"held_karp": 2.0e8, "gpu_held_karp": 5.0e10}
