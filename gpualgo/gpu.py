@@ -21,7 +21,7 @@ from . import guards
 __all__ = [
     "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
     "kernel_path", "kernel_source", "source_override", "load_module", "get_kernel", "sm_count", "device_name", "cpu_model", "cpu_label",
-    "usable_bytes", "to_device", "HOST_MEMORY", "HostBuffers", "CudaTimer", "copy_bandwidth", "int_throughput",
+    "usable_bytes", "to_device", "HOST_MEMORY", "HostBuffers", "CudaTimer", "median_ms", "copy_bandwidth", "int_throughput",
 ]
 
 
@@ -353,6 +353,22 @@ class CudaTimer:
         return False
 
 
+def median_ms(fn, repeat: int = 5, warmup: int = 1) -> float:
+    """Median milliseconds of ``fn()`` (GPU work on the current stream) between two CUDA events
+    (:class:`CudaTimer`), over ``repeat`` runs after ``warmup`` untimed ones (the first run also
+    compiles and loads a module). The one timing loop of the peaks below and of the exercises."""
+    cp = require()
+    for _ in range(warmup):
+        fn()
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(repeat):
+        with CudaTimer() as t:
+            fn()
+        times.append(t.ms)
+    return float(np.median(times))
+
+
 # ------------------------------------------------------------------ the device's measured peaks
 
 
@@ -363,14 +379,8 @@ def copy_bandwidth(nbytes: int = 1 << 30, reps: int = 5) -> float:
     cp = require()
     a = cp.ones(nbytes // 4, dtype=cp.float32)
     b = cp.empty_like(a)
-    b[...] = a
-    times = []
-    for _ in range(reps):
-        with CudaTimer() as t:
-            b[...] = a
-        times.append(t.ms)
-    del a, b
-    return 2 * nbytes / (float(np.median(times)) / 1e3)
+    ms = median_ms(lambda: cp.copyto(b, a), repeat=reps)
+    return 2 * nbytes / (ms / 1e3)
 
 
 _INT_KERNEL = r"""
@@ -393,11 +403,5 @@ def int_throughput(iters: int = 4096, reps: int = 5) -> float:
     kern = cp.RawKernel(_INT_KERNEL, "int_ops")
     out = cp.zeros(1, np.int32)
     blocks, threads = sm_count() * 16, 256
-    launch = lambda: kern((blocks,), (threads,), (out, np.int32(iters)))  # noqa: E731
-    launch()
-    times = []
-    for _ in range(reps):
-        with CudaTimer() as t:
-            launch()
-        times.append(t.ms)
-    return blocks * threads * iters * 4 / (float(np.median(times)) / 1e3)
+    ms = median_ms(lambda: kern((blocks,), (threads,), (out, np.int32(iters))), repeat=reps)
+    return blocks * threads * iters * 4 / (ms / 1e3)

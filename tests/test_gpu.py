@@ -74,6 +74,18 @@ def test_describe_and_timer():
 
 
 @pytest.mark.gpu
+def test_median_ms_and_the_measured_peaks():
+    cp = gpu.require()
+    calls = []
+    small, large = cp.ones(1 << 20, cp.float32), cp.ones(1 << 26, cp.float32)
+    ms_small = gpu.median_ms(lambda: calls.append(cp.copyto(cp.empty_like(small), small)), repeat=7, warmup=3)
+    assert len(calls) == 10 and 0 < ms_small
+    assert gpu.median_ms(lambda: cp.copyto(cp.empty_like(large), large), repeat=5) > ms_small   # 64x the bytes
+    assert 1e10 < gpu.copy_bandwidth(1 << 28, reps=3) < 1e14           # bytes/s, read + written
+    assert 1e11 < gpu.int_throughput(256, reps=3) < 1e15              # multiply-adds/s
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("threads", [32, 64, 256, 1024])
 def test_block_reductions_match_numpy(rng, threads):
     cp = gpu.require()

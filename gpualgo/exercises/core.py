@@ -461,18 +461,3 @@ def seeded(*key) -> np.random.Generator:
 def blocks(count: int, block: int) -> int:
     return max(1, -(-count // block))
 
-
-def time_kernel(cp, fn, repeat: int = 10, warmup: int = 2) -> float:
-    """Median milliseconds of ``fn()`` (GPU work on the current stream), by CUDA events."""
-    for _ in range(warmup):
-        fn()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(repeat):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    return float(np.median(times))

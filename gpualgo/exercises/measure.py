@@ -55,8 +55,7 @@ def tour_cost_setup(count: int = 1 << 22, n: int = 12, seed: int = 0):
 def time_events(launch, repeat: int = 20, warmup: int = 3) -> float:
     """Median ms of ``launch()`` between two CUDA events, after ``warmup`` untimed runs
     (the first launch also compiles and loads the module)."""
-    from .core import time_kernel
-    return time_kernel(gpu.require(), launch, repeat=repeat, warmup=warmup)
+    return gpu.median_ms(launch, repeat=repeat, warmup=warmup)
 
 
 def time_cupyx(launch, repeat: int = 20) -> float:

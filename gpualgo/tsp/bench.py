@@ -340,12 +340,12 @@ def _phase_cases(p):
         rows = []
         for lo, hi in [(0, min(c, prep.plan.n_chunks)) for c in p["lengths"]] + [(0, prep.plan.n_chunks)]:
             found = {}
+            orders = (hi - lo) * prep.plan.kfact
+            whole = (lo, hi) == (0, prep.plan.n_chunks)
             for phase, suffix in ((True, "registers"), (True, "steps"), (False, "steps")):
                 (best, rank), ms = timed(search_range, prep, "gpu_shared_incremental", lo, hi, phase=phase,
                                          suffix=suffix)
                 found[phase, suffix] = (best, rank)
-                orders = (hi - lo) * prep.plan.kfact
-                whole = (lo, hi) == (0, prep.plan.n_chunks)
                 if whole and best != optimum:
                     raise RuntimeError(f"gpu_shared_incremental n={inst.n}: best {best}, Held-Karp {optimum}")
                 rows.append(dict(algorithm="tsp", n=inst.n, seed=p["seed"], variant="gpu_shared_incremental",
