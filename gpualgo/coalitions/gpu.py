@@ -174,7 +174,8 @@ def launch_config(kernel: str, **sizes) -> dict:
         block, h, t, b, tiles = sizes["block"], sizes["h"], sizes["t"], sizes["low_bits"], sizes["tiles"]
         count_h = sizes["highs"]
         m = math.comb(b, t)
-        group = min(32, 1 << t, _pow2_floor(block // m) if m < block else 1)
+        group = min(32, 1 << max(t - 1, 0), _pow2_floor(block // m) if m < block else 1)   # lanes of a low
+        # coalition: each takes pairs of its 2^t low parts, 2^(t-1) pairs in all
         nx = 1 << (h - 1) if h else 1
         per = min(int(tiles), nx)
         chunks = -(-nx // per)

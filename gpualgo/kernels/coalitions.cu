@@ -375,12 +375,23 @@ extern "C" __global__ void shared_splits_kernel(value_t* f, const unsigned* coal
 // Version gpu_odp (beyond the report): the pruned DP on tiles of f in shared memory
 // ------------------------------------------------------------------------------------
 
+// A mask as a byte offset into a table of value_t: next_split works on shifted masks alike,
+// and a shared-memory read then needs no shift of its own.
+#define VSHIFT (sizeof(value_t) == 8 ? 3 : 2)
+__device__ __forceinline__ value_t at(const value_t* base, unsigned byte_offset) {
+    return *reinterpret_cast<const value_t*>(reinterpret_cast<const char*>(base) + byte_offset);
+}
+// max as one instruction (fmaxf / fmax: the values are never NaN)
+__device__ __forceinline__ float fmax_value(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double fmax_value(double a, double b) { return fmax(a, b); }
+
 // gpu_odp: the pruned DP in shared-memory tiles.  Agents are split into `b` low bits and
 // n - b high bits: C = Ch * 2^b + Cl.  For a high split Xh of Ch (Xh without the top
 // agent of Ch, so each pair comes once), the values f(Xh * 2^b + Xl) and
 // f((Ch ^ Xh) * 2^b + Yl) for all low parts are two contiguous segments of f: the block
 // copies them into shared memory with coalesced reads, and then every coalition Cl of
-// size t = s - |Ch| is split over all its low parts Xl from shared memory.  One launch
+// size t = s - |Ch| is split over all its low parts Xl from shared memory, in pairs
+// {Xl, Cl \ Xl} (one step of the enumeration, two splits).  One launch
 // per (s, h = |Ch|); block (ch_index, chunk) walks `tiles` consecutive Xh, keeps the best
 // of each Cl in shared memory and publishes them with one atomic each at the end.
 //
@@ -412,7 +423,7 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
     const unsigned long long kend = min(nx, k + (unsigned long long)tiles);
     const int lim = n - s;
     const int slots = blockDim.x / group;
-    const int per = (1 << t) / group;
+    const int per = (t ? 1 << (t - 1) : 1) / group;     // pairs of low parts per lane
     const int rank = threadIdx.x & (group - 1);
     const int m_round = (m + slots - 1) / slots * slots;
 
@@ -441,12 +452,28 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
         for (int ci = threadIdx.x / group; ci < m_round; ci += slots) {
             value_t best = NEG_INF;
             if (ci < m) {
+                // the low parts in pairs {xl, cl ^ xl}: xl over the subsets of cl without its
+                // top agent, each pair giving two splits (cl = {} gives the one split {}, {}
+                // twice); masks are kept as byte offsets (<< VSHIFT) into A and B
                 const unsigned cl = cls[ci];
-                unsigned xl = scatter_bits((unsigned long long)rank * per, cl);
-                for (int r = 0; r < per; ++r) {
-                    if (every || (unsigned)(__popc(xl) - jlo) <= span)
-                        best = vmax(best, A[xl] + B[cl ^ xl]);
-                    xl = next_split(xl, cl);
+                const unsigned cm = cl & ~(cl ? 1u << (31 - __clz(cl)) : 0u);
+                const unsigned cl_b = cl << VSHIFT, cm_b = cm << VSHIFT;
+                unsigned x = scatter_bits((unsigned long long)rank * per, cm) << VSHIFT;
+                if (every) {
+#pragma unroll 4
+                    for (int r = 0; r < per; ++r) {
+                        const unsigned y = cl_b ^ x;
+                        best = fmax_value(best, fmax_value(at(A, x) + at(B, y), at(A, y) + at(B, x)));
+                        x = next_split(x, cm_b);
+                    }
+                } else {
+                    for (int r = 0; r < per; ++r) {
+                        const unsigned y = cl_b ^ x;
+                        const int jx = __popc(x);
+                        if ((unsigned)(jx - jlo) <= span) best = fmax_value(best, at(A, x) + at(B, y));
+                        if ((unsigned)(t - jx - jlo) <= span) best = fmax_value(best, at(A, y) + at(B, x));
+                        x = next_split(x, cm_b);
+                    }
                 }
             }
             for (int o = 1; o < group; o <<= 1)
