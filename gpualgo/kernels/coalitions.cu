@@ -375,8 +375,15 @@ extern "C" __global__ void shared_splits_kernel(value_t* f, const unsigned* coal
 // Version gpu_odp (beyond the report): the pruned DP on tiles of f in shared memory
 // ------------------------------------------------------------------------------------
 
-// A mask as a byte offset into a table of value_t: next_split works on shifted masks alike,
-// and a shared-memory read then needs no shift of its own.
+// A tile's entry i sits at swizzle(i): its bank (i mod 32 for 4-byte values, i mod 16 for
+// 8-byte ones) mixed with the next bits of i, so that the lanes of a warp, each walking the
+// subsets of its own coalition, read from more banks at once (consecutive coalitions of one
+// size share their low agents). A bijection on [0, 2^b) and linear over XOR.
+#define SWZ_BITS (sizeof(value_t) == 8 ? 4u : 5u)
+__device__ __forceinline__ unsigned swizzle(unsigned i) {
+    return i ^ ((i >> SWZ_BITS) & ((1u << SWZ_BITS) - 1u));
+}
+// an offset into a table of value_t, in bytes
 #define VSHIFT (sizeof(value_t) == 8 ? 3 : 2)
 __device__ __forceinline__ value_t at(const value_t* base, unsigned byte_offset) {
     return *reinterpret_cast<const value_t*>(reinterpret_cast<const char*>(base) + byte_offset);
@@ -443,8 +450,8 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
             const unsigned lm = bypop[i];
             // X = {} (xh = 0, Xl = 0) is no split; and then B's entries of size t are the
             // coalitions of this level themselves, which other blocks may be updating
-            A[lm] = (xh == 0u && lm == 0u) ? NEG_INF : f[base_a + lm];
-            B[lm] = (xh == 0u && i >= first_cl) ? (value_t)0 : f[base_b + lm];
+            A[swizzle(lm)] = (xh == 0u && lm == 0u) ? NEG_INF : f[base_a + lm];
+            B[swizzle(lm)] = (xh == 0u && i >= first_cl) ? (value_t)0 : f[base_b + lm];
         }
         __syncthreads();
         const bool every = jlo == 0 && jhi == t;
@@ -454,25 +461,26 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
             if (ci < m) {
                 // the low parts in pairs {xl, cl ^ xl}: xl over the subsets of cl without its
                 // top agent, each pair giving two splits (cl = {} gives the one split {}, {}
-                // twice); masks are kept as byte offsets (<< VSHIFT) into A and B
+                // twice). The swizzle is linear (swizzle(cl ^ x) = swizzle(cl) ^ swizzle(x)),
+                // so one swizzle per pair places all four reads; they are byte offsets into A, B.
                 const unsigned cl = cls[ci];
                 const unsigned cm = cl & ~(cl ? 1u << (31 - __clz(cl)) : 0u);
-                const unsigned cl_b = cl << VSHIFT, cm_b = cm << VSHIFT;
-                unsigned x = scatter_bits((unsigned long long)rank * per, cm) << VSHIFT;
+                const unsigned cl_s = swizzle(cl) << VSHIFT;
+                unsigned x = scatter_bits((unsigned long long)rank * per, cm);
                 if (every) {
 #pragma unroll 4
                     for (int r = 0; r < per; ++r) {
-                        const unsigned y = cl_b ^ x;
-                        best = fmax_value(best, fmax_value(at(A, x) + at(B, y), at(A, y) + at(B, x)));
-                        x = next_split(x, cm_b);
+                        const unsigned xs = swizzle(x) << VSHIFT, ys = cl_s ^ xs;
+                        best = fmax_value(best, fmax_value(at(A, xs) + at(B, ys), at(A, ys) + at(B, xs)));
+                        x = next_split(x, cm);
                     }
                 } else {
                     for (int r = 0; r < per; ++r) {
-                        const unsigned y = cl_b ^ x;
+                        const unsigned xs = swizzle(x) << VSHIFT, ys = cl_s ^ xs;
                         const int jx = __popc(x);
-                        if ((unsigned)(jx - jlo) <= span) best = fmax_value(best, at(A, x) + at(B, y));
-                        if ((unsigned)(t - jx - jlo) <= span) best = fmax_value(best, at(A, y) + at(B, x));
-                        x = next_split(x, cm_b);
+                        if ((unsigned)(jx - jlo) <= span) best = fmax_value(best, at(A, xs) + at(B, ys));
+                        if ((unsigned)(t - jx - jlo) <= span) best = fmax_value(best, at(A, ys) + at(B, xs));
+                        x = next_split(x, cm);
                     }
                 }
             }
