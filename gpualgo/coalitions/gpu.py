@@ -25,6 +25,7 @@ size is computed by :func:`launch_config`. Importing this module needs no GPU.
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -63,6 +64,10 @@ MAX_VISITS = 4096
 PHASES = ("setup", "fetch", "evaluate", "reduce")
 #: splits report_kernel reads into registers before evaluating them, in the -DPHASE_CLOCKS build
 PHASE_BATCH = 8
+#: low coalitions a lane of odp_tile_kernel evaluates together (the define EXTRAS): they share
+#: all their agents but one, so that the reads of the shared part serve them all
+#: (:func:`low_tasks`)
+EXTRAS = 4
 #: threads per block of find_split_kernel, the rebuild's search
 REBUILD_BLOCK = 256
 MAX_GRID = 2**31 - 1
@@ -71,7 +76,7 @@ MAX_GRID = 2**31 - 1
 def defines() -> dict:
     """The compile-time constants this module passes to ``coalitions.cu`` (its ``#ifndef``
     fallbacks must agree: a test checks)."""
-    return {"SHARE_MAX": SHARE_MAX, "PHASE_BATCH": PHASE_BATCH}
+    return {"SHARE_MAX": SHARE_MAX, "PHASE_BATCH": PHASE_BATCH, "EXTRAS": EXTRAS}
 
 
 def _module(dtype, clocks: bool = False):
@@ -151,8 +156,9 @@ def launch_config(kernel: str, **sizes) -> dict:
       when the grid would pass the hardware limit (raise per_thread).
     - ``"odp_tile_kernel"``: sizes ``block``, ``highs`` (high masks of size ``h``), ``h``,
       ``t`` (the low coalitions' size), ``low_bits`` (b), ``tiles`` (tiles a block walks at
-      most), ``itemsize`` (of the table's values). A block per (high mask, chunk of
-      ``per`` consecutive high splits); ``group`` lanes share a low coalition. Returns
+      most), ``itemsize`` (of the table's values), ``tasks`` (of the low coalitions, :func:`low_tasks`;
+      default one per coalition). A block per (high mask, chunk of ``per`` consecutive high
+      splits); ``group`` lanes share a task. Returns
       ``{"grid", "block", "chunks", "per", "group", "shared_bytes", "low_coalitions"}``.
     - ``"find_split_kernel"``: sizes ``splits`` and ``sms`` (the GPU's multiprocessors): a
       grid-stride loop over the splits of one coalition, at most 8 blocks per SM of
@@ -174,8 +180,9 @@ def launch_config(kernel: str, **sizes) -> dict:
         block, h, t, b, tiles = sizes["block"], sizes["h"], sizes["t"], sizes["low_bits"], sizes["tiles"]
         count_h = sizes["highs"]
         m = math.comb(b, t)
-        group = min(32, 1 << max(t - 1, 0), _pow2_floor(block // m) if m < block else 1)   # lanes of a low
-        # coalition: each takes pairs of its 2^t low parts, 2^(t-1) pairs in all
+        tasks = sizes.get("tasks") or m
+        # lanes of a task: each takes some of the 2^(t-1) parts of its core
+        group = min(32, 1 << max(t - 1, 0), _pow2_floor(block // tasks) if tasks < block else 1)
         nx = 1 << (h - 1) if h else 1
         per = min(int(tiles), nx)
         chunks = -(-nx // per)
@@ -396,16 +403,11 @@ def odp_launches(n: int, b: int, s: int, r: int) -> list:
 def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats):
     """The ODP tiles, level by level (``tiles``: checked by :func:`run`)."""
     b = _low_bits(v, n, low_bits)
-    H = n - b
     item = f.dtype.itemsize
-    pc_low = popcounts(b)
-    order = np.argsort(pc_low, kind="stable")
-    bypop = gpu.to_device(order.astype(np.uint16))
-    cnt_le_h = np.cumsum(np.bincount(pc_low, minlength=b + 1)).astype(np.int32)
-    cnt_le = gpu.to_device(cnt_le_h)
-    highs = [masks_of_size(H, h) for h in range(H + 1)]
-    high_off = np.concatenate([[0], np.cumsum([len(x) for x in highs])])
-    high_all = gpu.to_device(np.concatenate(highs))
+    layout = _tile_layout(n, b)
+    highs, high_off, cnt_le_h, task_off_h = layout["highs"], layout["high_off"], layout["cnt_le"], layout["task_off"]
+    bypop, cnt_le, high_all, tasks, task_off = (gpu.to_device(layout[k]) for k in
+                                                ("bypop", "cnt_le", "all_highs", "tasks", "task_off"))
     kern = mod.get_function("odp_tile_kernel")
     r = serial.RULES.index(rule)
     tiles_loaded = blocks_run = iterations = 0
@@ -418,13 +420,14 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats):
             iterations += its
             count_h = len(highs[h])
             cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
-                                tiles=tiles, itemsize=item)
+                                tiles=tiles, itemsize=item, tasks=int(task_off_h[t + 1] - task_off_h[t]))
             grid, m = cfg["grid"], cfg["low_coalitions"]
             if end is None:
                 end = _level_events(cp, events, s)
             kern((grid,), (cfg["block"],), (f, high_all[int(high_off[h]):], np.int32(cfg["chunks"]),
                                      np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s),
-                                     np.int32(h), np.int32(r == 2), bypop, cnt_le, np.int32(cfg["group"])),
+                                     np.int32(h), np.int32(r == 2), bypop, cnt_le, tasks, task_off,
+                                     np.int32(cfg["group"])),
                  shared_mem=cfg["shared_bytes"])
             loaded = count_h * ok
             tiles_loaded += loaded
@@ -574,14 +577,64 @@ def run_multi(v, n, devices=None, rule="odp", block=None, low_bits=None, tiles_p
     return make_result(v, partition, table_value, "gpu_odp_multi", stats, rule=rule, t0=t0)
 
 
+@functools.lru_cache(maxsize=None)
+def low_tasks(b: int, extras: int = EXTRAS) -> tuple:
+    """The low coalitions of every size t (masks of ``b`` agents) in tasks of ``odp_tile_kernel``:
+    up to ``extras`` coalitions ``core | extra`` that share a core of t - 1 agents. Returns
+    ``(rows, off)``: ``rows`` uint16, one row per task (the core, the count e, the e extras'
+    masks, the coalitions' places among those of size t in increasing order, padded with 0),
+    the tasks of size t at ``rows[off[t]:off[t + 1]]``, fullest first. Each coalition is in
+    exactly one task. Built greedily: the core with the fewest free coalitions that still fills
+    a task goes first, for tasks of ``extras`` coalitions, then fewer.
+
+    >>> rows, off = low_tasks(3, 2)
+    >>> rows[off[1]:off[2], :4].tolist()      # {0}, {1}, {2}: core {}, then 2 and 1 of them
+    [[0, 2, 1, 2], [0, 1, 4, 0]]
+    """
+    rows, off = [], [0]
+    for t in range(b + 1):
+        if t == 0:
+            tasks = [(0, [0])]                   # the empty coalition: its one split {}, {}
+        else:
+            cls = [int(c) for c in masks_of_size(b, t)]
+            place = {c: i for i, c in enumerate(cls)}
+            free = set(cls)
+            cores = [int(c) for c in masks_of_size(b, t - 1)]
+            count = {c: b - (t - 1) for c in cores}
+            tasks = []
+            for want in range(min(extras, b - t + 1), 0, -1):
+                while True:
+                    open_ = [c for c in cores if count[c] >= want]
+                    if not open_:
+                        break
+                    core = min(open_, key=lambda c: (count[c], c))
+                    take = [1 << a for a in range(b) if not core >> a & 1 and core | 1 << a in free][:extras]
+                    for e in take:
+                        cl = core | e
+                        free.discard(cl)
+                        for a in range(b):
+                            if cl >> a & 1:
+                                count[cl ^ 1 << a] -= 1
+                    tasks.append((core, take))
+            tasks.sort(key=lambda task: -len(task[1]))
+        for core, take in tasks:
+            pad = [0] * (extras - len(take))
+            rows.append([core, len(take)] + take + pad + [place[core | e] if t else 0 for e in take] + pad)
+        off.append(len(rows))
+    return np.asarray(rows, dtype=np.uint16), np.asarray(off, dtype=np.int32)
+
+
 def _tile_layout(n: int, b: int) -> dict:
-    """What every GPU of :func:`run_multi` holds besides the table, computed once on the host:
-    the low masks by size (``bypop``), their counts up to each size (``cnt_le``), the high
+    """What the tiles of :func:`odp` and every GPU of :func:`run_multi` need besides the table,
+    computed on the host: the low masks by size (``bypop``), their counts up to each size
+    (``cnt_le``), the tasks of each size (:func:`low_tasks`: ``tasks``, ``task_off``), the high
     masks of every size (``highs``, concatenated in ``all_highs`` at ``high_off``)."""
     pc_low = popcounts(b)
     highs = [masks_of_size(n - b, h) for h in range(n - b + 1)]
+    tasks, task_off = low_tasks(b)
     return {"bypop": np.argsort(pc_low, kind="stable").astype(np.uint16),
             "cnt_le": np.cumsum(np.bincount(pc_low, minlength=b + 1)).astype(np.int32),
+            "tasks": tasks, "task_off": task_off,
             "highs": highs, "high_off": np.concatenate([[0], np.cumsum([len(x) for x in highs])]),
             "all_highs": np.concatenate(highs)}
 
@@ -595,6 +648,7 @@ def _multi_devices(cp, v, ids, layout, chunk_items: int) -> list:
             mod = _module(v.dtype)
             devs.append(dict(id=d, mod=mod, kern=mod.get_function("odp_tile_kernel"), f=gpu.to_device(v),
                              bypop=gpu.to_device(layout["bypop"]), cnt_le=gpu.to_device(layout["cnt_le"]),
+                             tasks=gpu.to_device(layout["tasks"]), task_off=gpu.to_device(layout["task_off"]),
                              high_all=gpu.to_device(layout["all_highs"]),
                              bufs=[cp.empty(chunk_items, dtype=v.dtype) for _ in range(len(ids) - 1)]))
     _sync(cp, devs)
@@ -638,13 +692,13 @@ def _launch_share(cp, d, acc, n, b, s, h, t, ok, r, lo, count_h, block, tiles, l
     ``h`` from the ``lo``-th; adds its tiles, blocks and bytes to ``acc``."""
     item = d["f"].dtype.itemsize
     cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b, tiles=tiles,
-                        itemsize=item)
+                        itemsize=item, tasks=int(layout["task_off"][t + 1] - layout["task_off"][t]))
     grid, m = cfg["grid"], cfg["low_coalitions"]
     with cp.cuda.Device(d["id"]):
         d["kern"]((grid,), (cfg["block"],),
                   (d["f"], d["high_all"][int(layout["high_off"][h]) + lo:], np.int32(cfg["chunks"]),
                    np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s), np.int32(h),
-                   np.int32(r == 2), d["bypop"], d["cnt_le"], np.int32(cfg["group"])),
+                   np.int32(r == 2), d["bypop"], d["cnt_le"], d["tasks"], d["task_off"], np.int32(cfg["group"])),
                   shared_mem=cfg["shared_bytes"])
     loaded = count_h * ok
     acc["tiles_loaded"] += loaded

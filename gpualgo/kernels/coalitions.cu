@@ -408,10 +408,23 @@ __device__ __forceinline__ double fmax_value(double a, double b) { return fmax(a
 //
 // bypop: the 2^b low masks sorted by size; cnt_le[j]: how many have size <= j (so the
 // coalitions Cl of size t are bypop[cnt_le[t-1] .. cnt_le[t]), and a tile needs only the
-// first cnt_le[t] entries of each segment).  group: lanes that share one Cl (power of 2).
+// first cnt_le[t] entries of each segment).
+//
+// Tasks: the Cl of size t come in groups of up to EXTRAS that share a core c of t - 1 agents,
+// Cl = c + {a} for each extra agent a (gpu.low_tasks builds them on the host).  The splits of
+// c + {a} in pairs are {x, (c \ x) + {a}} for every x in c, so a lane reads f(x) of both
+// segments once for all its extras and two values per extra: 2 + 2e reads for 2e splits,
+// where one coalition alone takes 4 for 2.  task rows: core, count e, the e extras' masks,
+// their coalitions' places among the Cl (for acc); task_off[t]: the first row of size t.
+// group: lanes that share one task (power of 2).
+#ifndef EXTRAS
+#define EXTRAS 4
+#endif
+#define TASK_ROW (2 + 2 * EXTRAS)
 extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_masks, int chunks,
                                            int tiles, int n, int b, int s, int h, int odp,
                                            const unsigned short* bypop, const int* cnt_le,
+                                           const unsigned short* tasks, const int* task_off,
                                            int group) {
     extern __shared__ unsigned char smem_raw[];
     value_t* A = reinterpret_cast<value_t*>(smem_raw);
@@ -430,9 +443,11 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
     const unsigned long long kend = min(nx, k + (unsigned long long)tiles);
     const int lim = n - s;
     const int slots = blockDim.x / group;
-    const int per = (t ? 1 << (t - 1) : 1) / group;     // pairs of low parts per lane
+    const int per = (t ? 1 << (t - 1) : 1) / group;     // parts of the core per lane
     const int rank = threadIdx.x & (group - 1);
-    const int m_round = (m + slots - 1) / slots * slots;
+    const unsigned short* task = tasks + (size_t)task_off[t] * TASK_ROW;
+    const int ntask = task_off[t + 1] - task_off[t];
+    const int task_round = (ntask + slots - 1) / slots * slots;
 
     for (int i = threadIdx.x; i < m; i += blockDim.x) acc[i] = NEG_INF;
     unsigned xh = scatter_bits(k, chm);
@@ -456,37 +471,62 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
         __syncthreads();
         const bool every = jlo == 0 && jhi == t;
         const unsigned span = (unsigned)(jhi - jlo);
-        for (int ci = threadIdx.x / group; ci < m_round; ci += slots) {
-            value_t best = NEG_INF;
-            if (ci < m) {
-                // the low parts in pairs {xl, cl ^ xl}: xl over the subsets of cl without its
-                // top agent, each pair giving two splits (cl = {} gives the one split {}, {}
-                // twice). The swizzle is linear (swizzle(cl ^ x) = swizzle(cl) ^ swizzle(x)),
-                // so one swizzle per pair places all four reads; they are byte offsets into A, B.
-                const unsigned cl = cls[ci];
-                const unsigned cm = cl & ~(cl ? 1u << (31 - __clz(cl)) : 0u);
-                const unsigned cl_s = swizzle(cl) << VSHIFT;
-                unsigned x = scatter_bits((unsigned long long)rank * per, cm);
+        for (int ti = threadIdx.x / group; ti < task_round; ti += slots) {
+            value_t best[EXTRAS];
+#pragma unroll
+            for (int e = 0; e < EXTRAS; ++e) best[e] = NEG_INF;
+            const unsigned short* row = task + (size_t)min(ti, ntask - 1) * TASK_ROW;
+            const int ne = ti < ntask ? row[1] : 0;
+            if (ne) {
+                // the swizzle is linear over XOR (disjoint masks: OR is XOR), so one swizzle per
+                // part x places every read; all are byte offsets into A and B
+                const unsigned c = row[0];
+                const unsigned c_s = swizzle(c) << VSHIFT;
+                unsigned a_s[EXTRAS];
+#pragma unroll
+                for (int e = 0; e < EXTRAS; ++e) a_s[e] = swizzle(row[2 + e]) << VSHIFT;
+                unsigned x = scatter_bits((unsigned long long)rank * per, c);
                 if (every) {
-#pragma unroll 4
                     for (int r = 0; r < per; ++r) {
-                        const unsigned xs = swizzle(x) << VSHIFT, ys = cl_s ^ xs;
-                        best = fmax_value(best, fmax_value(at(A, xs) + at(B, ys), at(A, ys) + at(B, xs)));
-                        x = next_split(x, cm);
+                        const unsigned xs = swizzle(x) << VSHIFT, zs = c_s ^ xs;
+                        const value_t ax = at(A, xs), bx = at(B, xs);
+#pragma unroll
+                        for (int e = 0; e < EXTRAS; ++e)
+                            if (e < ne) {
+                                const unsigned ys = zs ^ a_s[e];
+                                best[e] = fmax_value(best[e], fmax_value(ax + at(B, ys), at(A, ys) + bx));
+                            }
+                        x = next_split(x, c);
                     }
                 } else {
                     for (int r = 0; r < per; ++r) {
-                        const unsigned xs = swizzle(x) << VSHIFT, ys = cl_s ^ xs;
+                        const unsigned xs = swizzle(x) << VSHIFT, zs = c_s ^ xs;
                         const int jx = __popc(x);
-                        if ((unsigned)(jx - jlo) <= span) best = fmax_value(best, at(A, xs) + at(B, ys));
-                        if ((unsigned)(t - jx - jlo) <= span) best = fmax_value(best, at(A, ys) + at(B, xs));
-                        x = next_split(x, cm);
+                        const bool use_x = (unsigned)(jx - jlo) <= span, use_y = (unsigned)(t - jx - jlo) <= span;
+                        if (use_x || use_y) {
+                            const value_t ax = use_x ? at(A, xs) : NEG_INF, bx = use_y ? at(B, xs) : NEG_INF;
+#pragma unroll
+                            for (int e = 0; e < EXTRAS; ++e)
+                                if (e < ne) {
+                                    const unsigned ys = zs ^ a_s[e];
+                                    if (use_x) best[e] = fmax_value(best[e], ax + at(B, ys));
+                                    if (use_y) best[e] = fmax_value(best[e], at(A, ys) + bx);
+                                }
+                        }
+                        x = next_split(x, c);
                     }
                 }
             }
-            for (int o = 1; o < group; o <<= 1)
-                best = vmax(best, __shfl_xor_sync(GPUALGO_FULL_MASK, best, o));
-            if (rank == 0 && ci < m) acc[ci] = vmax(acc[ci], best);
+#pragma unroll
+            for (int e = 0; e < EXTRAS; ++e) {
+                value_t v = best[e];
+                for (int o = 1; o < group; o <<= 1)
+                    v = fmax_value(v, __shfl_xor_sync(GPUALGO_FULL_MASK, v, o));
+                if (rank == 0 && e < ne) {
+                    const int ci = row[2 + EXTRAS + e];
+                    acc[ci] = fmax_value(acc[ci], v);
+                }
+            }
         }
     }
     __syncthreads();

@@ -1,0 +1,97 @@
+"""The low coalitions' tasks of ``odp_tile_kernel`` (``gpu.low_tasks``) and the kernel's walk over
+them, emulated on the host: every coalition in exactly one task, and the best split of each, read
+through the swizzled tiles, equal to a direct maximum over its splits."""
+import numpy as np
+import pytest
+
+from gpualgo.coalitions import gpu as co_gpu
+
+
+def _swizzle(i, bits=5):
+    return i ^ ((i >> bits) & ((1 << bits) - 1))
+
+
+def _next_split(x, mask):
+    return (x - mask) & mask
+
+
+def _scatter(k, mask):
+    out, bit = 0, 0
+    while mask and k:
+        low = mask & -mask
+        if k & 1:
+            out |= low
+        k >>= 1
+        mask ^= low
+    return out
+
+
+@pytest.mark.parametrize("b", [1, 2, 3, 5, 8, 12])
+def test_every_low_coalition_is_in_one_task(b):
+    rows, off = co_gpu.low_tasks(b)
+    e_max = co_gpu.EXTRAS
+    assert rows.shape[1] == 2 + 2 * e_max and len(off) == b + 2 and off[0] == 0 and off[-1] == len(rows)
+    for t in range(b + 1):
+        cls = [int(c) for c in co_gpu.masks_of_size(b, t)]
+        seen = []
+        counts = [int(r[1]) for r in rows[off[t]:off[t + 1]]]
+        assert counts == sorted(counts, reverse=True) and all(1 <= k <= e_max for k in counts)   # fullest first
+        for r in rows[off[t]:off[t + 1]]:
+            core, k = int(r[0]), int(r[1])
+            assert bin(core).count("1") == max(t - 1, 0)
+            for e in range(k):
+                extra = int(r[2 + e])
+                assert (t == 0 and extra == 0) or (bin(extra).count("1") == 1 and not extra & core)
+                assert cls[int(r[2 + e_max + e])] == core | extra          # its place among the size t
+                seen.append(core | extra)
+        assert sorted(seen) == cls
+    if b == 12:   # most coalitions of the busiest sizes share their task with three others
+        for t in (5, 6, 7, 8):
+            full = sum(int(r[1]) for r in rows[off[t]:off[t + 1]] if int(r[1]) == e_max)
+            assert full >= 0.75 * len(co_gpu.masks_of_size(b, t)), t
+
+
+def _walk(A, B, b, t, jlo, jhi, group):
+    """What the kernel's lanes compute for one tile: the best split of each coalition of size t."""
+    rows, off = co_gpu.low_tasks(b)
+    e_max = co_gpu.EXTRAS
+    As, Bs = np.empty_like(A), np.empty_like(B)
+    As[[_swizzle(i) for i in range(len(A))]] = A         # the tiles as shared memory holds them
+    Bs[[_swizzle(i) for i in range(len(B))]] = B
+    best = {}
+    per = (1 << (t - 1) if t else 1) // group
+    every, span = jlo == 0 and jhi == t, jhi - jlo
+    for r in rows[off[t]:off[t + 1]]:
+        core, k = int(r[0]), int(r[1])
+        c_s = _swizzle(core)
+        a_s = [_swizzle(int(r[2 + e])) for e in range(k)]
+        for rank in range(group):
+            x = _scatter(rank * per, core)
+            for _ in range(per):
+                xs = _swizzle(x)
+                zs = c_s ^ xs                              # swizzle(core ^ x), by linearity
+                jx = bin(x).count("1")
+                use_x = every or 0 <= jx - jlo <= span
+                use_y = every or 0 <= t - jx - jlo <= span
+                for e in range(k):
+                    cl = core | int(r[2 + e])
+                    ys = zs ^ a_s[e]
+                    if use_x:
+                        best[cl] = max(best.get(cl, -np.inf), As[xs] + Bs[ys])
+                    if use_y:
+                        best[cl] = max(best.get(cl, -np.inf), As[ys] + Bs[xs])
+                x = _next_split(x, core)
+    return best
+
+
+@pytest.mark.parametrize("b", [3, 6, 10])
+def test_the_walk_over_tasks_finds_every_best_split(b, rng):
+    A, B = rng.random(1 << b), rng.random(1 << b)
+    for t in range(b + 1):
+        for jlo, jhi in {(0, t), (0, t // 2), (t // 2, t), (t // 3, (2 * t) // 3)}:
+            for group in {1, min(4, 1 << max(t - 1, 0))}:
+                got = _walk(A, B, b, t, jlo, jhi, group)
+                for cl in (int(c) for c in co_gpu.masks_of_size(b, t)):
+                    subs = [x for x in range(1 << b) if x & cl == x and jlo <= bin(x).count("1") <= jhi]
+                    want = max((A[x] + B[cl ^ x] for x in subs), default=-np.inf)
+                    assert got.get(cl, -np.inf) == want, (b, t, jlo, jhi, group, cl)
