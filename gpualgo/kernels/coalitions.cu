@@ -376,12 +376,13 @@ extern "C" __global__ void shared_splits_kernel(value_t* f, const unsigned* coal
 // ------------------------------------------------------------------------------------
 
 // A tile's entry i sits at swizzle(i): its bank (i mod 32 for 4-byte values, i mod 16 for
-// 8-byte ones) mixed with the next bits of i, so that the lanes of a warp, each walking the
-// subsets of its own coalition, read from more banks at once (consecutive coalitions of one
-// size share their low agents). A bijection on [0, 2^b) and linear over XOR.
+// 8-byte ones) mixed with higher bits of i (two shifts of them, the pair that spread the
+// kernel's reads best in a simulation of its warps), so that the lanes of a warp, each walking
+// the subsets of its own coalitions, read from more banks at once (neighbouring coalitions of
+// one size share their low agents). A bijection on [0, 2^b) and linear over XOR.
 #define SWZ_BITS (sizeof(value_t) == 8 ? 4u : 5u)
 __device__ __forceinline__ unsigned swizzle(unsigned i) {
-    return i ^ ((i >> SWZ_BITS) & ((1u << SWZ_BITS) - 1u));
+    return i ^ (((i >> SWZ_BITS) ^ (i >> (SWZ_BITS + 2u))) & ((1u << SWZ_BITS) - 1u));
 }
 // an offset into a table of value_t, in bytes
 #define VSHIFT (sizeof(value_t) == 8 ? 3 : 2)

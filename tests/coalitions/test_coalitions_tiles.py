@@ -8,7 +8,8 @@ from gpualgo.coalitions import gpu as co_gpu
 
 
 def _swizzle(i, bits=5):
-    return i ^ ((i >> bits) & ((1 << bits) - 1))
+    """As coalitions.cu places a tile's entry i (float32)."""
+    return i ^ (((i >> bits) ^ (i >> (bits + 2))) & ((1 << bits) - 1))
 
 
 def _next_split(x, mask):
@@ -24,6 +25,13 @@ def _scatter(k, mask):
         k >>= 1
         mask ^= low
     return out
+
+
+def test_the_swizzle_is_a_linear_bijection():
+    for b in (3, 5, 8, 12):
+        placed = [_swizzle(i) for i in range(1 << b)]
+        assert sorted(placed) == list(range(1 << b))
+    assert all(_swizzle(i ^ j) == _swizzle(i) ^ _swizzle(j) for i in range(0, 4096, 37) for j in range(0, 4096, 53))
 
 
 @pytest.mark.parametrize("b", [1, 2, 3, 5, 8, 12])
