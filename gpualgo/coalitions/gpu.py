@@ -26,6 +26,7 @@ size is computed by :func:`launch_config`. Importing this module needs no GPU.
 from __future__ import annotations
 
 import functools
+import heapq
 import math
 import time
 
@@ -603,18 +604,22 @@ def low_tasks(b: int, extras: int = EXTRAS) -> tuple:
             count = {c: b - (t - 1) for c in cores}
             tasks = []
             for want in range(min(extras, b - t + 1), 0, -1):
-                while True:
-                    open_ = [c for c in cores if count[c] >= want]
-                    if not open_:
-                        break
-                    core = min(open_, key=lambda c: (count[c], c))
+                heap = [(count[c], c) for c in cores if count[c] >= want]   # stale entries skipped
+                heapq.heapify(heap)
+                while heap:
+                    k, core = heapq.heappop(heap)
+                    if k != count[core] or k < want:
+                        continue
                     take = [1 << a for a in range(b) if not core >> a & 1 and core | 1 << a in free][:extras]
                     for e in take:
                         cl = core | e
                         free.discard(cl)
                         for a in range(b):
                             if cl >> a & 1:
-                                count[cl ^ 1 << a] -= 1
+                                other = cl ^ 1 << a
+                                count[other] -= 1
+                                if count[other] >= want:
+                                    heapq.heappush(heap, (count[other], other))
                     tasks.append((core, take))
             tasks.sort(key=lambda task: -len(task[1]))
         for core, take in tasks:
