@@ -16,17 +16,6 @@ def _next_split(x, mask):
     return (x - mask) & mask
 
 
-def _scatter(k, mask):
-    out, bit = 0, 0
-    while mask and k:
-        low = mask & -mask
-        if k & 1:
-            out |= low
-        k >>= 1
-        mask ^= low
-    return out
-
-
 def test_the_swizzle_is_a_linear_bijection():
     for b in (3, 5, 8, 12):
         placed = [_swizzle(i) for i in range(1 << b)]
@@ -74,7 +63,7 @@ def _walk(A, B, b, t, jlo, jhi, group):
         c_s = _swizzle(core)
         a_s = [_swizzle(int(r[2 + e])) for e in range(k)]
         for rank in range(group):
-            x = _scatter(rank * per, core)
+            x = co_gpu._scatter(rank * per, core)   # scatter_bits, as the rebuild uses it
             for _ in range(per):
                 xs = _swizzle(x)
                 zs = c_s ^ xs                              # swizzle(core ^ x), by linearity
