@@ -14,6 +14,7 @@ preset, measured now or read back from ``data/results/tsp`` (plain dicts with th
 ...                            perms_per_s=2.5e10, permutations=1)]))
 gpu_shared_incremental   n=13 halved      300.0 ms     2.5e+10 orders/s
 goal at least 2e10 orders/s: met (lowest 2.5e+10)
+goal at least 3e11 orders/s at n = 14 and 15: not measured
 goal n=16 exact in under 120 s: not measured
 goal GPU Held-Karp at least 50x numba: not measured
 """
