@@ -157,9 +157,8 @@ def launch_config(kernel: str, **sizes) -> dict:
       when the grid would pass the hardware limit (raise per_thread).
     - ``"odp_tile_kernel"``: sizes ``block``, ``highs`` (high masks of size ``h``), ``h``,
       ``t`` (the low coalitions' size), ``low_bits`` (b), ``tiles`` (tiles a block walks at
-      most), ``itemsize`` (of the table's values), ``tasks`` (of the low coalitions, :func:`low_tasks`;
-      default one per coalition). A block per (high mask, chunk of ``per`` consecutive high
-      splits); ``group`` lanes share a task. Returns
+      most), ``itemsize`` (of the table's values). A block per (high mask, chunk of ``per``
+      consecutive high splits); ``group`` lanes share a task of low coalitions (:func:`low_tasks`). Returns
       ``{"grid", "block", "chunks", "per", "group", "shared_bytes", "low_coalitions"}``.
     - ``"find_split_kernel"``: sizes ``splits`` and ``sms`` (the GPU's multiprocessors): a
       grid-stride loop over the splits of one coalition, at most 8 blocks per SM of
@@ -181,7 +180,8 @@ def launch_config(kernel: str, **sizes) -> dict:
         block, h, t, b, tiles = sizes["block"], sizes["h"], sizes["t"], sizes["low_bits"], sizes["tiles"]
         count_h = sizes["highs"]
         m = math.comb(b, t)
-        tasks = sizes.get("tasks") or m
+        off = low_tasks(b)[1]
+        tasks = int(off[t + 1] - off[t])
         # lanes of a task: each takes some of the 2^(t-1) parts of its core
         group = min(32, 1 << max(t - 1, 0), _pow2_floor(block // tasks) if tasks < block else 1)
         nx = 1 << (h - 1) if h else 1
@@ -406,7 +406,7 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats):
     b = _low_bits(v, n, low_bits)
     item = f.dtype.itemsize
     layout = _tile_layout(n, b)
-    highs, high_off, cnt_le_h, task_off_h = layout["highs"], layout["high_off"], layout["cnt_le"], layout["task_off"]
+    highs, high_off, cnt_le_h = layout["highs"], layout["high_off"], layout["cnt_le"]
     bypop, cnt_le, high_all, tasks, task_off = (gpu.to_device(layout[k]) for k in
                                                 ("bypop", "cnt_le", "all_highs", "tasks", "task_off"))
     kern = mod.get_function("odp_tile_kernel")
@@ -421,7 +421,7 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats):
             iterations += its
             count_h = len(highs[h])
             cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
-                                tiles=tiles, itemsize=item, tasks=int(task_off_h[t + 1] - task_off_h[t]))
+                                tiles=tiles, itemsize=item)
             grid, m = cfg["grid"], cfg["low_coalitions"]
             if end is None:
                 end = _level_events(cp, events, s)
@@ -697,7 +697,7 @@ def _launch_share(cp, d, acc, n, b, s, h, t, ok, r, lo, count_h, block, tiles, l
     ``h`` from the ``lo``-th; adds its tiles, blocks and bytes to ``acc``."""
     item = d["f"].dtype.itemsize
     cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b, tiles=tiles,
-                        itemsize=item, tasks=int(layout["task_off"][t + 1] - layout["task_off"][t]))
+                        itemsize=item)
     grid, m = cfg["grid"], cfg["low_coalitions"]
     with cp.cuda.Device(d["id"]):
         d["kern"]((grid,), (cfg["block"],),

@@ -286,15 +286,15 @@ def shared_incremental(instance, symmetric=None, max_free: int = MAX_FREE, block
     and next_permutation stay; the last four cities are then stepped too). ``suffix="steps"``
     steps the last four cities like the others instead of scoring their 24 orders from
     registers (how (c) ran before)."""
-    guards.one_of(matrix, "matrix", TUNING["matrix"])
-    guards.one_of(incremental, "incremental", TUNING["incremental"])
     flags = _c_flags(matrix, incremental, suffix)
     return _device_bruteforce(instance, symmetric, max_free, block, "gpu_shared_incremental", flags,
                               matrix=matrix, incremental=incremental, suffix=suffix)
 
 
 def _c_flags(matrix: str = "shared", incremental: bool = True, suffix: str = "registers") -> tuple:
-    """The tsp.cu flags of version (c)'s options."""
+    """The tsp.cu flags of version (c)'s options, each checked against :data:`TUNING`."""
+    guards.one_of(matrix, "matrix", TUNING["matrix"])
+    guards.one_of(incremental, "incremental", TUNING["incremental"])
     guards.one_of(suffix, "suffix", TUNING["suffix"])
     return ((("C_GLOBAL_MATRIX",) if matrix == "global" else ()) + (() if incremental else ("C_FULL_COST",))
             + (("C_STEP_SUFFIX",) if suffix == "steps" else ()))
