@@ -173,6 +173,25 @@ def test_targets_quick_preset_checks_every_answer_from_both_dtypes():
             assert not scipy and all(r["verified_by"] == "dual bound" for r in mine)
 
 
+def test_eps_factor_quick_preset_runs_every_factor_on_the_same_instances():
+    from gpualgo import bench
+    from gpualgo.assignment.auction import analysis, bench as auction_bench
+    p = auction_bench.PRESETS["eps_factor"]
+    factors = p.params["factors"]
+    rows = bench.run_preset("auction", "eps_factor", progress=False, quick=True)
+    cases = {(r["n"], r["range"], r["seed"]) for r in rows}
+    assert {(n, f) for n, f, _ in cases} == {(n, f) for n in (64, 96) for f in ("1-10000", "0-999", "geom")}
+    for case in cases:
+        mine = [r for r in rows if (r["n"], r["range"], r["seed"]) == case]
+        assert sorted(r["eps_factor"] for r in mine) == sorted(factors)
+        assert all(r["verified"] is True and r["verified_by"] == "dual bound" for r in mine)
+        assert len({r["objective"] for r in mine}) == 1      # every factor is exact: one optimum
+    summary = analysis.factor_summary(rows)
+    assert sorted(summary) == sorted(factors)
+    assert sum(w for _, w, _ in summary.values()) >= len(cases)  # ties may share a win
+    assert all(g >= 1.0 and worst >= g for g, _, worst in summary.values())
+
+
 @pytest.mark.parametrize("variant", ["gpu_queues", "gpu_deterministic"])
 def test_timeline_of_the_first_rounds(variant, rng):
     B = A.report_instance(300, 300, 1.0, seed=rng)

@@ -24,7 +24,7 @@ import statistics
 from ...timing import group
 
 __all__ = ["verdict", "mean_table", "speedups", "peer_speedups", "exact_lines", "means", "loglog_slope",
-           "wins_from", "per_instance"]
+           "wins_from", "per_instance", "factor_summary"]
 
 
 def verdict(rows) -> str:
@@ -152,3 +152,29 @@ def per_instance(rows, *match_keys, value: str = "rounds", by: str = "variant") 
         key = tuple(r.get(k) for k in ("n", "density", "instance") + match_keys)
         out.setdefault(key, {})[r[by]] = r[value]
     return out
+
+
+def factor_summary(rows, value: str = "kernel_ms") -> dict:
+    """The ``eps_factor`` sweep, factor by factor: ``{factor: (geometric mean of value / the
+    instance's best, instances where it was the best, its worst ratio)}``, over the instances
+    (``n``, ``range``, ``seed``) that ran every factor; sorted best first.
+
+    >>> rows = [dict(n=64, range="0-999", seed=1, eps_factor=f, kernel_ms=t) for f, t in ((4, 2.0), (8, 4.0))]
+    >>> rows += [dict(n=64, range="geom", seed=2, eps_factor=f, kernel_ms=t) for f, t in ((4, 3.0), (8, 2.0))]
+    >>> {f: (round(g, 3), w, round(x, 2)) for f, (g, w, x) in factor_summary(rows).items()}
+    {4: (1.225, 1, 1.5), 8: (1.414, 1, 2.0)}
+    """
+    by = {}
+    for r in rows:
+        if r.get("eps_factor") is not None and r.get(value) is not None and not r.get("timeout"):
+            by.setdefault((r["n"], r["range"], r["seed"]), {})[r["eps_factor"]] = float(r[value])
+    factors = sorted({f for d in by.values() for f in d})
+    full = [d for d in by.values() if len(d) == len(factors)]
+    out = {}
+    for f in factors:
+        ratios = [d[f] / min(d.values()) for d in full]
+        if ratios:
+            gm = statistics.geometric_mean(ratios)
+            out[f] = (gm, sum(1 for d in full if d[f] == min(d.values())), max(ratios))
+    return dict(sorted(out.items(), key=lambda kv: kv[1][0]))
+

@@ -21,6 +21,10 @@
                     an int64 host array (numpy's default integer) alike, at n = 16384 (GPU
                     only, certified by the dual bound) and against scipy and lap at n = 8192
                     on benefits in [0, 999] and on geometric ones (``dtype``, ``range``).
+``eps_factor``      gpu_eps_scaling with each divisor of eps between phases (``eps_factor``)
+                    on the same instances (uniform benefits in two ranges, geometric ones),
+                    every answer certified by the dual bound: the evidence for the default
+                    (:data:`serial.EPS_FACTOR`, :func:`analysis.factor_summary`).
 
 Every preset takes ``quick=True`` (its ``Preset.quick`` sizes, for notebooks in CI and tests).
 
@@ -221,6 +225,28 @@ def _targets_case(p, n: int, family: str, peers_too: bool):
     return bench.Case(f"n={n} {family}", run, lambda: _check_targets_instance(family, n))
 
 
+def _factor_cases(p):
+    """The ``eps_factor`` sweep: every factor on each instance, one after the other (geometric
+    instances only up to ``geom_max_n``: scipy-free, but their auctions take seconds each)."""
+    for n in p["sizes"]:
+        for family in p["families"]:
+            if family == "geom" and n > p["geom_max_n"]:
+                continue
+            for k in range(p["instances"]):
+                def run(n=n, family=family, k=k):
+                    seed = _seed(p["seed"], n, k)
+                    B = _targets_instance(family, n, seed)
+                    common = dict(algorithm="auction", n=n, range=family, seed=seed, instance=k)
+                    bench.warm_up(solve, B[:64, :64].copy(), ["gpu_eps_scaling"])
+                    rows = []
+                    for f in p["factors"]:
+                        r = solve(B, variant="gpu_eps_scaling", eps_factor=f)
+                        rows.append(dict(_certified_row(B, r, None, **common), eps_factor=f))
+                    return rows
+                yield bench.Case(f"n={n} {family} #{k}", run,
+                                 lambda n=n, family=family: _check_targets_instance(family, n))
+
+
 def _targets_cases(p):
     for family in p["big_families"]:
         yield _targets_case(p, p["big_n"], family, peers_too=False)
@@ -341,6 +367,11 @@ PRESETS = {
         dict(big_n=16384, big_families=["1-10000"], n=8192, families=["0-999", "geom"],
              dtypes=["int32", "int64"], reps=3, seed=19),
         _targets_cases, quick=dict(big_n=96, n=64)),
+    "eps_factor": bench.Preset(
+        "gpu_eps_scaling with each divisor of eps between phases, on the same instances (the default's evidence)",
+        dict(sizes=[2048, 4096, 8192, 16384], families=["1-10000", "0-999", "geom"], geom_max_n=8192,
+             factors=[3, 4, 5, 6, 8, 10], instances=3, seed=31),
+        _factor_cases, quick=dict(sizes=[64, 96], instances=1, geom_max_n=96)),
     "scaling": bench.Preset(
         "serial auction at eps = 1/(m+1) against serial eps-scaling, same instances (density 0.1 and 1)",
         dict(sizes=REPORT_SIZES[:6], densities=[0.1, 1.0], instances=3, limit=10000, seed=2022),

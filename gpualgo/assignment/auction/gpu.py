@@ -515,7 +515,8 @@ class _FastAuction:
         return int(self.counters[_C_ROUNDS].get())
 
 
-def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None, eps_factor: int = 8,
+def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
+                 eps_factor: int = auction_serial.EPS_FACTOR,
                  warps_per_block: int = 8, blocks_per_sm: int = 4, rounds_per_check: int = 16,
                  tail_max: int = TAIL_MAX, tail_shared: bool = True, max_rounds: int = 10**8, force: bool = False):
     """gpu_eps_scaling (dense) and gpu_sparse (CSR): the eps-scaling kernels of auction.cu.

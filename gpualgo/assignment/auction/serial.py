@@ -116,7 +116,12 @@ def auction_rounds(raw, scale, eps, cap, price, person_obj, obj_owner, max_round
     return rounds
 
 
-def eps_schedule(span: int, eps_final: int, eps_start=None, factor: int = 8) -> list[int]:
+#: the default divisor of eps from one eps-scaling phase to the next (the ``eps_factor`` sweep of
+#: :mod:`.bench` is the evidence for it)
+EPS_FACTOR = 8
+
+
+def eps_schedule(span: int, eps_final: int, eps_start=None, factor: int = EPS_FACTOR) -> list[int]:
     """The epsilons of eps-scaling, in scaled units: ``eps_start``, divided by ``factor``, ..., ``eps_final``.
 
     The default start is ``span / 8`` (an eighth of the benefit range), never below
@@ -185,7 +190,7 @@ def auction(prob, max_rounds: int = DEFAULT_MAX_ROUNDS, record_rounds: int = DEF
     return person_obj, price, rounds, active[:min(rounds, record_rounds)].copy()
 
 
-def auction_eps_scaling(prob, eps_start=None, eps_factor: int = 8, max_rounds: int = DEFAULT_MAX_ROUNDS,
+def auction_eps_scaling(prob, eps_start=None, eps_factor: int = EPS_FACTOR, max_rounds: int = DEFAULT_MAX_ROUNDS,
                         record_rounds: int = DEFAULT_RECORD_ROUNDS):
     """Serial eps-scaling auction: phases with decreasing eps, prices kept, all persons unassigned.
 
@@ -217,7 +222,7 @@ def auction_eps_scaling(prob, eps_start=None, eps_factor: int = 8, max_rounds: i
 
 
 def solve_serial(B, eps=None, max_rounds: int = DEFAULT_MAX_ROUNDS, record_rounds: int = DEFAULT_RECORD_ROUNDS,
-                 scaling: bool = False, eps_start=None, eps_factor: int = 8, force: bool = False):
+                 scaling: bool = False, eps_start=None, eps_factor: int = EPS_FACTOR, force: bool = False):
     """The report's serial Algorithm 1 (numba); ``scaling=True`` runs its eps-scaling twin.
 
     Stats: ``prepare_ms`` (validation and the integer form), ``exec_ms`` (the rounds),
