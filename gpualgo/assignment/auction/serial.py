@@ -118,7 +118,7 @@ def auction_rounds(raw, scale, eps, cap, price, person_obj, obj_owner, max_round
 
 #: the default divisor of eps from one eps-scaling phase to the next (the ``eps_factor`` sweep of
 #: :mod:`.bench` is the evidence for it)
-EPS_FACTOR = 8
+EPS_FACTOR = 3
 
 
 def eps_schedule(span: int, eps_final: int, eps_start=None, factor: int = EPS_FACTOR) -> list[int]:
