@@ -226,3 +226,14 @@ def test_fig2_overlap_of_the_copy_and_the_rebuild():
     mixed["auction/timeline"] += [dict(r, instance=1) for r in _spans(6, overlap=False)["auction/timeline"][1:]]
     assert verdict("_fig2", mixed).verdict == F.CAVEAT
     assert verdict("_fig2", {"auction/timeline": [dict(kind="run")]}).verdict == F.UNTESTABLE
+
+
+def test_the_default_divisor_is_the_recorded_sweeps_best():
+    """serial.EPS_FACTOR is what the recorded eps_factor sweep found fastest by geometric mean."""
+    from gpualgo import results
+    from gpualgo.assignment.auction import analysis, serial
+    rows = results.read("auction", "eps_factor").rows
+    assert rows and all(r["verified"] is True for r in rows)
+    summary = analysis.factor_summary(rows)
+    assert next(iter(summary)) == serial.EPS_FACTOR
+    assert summary[serial.EPS_FACTOR][0] < summary[8][0]     # the former default, 8, is slower

@@ -24,7 +24,7 @@ import statistics
 from ...timing import group
 
 __all__ = ["verdict", "mean_table", "speedups", "peer_speedups", "exact_lines", "means", "loglog_slope",
-           "wins_from", "per_instance", "factor_summary"]
+           "wins_from", "per_instance", "factor_summary", "factor_table"]
 
 
 def verdict(rows) -> str:
@@ -177,4 +177,26 @@ def factor_summary(rows, value: str = "kernel_ms") -> dict:
             gm = statistics.geometric_mean(ratios)
             out[f] = (gm, sum(1 for d in full if d[f] == min(d.values())), max(ratios))
     return dict(sorted(out.items(), key=lambda kv: kv[1][0]))
+
+
+def factor_table(rows, default=None, value: str = "kernel_ms") -> str:
+    """:func:`factor_summary` as a Markdown table, best first; ``default`` marks the factor the
+    library uses.
+
+    >>> rows = [dict(n=64, range="0-999", seed=1, eps_factor=f, kernel_ms=t) for f, t in ((4, 2.0), (8, 4.0))]
+    >>> print(factor_table(rows, default=4))
+    | eps_factor | time / the instance's fastest (geometric mean) | fastest on | worst ratio |
+    |---|---|---|---|
+    | 4 (the default) | 1.000 | 1 of 1 | 1.00 |
+    | 8 | 2.000 | 0 of 1 | 2.00 |
+    """
+    summary = factor_summary(rows, value)
+    if not summary:
+        return ""
+    total = len({(r["n"], r["range"], r["seed"]) for r in rows if r.get("eps_factor") is not None})
+    lines = ["| eps_factor | time / the instance's fastest (geometric mean) | fastest on | worst ratio |",
+             "|---|---|---|---|"]
+    lines += [f"| {f}{' (the default)' if f == default else ''} | {g:.3f} | {w} of {total} | {x:.2f} |"
+              for f, (g, w, x) in summary.items()]
+    return "\n".join(lines)
 
