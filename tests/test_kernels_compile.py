@@ -30,14 +30,22 @@ def test_there_are_kernel_sources():
     assert (KERNELS / "common.cuh").is_file()
 
 
+#: the sources' code paths that only a non-default define compiles, compiled here too
+OPTIONAL_PATHS = [("auction.cu", "-DTAIL_CLOCK=1")]
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize("src", SOURCES + ["common.cuh"], ids=lambda p: getattr(p, "name", p))
+@pytest.mark.parametrize("src", SOURCES + ["common.cuh"] + OPTIONAL_PATHS,
+                         ids=lambda p: " ".join(p) if isinstance(p, tuple) else getattr(p, "name", p))
 def test_compiles(src, arch, tmp_path):
+    extra = []
+    if isinstance(src, tuple):
+        src, extra = KERNELS / src[0], [src[1]]
     if src == "common.cuh":  # a header: compile a kernel that instantiates its templates
         src = tmp_path / "reductions.cu"
         src.write_text(REDUCTIONS_KERNEL)
-    cmd = ["nvcc", "-std=c++17", f"-arch={arch}", f"-I{KERNELS}", "-Werror", "all-warnings",
+    cmd = ["nvcc", "-std=c++17", f"-arch={arch}", f"-I{KERNELS}", "-Werror", "all-warnings", *extra,
            "-c", "-x", "cu", str(src), "-o", str(tmp_path / "out.o")]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"

@@ -26,7 +26,8 @@
 //     kernels decide most bids from per-person bid caches instead of row scans.
 //
 // Compile-time constants come from the host as defines (`defines()` in
-// gpualgo/assignment/auction/gpu.py): TAIL_MAX, CACHE_K, KEY_BITS and the slots of the
+// gpualgo/assignment/auction/gpu.py): TAIL_MAX, CACHE_K, KEY_BITS, TAIL_CLOCK (1: the tail
+// kernel adds its time to `tail_clock`, below) and the slots of the
 // int32 `counters` array every kernel shares: C_MATCHED (persons matched), C_ROUNDS
 // (rounds), C_CACHE_HITS and C_TAIL_SCANS (bids of the tail kernel decided by a cache,
 // and by a full scan); C_PERSONS0/1 and C_OBJECTS0/1 hold the lengths of the person and
@@ -39,6 +40,9 @@
 #endif
 #ifndef CACHE_K
 #define CACHE_K 64
+#endif
+#ifndef TAIL_CLOCK
+#define TAIL_CLOCK 0
 #endif
 #ifndef C_MATCHED
 #define C_PERSONS0 0
@@ -543,6 +547,19 @@ extern "C" __global__ void assign_winner_kernel(
 // reads and writes them there, and they are copied back at the end.  Otherwise the
 // rounds use global memory.
 
+#if TAIL_CLOCK
+// With TAIL_CLOCK: the ns the tail block spends in its rounds (from the first round's start to
+// the last one's end) and in their row scans, and the rounds it runs; the host zeroes and
+// reads them (stats tail_ms, tail_scan_ms, tail_rounds).  %globaltimer is the GPU's clock in ns.
+__device__ unsigned long long tail_clock[3];
+__device__ __forceinline__ unsigned long long clock_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#endif
+
 // The block's shared state during the tail: the bidders of this round and the next, each
 // bidder's target and increment, the bidders whose cache missed, the per-warp partial
 // results of the scans, and the counters reported at the end.
@@ -693,17 +710,36 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
         for (int t = threadIdx.x; t < n_obj; t += blockDim.x) O[t] = obj_owner[t];
         __syncthreads();
     }
+#if TAIL_CLOCK
+    const unsigned long long t_start = clock_ns();
+    unsigned long long scan_ns = 0;
+#endif
     int rounds = 0;
     while (st.nb > 0) {
         const int b_count = st.nb, parity = rounds & 1;
         tail_cache_bids(st, cache, scale, P, eps, cap, b_count, parity);
         __syncthreads();
         const int m_count = st.n_miss[parity];
-        if (m_count > 0) tail_scan_bids(st, rows, cache, scale, P, eps, cap, m_count);  // block-uniform
+        if (m_count > 0) {  // block-uniform
+#if TAIL_CLOCK
+            const unsigned long long t_scan = clock_ns();
+#endif
+            tail_scan_bids(st, rows, cache, scale, P, eps, cap, m_count);
+#if TAIL_CLOCK
+            scan_ns += clock_ns() - t_scan;
+#endif
+        }
         if ((threadIdx.x >> 5) == 0) tail_award(st, P, O, person_obj, b_count, m_count, parity);
         ++rounds;
         __syncthreads();
     }
+#if TAIL_CLOCK
+    if (threadIdx.x == 0) {
+        atomicAdd(&tail_clock[0], clock_ns() - t_start);
+        atomicAdd(&tail_clock[1], scan_ns);
+        atomicAdd(&tail_clock[2], (unsigned long long)rounds);
+    }
+#endif
     if (state_in_shared) {
         for (int t = threadIdx.x; t < n_price; t += blockDim.x) price[t] = P[t];
         for (int t = threadIdx.x; t < n_obj; t += blockDim.x) obj_owner[t] = O[t];

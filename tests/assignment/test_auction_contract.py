@@ -44,6 +44,12 @@ def test_unknown_option_names_the_options_the_variant_takes():
         A.solve(B, variant="gpu_nope")
 
 
+def test_the_tail_clock_option_is_checked_before_a_gpu_is_asked_for():
+    with pytest.raises(ValueError, match="time_tail must be one of False, True, got 1"):
+        A.solve(np.ones((4, 4)), variant="gpu_eps_scaling", time_tail=1)
+    assert auction_gpu.defines(tail_clock=True)["TAIL_CLOCK"] == 1 and auction_gpu.defines()["TAIL_CLOCK"] == 0
+
+
 def test_solve_checks_the_matrix_first():
     with pytest.raises(ValueError, match="m=3 persons > n=2"):
         A.solve(np.ones((3, 2)), variant="gpu_eps_scaling")  # before the GPU is asked for

@@ -173,6 +173,34 @@ def test_targets_quick_preset_checks_every_answer_from_both_dtypes():
             assert not scipy and all(r["verified_by"] == "dual bound" for r in mine)
 
 
+def test_tail_clock_counts_the_tail_rounds_and_changes_no_result(rng):
+    for lim in (10000, 3):
+        B = A.uniform_instance(700, 700, 1, lim, seed=rng)
+        plain = A.solve(B, variant="gpu_eps_scaling")
+        timed = A.solve(B, variant="gpu_eps_scaling", time_tail=True)
+        assert np.array_equal(plain.assignment, timed.assignment) and np.array_equal(plain.prices, timed.prices)
+        s = timed.stats
+        assert s["rounds"] == plain.stats["rounds"] and "tail_ms" not in plain.stats
+        assert 0 < s["tail_rounds"] <= s["rounds"]
+        assert 0 <= s["tail_scan_ms"] <= s["tail_ms"] <= s["kernel_ms"]
+        assert (s["tail_scan_ms"] > 0) == (s["tail_scans"] > 0)
+
+
+def test_tail_quick_preset_clocks_one_run_per_instance():
+    from gpualgo import bench
+    from gpualgo.assignment.auction import analysis
+    rows = bench.run_preset("auction", "tail", progress=False, quick=True)
+    cases = {(r["n"], r["range"]) for r in rows}
+    assert cases == {(n, f) for n in (64, 128) for f in ("1-10000", "0-999")}
+    assert all(r["verified"] is True for r in rows)
+    for case in cases:
+        mine = [r for r in rows if (r["n"], r["range"]) == case]
+        assert sorted(r["time_tail"] for r in mine) == [0, 1] and len({r["objective"] for r in mine}) == 1
+        timed = [r for r in mine if r["time_tail"]][0]
+        assert 0 < timed["tail_rounds"] <= timed["rounds"] and timed["tail_ms"] <= timed["kernel_ms"]
+    assert len(analysis.tail_lines(rows)) == len(cases)
+
+
 def test_eps_factor_quick_preset_runs_every_factor_on_the_same_instances():
     from gpualgo import bench
     from gpualgo.assignment.auction import analysis, bench as auction_bench

@@ -24,7 +24,7 @@ import statistics
 from ...timing import group
 
 __all__ = ["verdict", "mean_table", "speedups", "peer_speedups", "exact_lines", "means", "loglog_slope",
-           "wins_from", "per_instance", "factor_summary", "factor_table"]
+           "wins_from", "per_instance", "factor_summary", "factor_table", "tail_lines"]
 
 
 def verdict(rows) -> str:
@@ -199,4 +199,35 @@ def factor_table(rows, default=None, value: str = "kernel_ms") -> str:
     lines += [f"| {f}{' (the default)' if f == default else ''} | {g:.3f} | {w} of {total} | {x:.2f} |"
               for f, (g, w, x) in summary.items()]
     return "\n".join(lines)
+
+
+def tail_lines(rows) -> list[str]:
+    """One line per instance of the ``tail`` preset: the median kernel time of the plain runs,
+    and from the clocked run the rounds the single-block tail ran, its time in them (in row
+    scans, and per round) against its own kernel time, and the time per round of the others
+    (two kernel launches each, in CUDA graphs with a host check every few rounds).
+
+    >>> rows = [dict(n=64, range="0-999", time_tail=0, kernel_ms=10.0, rounds=1000),
+    ...         dict(n=64, range="0-999", time_tail=1, kernel_ms=10.5, rounds=1000, tail_rounds=900,
+    ...              tail_ms=6.0, tail_scan_ms=1.5)]
+    >>> print(tail_lines(rows)[0])
+    n = 64, 0-999: kernel 10.0 ms (median of 1); the tail block ran 900 of the 1000 rounds (90%) in 6.0 ms of 10.5 ms (57%), 6.7 us per round, 1.5 ms of it in row scans; the other 100 rounds took 45.0 us each
+    """
+    out = []
+    for key in sorted({(r["n"], r["range"]) for r in rows}):
+        plain = [r["kernel_ms"] for r in rows if (r["n"], r["range"]) == key and not r.get("time_tail")]
+        timed = [r for r in rows if (r["n"], r["range"]) == key and r.get("time_tail")]
+        if not plain or not timed:
+            continue
+        t = timed[0]
+        rounds, tr = int(t["rounds"]), int(t["tail_rounds"])
+        line = (f"n = {key[0]}, {key[1]}: kernel {statistics.median(plain):.1f} ms (median of {len(plain)}); "
+                f"the tail block ran {tr} of the {rounds} rounds ({tr / rounds:.0%}) in {t['tail_ms']:.1f} ms of "
+                f"{t['kernel_ms']:.1f} ms ({t['tail_ms'] / t['kernel_ms']:.0%}), "
+                f"{1e3 * t['tail_ms'] / max(tr, 1):.1f} us per round, {t['tail_scan_ms']:.1f} ms of it in row scans")
+        if rounds > tr:
+            line += (f"; the other {rounds - tr} rounds took "
+                     f"{1e3 * (t['kernel_ms'] - t['tail_ms']) / (rounds - tr):.1f} us each")
+        out.append(line)
+    return out
 

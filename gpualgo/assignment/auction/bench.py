@@ -21,6 +21,10 @@
                     an int64 host array (numpy's default integer) alike, at n = 16384 (GPU
                     only, certified by the dual bound) and against scipy and lap at n = 8192
                     on benefits in [0, 999] and on geometric ones (``dtype``, ``range``).
+``tail``            where gpu_eps_scaling's time goes: each instance solved as it is and
+                    with the tail kernel's clock (``time_tail``): the rounds the single-block
+                    tail runs, its time in them and in their row scans, against the kernel
+                    time (rows with ``time_tail`` 0 and 1).
 ``eps_factor``      gpu_eps_scaling with each divisor of eps between phases (``eps_factor``)
                     on the same instances (uniform benefits in two ranges, geometric ones),
                     every answer certified by the dual bound: the evidence for the default
@@ -247,6 +251,28 @@ def _factor_cases(p):
                                  lambda n=n, family=family: _check_targets_instance(family, n))
 
 
+def _tail_cases(p):
+    """The ``tail`` preset: each instance solved plainly (``reps`` runs) and then with the tail's
+    clock, every answer certified."""
+    for n in p["sizes"]:
+        for family in p["families"]:
+            def run(n=n, family=family):
+                seed = _seed(p["seed"], n, 0)
+                B = _targets_instance(family, n, seed)
+                common = dict(algorithm="auction", n=n, range=family, seed=seed, instance=0)
+                bench.warm_up(solve, B[:64, :64].copy(), ["gpu_eps_scaling"])
+                bench.warm_up(solve, B[:64, :64].copy(), ["gpu_eps_scaling"], time_tail=True)
+                rows = []
+                for rep in range(p["reps"]):
+                    r = solve(B, variant="gpu_eps_scaling")
+                    rows.append(dict(_certified_row(B, r, None, rep=rep, **common), time_tail=0))
+                r = solve(B, variant="gpu_eps_scaling", time_tail=True)
+                rows.append(dict(_certified_row(B, r, None, **common), time_tail=1,
+                                 **{k: r.stats[k] for k in ("tail_ms", "tail_scan_ms", "tail_rounds")}))
+                return rows
+            yield bench.Case(f"n={n} {family}", run, lambda n=n, family=family: _check_targets_instance(family, n))
+
+
 def _targets_cases(p):
     for family in p["big_families"]:
         yield _targets_case(p, p["big_n"], family, peers_too=False)
@@ -367,6 +393,10 @@ PRESETS = {
         dict(big_n=16384, big_families=["1-10000"], n=8192, families=["0-999", "geom"],
              dtypes=["int32", "int64"], reps=3, seed=19),
         _targets_cases, quick=dict(big_n=96, n=64)),
+    "tail": bench.Preset(
+        "where gpu_eps_scaling's time goes: the single-block tail's rounds, clocked inside the kernel",
+        dict(sizes=[4096, 8192, 16384], families=["1-10000", "0-999"], reps=3, seed=37),
+        _tail_cases, quick=dict(sizes=[64, 128], reps=1)),
     "eps_factor": bench.Preset(
         "gpu_eps_scaling with each divisor of eps between phases, on the same instances (the default's evidence)",
         dict(sizes=[2048, 4096, 8192, 16384], families=["1-10000", "0-999", "geom"], geom_max_n=8192,

@@ -91,15 +91,20 @@ def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_th
     raise ValueError(f"unknown kernel family {kind!r}")
 
 
-def defines(tail_max: int = TAIL_MAX) -> dict:
+def defines(tail_max: int = TAIL_MAX, tail_clock: bool = False) -> dict:
     """The compile-time constants of auction.cu: the tail's bidder limit, the bid cache's
-    size, the person bits of a bid key (:data:`problem.KEY_BITS`) and the counter slots
-    (:data:`COUNTERS`)."""
-    return {"TAIL_MAX": tail_max, "CACHE_K": CACHE_K, "KEY_BITS": problem.KEY_BITS, **COUNTERS}
+    size, the person bits of a bid key (:data:`problem.KEY_BITS`), whether the tail kernel
+    clocks itself (``TAIL_CLOCK``) and the counter slots (:data:`COUNTERS`)."""
+    return {"TAIL_MAX": tail_max, "CACHE_K": CACHE_K, "KEY_BITS": problem.KEY_BITS, "TAIL_CLOCK": int(bool(tail_clock)),
+            **COUNTERS}
+
+
+def _module(tail_max: int = TAIL_MAX, tail_clock: bool = False):
+    return gpu.load_module("auction", defines=defines(tail_max, tail_clock))
 
 
 def _kernels(names, tail_max: int = TAIL_MAX):
-    mod = gpu.load_module("auction", defines=defines(tail_max))
+    mod = _module(tail_max)
     return {k: mod.get_function(k) for k in names}
 
 
@@ -356,13 +361,15 @@ def check_report_options(bid_threads=128, assign_threads=256, grid_factor=2, rou
     _even(rounds_per_graph, "rounds_per_graph")
 
 
-def check_fast_options(warps_per_block=8, blocks_per_sm=4, rounds_per_check=16, tail_max=TAIL_MAX, **_):
+def check_fast_options(warps_per_block=8, blocks_per_sm=4, rounds_per_check=16, tail_max=TAIL_MAX, time_tail=False,
+                       **_):
     """The launch options of the eps-scaling versions, checked before a GPU is asked for
     and again by the versions."""
     guards.integer(warps_per_block, "warps_per_block", 1, 32)
     guards.integer(blocks_per_sm, "blocks_per_sm")
     _even(rounds_per_check, "rounds_per_check")
     guards.integer(tail_max, "tail_max", 1, 32)
+    guards.one_of(time_tail, "time_tail", (False, True))
 
 
 def _direct_upload(B, sparse: bool) -> bool:
@@ -439,12 +446,16 @@ class _FastAuction:
     person is matched."""
 
     def __init__(self, cp, prob, rows: _Rows, cfg, names, tail_max: int, tail_shared: bool,
-                 rounds_per_check: int, max_rounds: int):
+                 rounds_per_check: int, max_rounds: int, time_tail: bool = False):
         N = prob.n
         self.cp, self.prob, self.rows, self.cfg, self.N = cp, prob, rows, cfg, N
         self.rounds_per_check, self.max_rounds = rounds_per_check, max_rounds
-        k = _kernels(names, tail_max)
-        self.phase_k, self.bid_k, self.assign_k, self.tail_k = (k[name] for name in names)
+        mod = _module(tail_max, time_tail)
+        self.phase_k, self.bid_k, self.assign_k, self.tail_k = (mod.get_function(name) for name in names)
+        # the tail kernel's clock (TAIL_CLOCK): ns in its rounds, ns in their scans, rounds
+        self.clock = cp.ndarray((3,), cp.uint64, mod.get_global("tail_clock")) if time_tail else None
+        if time_tail:
+            self.clock[:] = 0
         self.tail_shared, self.tail_smem = self._tail_memory(tail_shared)
         # dense scans load the prices of whole int4 groups, padding columns included
         self.price = cp.zeros(rows.n_price, dtype=cp.int64)
@@ -518,21 +529,25 @@ class _FastAuction:
 def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
                  eps_factor: int = auction_serial.EPS_FACTOR,
                  warps_per_block: int = 8, blocks_per_sm: int = 4, rounds_per_check: int = 16,
-                 tail_max: int = TAIL_MAX, tail_shared: bool = True, max_rounds: int = 10**8, force: bool = False):
+                 tail_max: int = TAIL_MAX, tail_shared: bool = True, max_rounds: int = 10**8, force: bool = False,
+                 time_tail: bool = False):
     """gpu_eps_scaling (dense) and gpu_sparse (CSR): the eps-scaling kernels of auction.cu.
 
     ``tail_shared``: the single-block tail keeps prices and owners in shared memory when
     they fit (the default); False keeps them in global memory (for comparison).
+    ``time_tail``: the tail kernel is compiled with its clock (``TAIL_CLOCK``) and the stats
+    add ``tail_ms`` (its time in rounds), ``tail_scan_ms`` (in their row scans) and
+    ``tail_rounds`` (the rounds it ran): where the time of the last rounds goes.
     """
     cp = gpu.require()
-    check_fast_options(warps_per_block, blocks_per_sm, rounds_per_check, tail_max)
+    check_fast_options(warps_per_block, blocks_per_sm, rounds_per_check, tail_max, time_tail)
     variant = "gpu_sparse" if sparse else "gpu_eps_scaling"
     t0 = time.perf_counter()
     prob, rows = _fast_layout(cp, B, eps, sparse, force, variant)
     sched = auction_serial.eps_schedule(prob.span, prob.eps, eps_start if scaling else prob.eps, eps_factor)
     cfg = launch_config("fast", prob.n, gpu.sm_count(), warps_per_block=warps_per_block, blocks_per_sm=blocks_per_sm)
     auction = _FastAuction(cp, prob, rows, cfg, KERNELS[variant], tail_max, tail_shared, rounds_per_check,
-                           max_rounds)
+                           max_rounds, bool(time_tail))
     per_phase = []
     cp.cuda.Device().synchronize()
     t1 = time.perf_counter()
@@ -549,6 +564,9 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
              "eps_schedule": sched, "phases": len(sched), "host_checks": auction.checks_done,
              "upload_ms": rows.upload_ms, "download_ms": (t3 - t2) * 1e3, "launch": cfg,
              "tail_shared": auction.tail_shared, "tail_cache_hits": hits, "tail_scans": scans}
+    if time_tail:
+        ns_rounds, ns_scans, tail_rounds = (int(v) for v in auction.clock.get())
+        stats.update(tail_ms=ns_rounds / 1e6, tail_scan_ms=ns_scans / 1e6, tail_rounds=tail_rounds)
     return make_result(B, prob, a, pr, variant, stats, t0)
 
 
