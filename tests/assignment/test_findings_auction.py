@@ -237,3 +237,17 @@ def test_the_default_divisor_is_the_recorded_sweeps_best():
     summary = analysis.factor_summary(rows)
     assert next(iter(summary)) == serial.EPS_FACTOR
     assert summary[serial.EPS_FACTOR][0] < summary[8][0]     # the former default, 8, is slower
+
+
+def test_the_recorded_tail_sweep_says_what_notebook_01_says():
+    """Most rounds, and most of the kernel time, belong to the single-block tail on every instance."""
+    from gpualgo import results
+    from gpualgo.assignment.auction import analysis
+    rows = results.read("auction", "tail").rows
+    assert rows and all(r["verified"] is True for r in rows)
+    timed = [r for r in rows if r["time_tail"] == 1]
+    assert len(timed) == len({(r["n"], r["range"]) for r in rows}) >= 6
+    for r in timed:
+        assert r["tail_rounds"] > 0.8 * r["rounds"] and r["tail_ms"] > 0.5 * r["kernel_ms"]
+        assert 0 < r["tail_scan_ms"] < r["tail_ms"]
+    assert len(analysis.tail_lines(rows)) == len(timed)
