@@ -375,19 +375,24 @@ extern "C" __global__ void shared_splits_kernel(value_t* f, const unsigned* coal
 // Version gpu_odp (beyond the report): the pruned DP on tiles of f in shared memory
 // ------------------------------------------------------------------------------------
 
-// A tile's entry i sits at swizzle(i): its bank (i mod 32 for 4-byte values, i mod 16 for
-// 8-byte ones) mixed with higher bits of i (two shifts of them, the pair that spread the
-// kernel's reads best in a simulation of its warps), so that the lanes of a warp, each walking
-// the subsets of its own coalitions, read from more banks at once (neighbouring coalitions of
-// one size share their low agents). A bijection on [0, 2^b) and linear over XOR.
-#define SWZ_BITS (sizeof(value_t) == 8 ? 4u : 5u)
+// The two tiles are interleaved: entry i of both, A's and B's, is one pair (8 bytes for float,
+// 16 for double), read with one shared-memory load, since the walk below always reads A and B
+// at the same place.  Pair i sits at swizzle(i): its bank group (i mod 16 for float pairs,
+// i mod 8 for double ones) mixed with higher bits of i (two shifts of them), so that the lanes
+// of a warp, each walking the subsets of its own coalitions, read from more banks at once
+// (neighbouring coalitions of one size share their low agents). A bijection on [0, 2^b) and
+// linear over XOR.
+struct __align__(2 * sizeof(value_t)) tile_pair {
+    value_t a, b;
+};
+#define SWZ_BITS (sizeof(value_t) == 8 ? 3u : 4u)
 __device__ __forceinline__ unsigned swizzle(unsigned i) {
     return i ^ (((i >> SWZ_BITS) ^ (i >> (SWZ_BITS + 2u))) & ((1u << SWZ_BITS) - 1u));
 }
-// an offset into a table of value_t, in bytes
-#define VSHIFT (sizeof(value_t) == 8 ? 3 : 2)
-__device__ __forceinline__ value_t at(const value_t* base, unsigned byte_offset) {
-    return *reinterpret_cast<const value_t*>(reinterpret_cast<const char*>(base) + byte_offset);
+// an offset into the pairs, in bytes
+#define VSHIFT (sizeof(value_t) == 8 ? 4 : 3)
+__device__ __forceinline__ tile_pair at(const tile_pair* base, unsigned byte_offset) {
+    return *reinterpret_cast<const tile_pair*>(reinterpret_cast<const char*>(base) + byte_offset);
 }
 // max as one instruction (fmaxf / fmax: the values are never NaN)
 __device__ __forceinline__ float fmax_value(float a, float b) { return fmaxf(a, b); }
@@ -427,10 +432,9 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
                                            const unsigned short* bypop, const int* cnt_le,
                                            const unsigned short* tasks, const int* task_off,
                                            int group) {
-    extern __shared__ unsigned char smem_raw[];
-    value_t* A = reinterpret_cast<value_t*>(smem_raw);
-    value_t* B = A + (1 << b);
-    value_t* acc = B + (1 << b);
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    tile_pair* T = reinterpret_cast<tile_pair*>(smem_raw);
+    value_t* acc = reinterpret_cast<value_t*>(T + (1 << b));
     const int t = s - h;
     const int first_cl = t > 0 ? cnt_le[t - 1] : 0;
     const int m = cnt_le[t] - first_cl;
@@ -466,8 +470,8 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
             const unsigned lm = bypop[i];
             // X = {} (xh = 0, Xl = 0) is no split; and then B's entries of size t are the
             // coalitions of this level themselves, which other blocks may be updating
-            A[swizzle(lm)] = (xh == 0u && lm == 0u) ? NEG_INF : f[base_a + lm];
-            B[swizzle(lm)] = (xh == 0u && i >= first_cl) ? (value_t)0 : f[base_b + lm];
+            T[swizzle(lm)] = tile_pair{(xh == 0u && lm == 0u) ? NEG_INF : f[base_a + lm],
+                                       (xh == 0u && i >= first_cl) ? (value_t)0 : f[base_b + lm]};
         }
         __syncthreads();
         const bool every = jlo == 0 && jhi == t;
@@ -490,12 +494,12 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
                 if (every) {
                     for (int r = 0; r < per; ++r) {
                         const unsigned xs = swizzle(x) << VSHIFT, zs = c_s ^ xs;
-                        const value_t ax = at(A, xs), bx = at(B, xs);
+                        const tile_pair px = at(T, xs);
 #pragma unroll
                         for (int e = 0; e < EXTRAS; ++e)
                             if (e < ne) {
-                                const unsigned ys = zs ^ a_s[e];
-                                best[e] = fmax_value(best[e], fmax_value(ax + at(B, ys), at(A, ys) + bx));
+                                const tile_pair py = at(T, zs ^ a_s[e]);
+                                best[e] = fmax_value(best[e], fmax_value(px.a + py.b, py.a + px.b));
                             }
                         x = next_split(x, c);
                     }
@@ -505,13 +509,13 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
                         const int jx = __popc(x);
                         const bool use_x = (unsigned)(jx - jlo) <= span, use_y = (unsigned)(t - jx - jlo) <= span;
                         if (use_x || use_y) {
-                            const value_t ax = use_x ? at(A, xs) : NEG_INF, bx = use_y ? at(B, xs) : NEG_INF;
+                            const tile_pair px = at(T, xs);
 #pragma unroll
                             for (int e = 0; e < EXTRAS; ++e)
                                 if (e < ne) {
-                                    const unsigned ys = zs ^ a_s[e];
-                                    if (use_x) best[e] = fmax_value(best[e], ax + at(B, ys));
-                                    if (use_y) best[e] = fmax_value(best[e], at(A, ys) + bx);
+                                    const tile_pair py = at(T, zs ^ a_s[e]);
+                                    if (use_x) best[e] = fmax_value(best[e], px.a + py.b);
+                                    if (use_y) best[e] = fmax_value(best[e], py.a + px.b);
                                 }
                         }
                         x = next_split(x, c);

@@ -7,8 +7,8 @@ import pytest
 from gpualgo.coalitions import gpu as co_gpu
 
 
-def _swizzle(i, bits=5):
-    """As coalitions.cu places a tile's entry i (float32)."""
+def _swizzle(i, bits=4):
+    """As coalitions.cu places the pair (A, B) of a tile's entry i (float32: 8-byte pairs)."""
     return i ^ (((i >> bits) ^ (i >> (bits + 2))) & ((1 << bits) - 1))
 
 
