@@ -20,7 +20,8 @@ import math
 from ..timing import summary
 
 __all__ = ["algorithm_ms", "with_algorithm_ms", "medians", "verification", "time_split", "fastest_first",
-           "time_shares", "sweep_counts", "levels_per_relabel", "tuning_table", "targets_verdict",
+           "time_shares", "sweep_counts", "levels_per_relabel", "level_latency", "tuning_table", "targets_verdict",
+           "FAST_GOAL_MS",
            "instance_label", "heuristic_medians", "heuristics_table", "cut_medians", "cut_table", "parse_size",
            "parse_options", "UPLOAD_PARTS", "upload_split", "upload_table", "relabel_pairs", "relabel_statement",
            "rev_search_medians", "upload_bars"]
@@ -193,6 +194,22 @@ def levels_per_relabel(rows) -> dict:
     return {k: summary(v)["median"] for k, v in per.items()}
 
 
+def level_latency(rows) -> dict:
+    """``{size: median microseconds per BFS level}``: each run's time in global relabels over
+    the levels its BFS ran (``gr_ms`` / ``bfs_levels``, the ``tuning`` preset's vertex-centric
+    rows by levels), the cost of one level: its grid barrier and the chain of dependent reads
+    that expands its frontier.
+
+    >>> level_latency([dict(size="64x64", gr_ms=6.0, bfs_levels=2000), dict(size="64x64", gr_ms=0.0, bfs_levels=0)])
+    {'64x64': 3.0}
+    """
+    per: dict = {}
+    for r in rows:
+        if _num(r.get("bfs_levels")) and r["bfs_levels"] > 0 and _num(r.get("gr_ms")):
+            per.setdefault(r.get("size"), []).append(1e3 * r["gr_ms"] / r["bfs_levels"])
+    return {k: summary(v)["median"] for k, v in per.items()}
+
+
 def tuning_table(rows) -> str:
     """The ``tuning`` preset as a table: for every size and configuration, the runs and the
     median total, BFS and sweep times, and the options that differ from the first
@@ -210,11 +227,16 @@ def tuning_table(rows) -> str:
     return "\n".join(lines)
 
 
+#: the second performance goal at genrmf 128 x 128: the whole solve call under this (ms)
+FAST_GOAL_MS = 1000.0
+
+
 def targets_verdict(rows, ours: str = "gpu_vertex_centric", limit_ms: float = 2100.0) -> str:
     """The ``targets`` preset's verdict, per size: ``ours``' whole ``solve`` call over its
     runs (best to worst), its kernel time and the share of it in global relabels, every CPU
-    library's solve call against it, and whether the goal holds (faster than the fastest
-    library in every run; under ``limit_ms`` at 128 x 128, in the best run and in every run)."""
+    library's solve call against it, and whether the goals hold (faster than the fastest
+    library in every run; under ``limit_ms`` at 128 x 128, in the best run and in every run;
+    and the second goal, under :data:`FAST_GOAL_MS` there)."""
     lines = []
     for size in dict.fromkeys(r["size"] for r in rows):
         sel = [r for r in rows if r["size"] == size]
@@ -233,6 +255,8 @@ def targets_verdict(rows, ours: str = "gpu_vertex_centric", limit_ms: float = 21
             lines.append(f"    faster than the fastest CPU library in every run: {max(tot) < min(peer_ms.values())}")
         if size == "128x128":
             lines.append(f"    under {limit_ms:,.0f} ms: best run {min(tot) < limit_ms}, every run {max(tot) < limit_ms}")
+            lines.append(f"    under {FAST_GOAL_MS:,.0f} ms (the second goal): best run {min(tot) < FAST_GOAL_MS}, "
+                         f"every run {max(tot) < FAST_GOAL_MS}")
     return "\n".join(lines)
 
 
