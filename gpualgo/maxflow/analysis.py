@@ -255,8 +255,8 @@ def targets_verdict(rows, ours: str = "gpu_vertex_centric", limit_ms: float = 21
             lines.append(f"    faster than the fastest CPU library in every run: {max(tot) < min(peer_ms.values())}")
         if size == "128x128":
             lines.append(f"    under {limit_ms:,.0f} ms: best run {min(tot) < limit_ms}, every run {max(tot) < limit_ms}")
-            lines.append(f"    under {FAST_GOAL_MS:,.0f} ms (the second goal): best run {min(tot) < FAST_GOAL_MS}, "
-                         f"every run {max(tot) < FAST_GOAL_MS}")
+            lines.append(f"    the second goal, under {FAST_GOAL_MS:,.0f} ms: {min(tot):.1f} ms in the best run, "
+                         f"{max(tot):.1f} ms in the worst: {'met' if max(tot) < FAST_GOAL_MS else 'missed'}")
     return "\n".join(lines)
 
 

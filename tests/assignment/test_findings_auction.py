@@ -251,3 +251,13 @@ def test_the_recorded_tail_sweep_says_what_notebook_01_says():
         assert r["tail_rounds"] > 0.8 * r["rounds"] and r["tail_ms"] > 0.5 * r["kernel_ms"]
         assert 0 < r["tail_scan_ms"] < r["tail_ms"]
     assert len(analysis.tail_lines(rows)) == len(timed)
+
+
+def test_the_recorded_targets_against_their_goals():
+    from gpualgo import results
+    from gpualgo.assignment.auction import analysis
+    lines = analysis.targets_lines(results.read("auction", "targets").rows)
+    assert len(lines) == 3
+    assert lines[0].startswith("n = 16384, 1-10000, whole solve from int32 596.5-630.4 ms") and lines[0].endswith("missed")
+    assert lines[1] == "n = 8192, 0-999, int64 input: 41.5x-44.4x scipy in the same run; goal 40x: met"
+    assert lines[2].startswith("n = 8192, geom") and lines[2].endswith("goal 40x: missed")

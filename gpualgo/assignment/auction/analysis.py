@@ -24,7 +24,8 @@ import statistics
 from ...timing import group
 
 __all__ = ["verdict", "mean_table", "speedups", "peer_speedups", "exact_lines", "means", "loglog_slope",
-           "wins_from", "per_instance", "factor_summary", "factor_table", "tail_lines"]
+           "wins_from", "per_instance", "factor_summary", "factor_table", "tail_lines",
+           "BIG_GOAL_MS", "SPEEDUP_GOAL", "targets_lines"]
 
 
 def verdict(rows) -> str:
@@ -229,5 +230,43 @@ def tail_lines(rows) -> list[str]:
             line += (f"; the other {rounds - tr} rounds took "
                      f"{1e3 * (t['kernel_ms'] - t['tail_ms']) / (rounds - tr):.1f} us each")
         out.append(line)
+    return out
+
+
+#: the goals of the ``targets`` preset: the whole solve at its large size under this (ms), from
+#: an int32 and from an int64 array alike, and at least this speed-up over scipy at its smaller
+#: size, int64 input, on every family
+BIG_GOAL_MS = 250.0
+SPEEDUP_GOAL = 40.0
+
+
+def targets_lines(rows) -> list[str]:
+    """The ``targets`` preset against its goals, one line per case: the GPU's whole solve calls
+    (range over the runs, per input dtype) and, where scipy ran in the same run, the speed-ups
+    over it; each line ends with "met" or "missed" (every run counts).
+
+    >>> rows = [dict(n=96, range="1-10000", variant="gpu_eps_scaling", dtype=d, total_ms=t) for d, t in
+    ...         (("int32", 20.0), ("int64", 30.0))]
+    >>> rows += [dict(n=64, range="0-999", variant="gpu_eps_scaling", dtype="int64", total_ms=1.0,
+    ...               speedup_vs_scipy=s) for s in (39.0, 45.0)]
+    >>> print("\\n".join(targets_lines(rows)))
+    n = 96, 1-10000, whole solve from int32 20.0-20.0 ms, from int64 30.0-30.0 ms; goal under 250 ms: met
+    n = 64, 0-999, int64 input: 39.0x-45.0x scipy in the same run; goal 40x: missed
+    """
+    gpu_rows = [r for r in rows if r.get("variant") == "gpu_eps_scaling" and r.get("total_ms") is not None]
+    out = []
+    for n, family in dict.fromkeys((r["n"], r["range"]) for r in gpu_rows):
+        mine = [r for r in gpu_rows if (r["n"], r["range"]) == (n, family)]
+        sp = [float(r["speedup_vs_scipy"]) for r in mine if r.get("speedup_vs_scipy") is not None
+              and r.get("dtype") == "int64"]
+        if sp:
+            out.append(f"n = {n}, {family}, int64 input: {min(sp):.1f}x-{max(sp):.1f}x scipy in the same run; "
+                       f"goal {SPEEDUP_GOAL:.0f}x: {'met' if min(sp) >= SPEEDUP_GOAL else 'missed'}")
+            continue
+        by = {d: [float(r["total_ms"]) for r in mine if r.get("dtype") == d] for d in ("int32", "int64")}
+        parts = [f"from {d} {min(t):.1f}-{max(t):.1f} ms" for d, t in by.items() if t]
+        worst = max(max(t) for t in by.values() if t)
+        out.append(f"n = {n}, {family}, whole solve " + ", ".join(parts) +
+                   f"; goal under {BIG_GOAL_MS:.0f} ms: {'met' if worst < BIG_GOAL_MS else 'missed'}")
     return out
 
