@@ -299,6 +299,35 @@ extern "C" __global__ void unrank_kernel(const COST_T* __restrict__ W, int n,
     ORD(20, 3, 1, 0, 2) ORD(21, 3, 1, 2, 0) ORD(22, 3, 2, 0, 1) ORD(23, 3, 2, 1, 0)
 #define SUFFIX_SPAN 24
 
+// next_permutation on p[0..k-1], in two steps.  The pivot: the last position up to `from`
+// followed by a larger city (every position after `from` is already descending), or -1 when
+// p is the last order of its chunk.
+__device__ __forceinline__ int order_pivot(const unsigned char* p, int from) {
+    int i = from;
+    while (i >= 0 && p[i] > p[i + 1]) --i;
+    return i;
+}
+
+// The step at pivot i: p[i] takes the smallest larger city after it, and the positions after
+// i, descending, are reversed to ascending.
+__device__ __forceinline__ void order_step(unsigned char* p, int k, int i) {
+    int j = k - 1;
+    while (p[j] < p[i]) --j;
+    unsigned char tmp = p[i]; p[i] = p[j]; p[j] = tmp;
+    for (int lo = i + 1, hi = k - 1; lo < hi; ++lo, --hi) {
+        tmp = p[lo]; p[lo] = p[hi]; p[hi] = tmp;
+    }
+}
+
+// A chunk's first order: its free cities (the bits of `free`) in increasing order.
+__device__ __forceinline__ void first_order(unsigned char* p, int k, unsigned free) {
+    for (int t = 0; t < k; ++t) {
+        int city = __ffs(free) - 1;
+        free &= free - 1u;
+        p[t] = (unsigned char)city;
+    }
+}
+
 // The matrix sits in shared memory (loaded once per block); each thread unranks only the
 // first order of its contiguous range and then steps with next_permutation.  A step changes
 // only a suffix of the order (on average fewer than 3 positions), so the thread keeps the
@@ -374,25 +403,14 @@ extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ 
             // the block's last order has p[h..k-1] descending: step from there
             p[h] = (unsigned char)c3; p[h + 1] = (unsigned char)c2;
             p[h + 2] = (unsigned char)c1; p[h + 3] = (unsigned char)c0;
-            i = h - 1;
-            while (i >= 0 && p[i] > p[i + 1]) --i;
-            if (i < 0) {
+            i = order_pivot(p, h - 1);
+            if (i < 0) {   // the chunk is done: the next one starts at its sorted order
                 ++c;
-                free = chunk_setup(M, n, prefix, F, last, f, chunk0 + c, anchor, base, target, tail);
-                for (int t = 0; t < k; ++t) {
-                    int city = __ffs(free) - 1;
-                    free &= free - 1u;
-                    p[t] = (unsigned char)city;
-                }
+                first_order(p, k, chunk_setup(M, n, prefix, F, last, f, chunk0 + c, anchor, base, target, tail));
                 i = 0;
                 continue;
             }
-            int j = k - 1;
-            while (p[j] < p[i]) --j;
-            unsigned char tmp = p[i]; p[i] = p[j]; p[j] = tmp;
-            for (int lo = i + 1, hi = k - 1; lo < hi; ++lo, --hi) {
-                tmp = p[lo]; p[lo] = p[hi]; p[hi] = tmp;
-            }
+            order_step(p, k, i);
         }
         for (; !in_registers;) {
             COST_T acc = i == 0 ? base + M[anchor * n + p[0]]
@@ -405,28 +423,14 @@ extern "C" __global__ void shared_incremental_kernel(const COST_T* __restrict__ 
             COST_T cost = acc + M[p[k - 1] * n + target] + tail;
             if (cost < best) { best = cost; best_g = g; }
             if (++g >= end) break;
-            // next permutation: the pivot is the last position followed by a larger city
-            i = k - 2;
-            while (i >= 0 && p[i] > p[i + 1]) --i;
-            if (i < 0) {
-                // the chunk is done: the next one starts at its sorted order
+            i = order_pivot(p, k - 2);
+            if (i < 0) {   // the chunk is done: the next one starts at its sorted order
                 ++c;
-                free = chunk_setup(M, n, prefix, F, last, f, chunk0 + c, anchor, base,
-                                   target, tail);
-                for (int t = 0; t < k; ++t) {
-                    int city = __ffs(free) - 1;
-                    free &= free - 1u;
-                    p[t] = (unsigned char)city;
-                }
+                first_order(p, k, chunk_setup(M, n, prefix, F, last, f, chunk0 + c, anchor, base, target, tail));
                 i = 0;
                 continue;
             }
-            int j = k - 1;
-            while (p[j] < p[i]) --j;
-            unsigned char tmp = p[i]; p[i] = p[j]; p[j] = tmp;
-            for (int lo = i + 1, hi = k - 1; lo < hi; ++lo, --hi) {
-                tmp = p[lo]; p[lo] = p[hi]; p[hi] = tmp;
-            }
+            order_step(p, k, i);
 #if C_FULL_COST
             i = 0;   // a tuning step: add up the whole order again, as (b) does
 #endif
