@@ -187,10 +187,15 @@ def levels_per_relabel(rows) -> dict:
     >>> levels_per_relabel([dict(size="64x64", bfs_levels=600, global_relabels=2)])
     {'64x64': 300.0}
     """
+    return _ratio_by_size(rows, "bfs_levels", "global_relabels")
+
+
+def _ratio_by_size(rows, num: str, den: str, scale: float = 1.0) -> dict:
+    """``{size: median of scale * num / den}`` over the rows where both are numbers and den > 0."""
     per: dict = {}
     for r in rows:
-        if _num(r.get("bfs_levels")) and _num(r.get("global_relabels")) and r["global_relabels"] > 0:
-            per.setdefault(r.get("size"), []).append(r["bfs_levels"] / r["global_relabels"])
+        if _num(r.get(num)) and _num(r.get(den)) and r[den] > 0:
+            per.setdefault(r.get("size"), []).append(scale * r[num] / r[den])
     return {k: summary(v)["median"] for k, v in per.items()}
 
 
@@ -203,11 +208,7 @@ def level_latency(rows) -> dict:
     >>> level_latency([dict(size="64x64", gr_ms=6.0, bfs_levels=2000), dict(size="64x64", gr_ms=0.0, bfs_levels=0)])
     {'64x64': 3.0}
     """
-    per: dict = {}
-    for r in rows:
-        if _num(r.get("bfs_levels")) and r["bfs_levels"] > 0 and _num(r.get("gr_ms")):
-            per.setdefault(r.get("size"), []).append(1e3 * r["gr_ms"] / r["bfs_levels"])
-    return {k: summary(v)["median"] for k, v in per.items()}
+    return _ratio_by_size(rows, "gr_ms", "bfs_levels", scale=1e3)
 
 
 def tuning_table(rows) -> str:

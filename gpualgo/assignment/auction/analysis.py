@@ -170,13 +170,12 @@ def factor_summary(rows, value: str = "kernel_ms") -> dict:
         if r.get("eps_factor") is not None and r.get(value) is not None and not r.get("timeout"):
             by.setdefault((r["n"], r["range"], r["seed"]), {})[r["eps_factor"]] = float(r[value])
     factors = sorted({f for d in by.values() for f in d})
-    full = [d for d in by.values() if len(d) == len(factors)]
+    full = [(d, min(d.values())) for d in by.values() if len(d) == len(factors)]
     out = {}
     for f in factors:
-        ratios = [d[f] / min(d.values()) for d in full]
+        ratios = [d[f] / best for d, best in full]
         if ratios:
-            gm = statistics.geometric_mean(ratios)
-            out[f] = (gm, sum(1 for d in full if d[f] == min(d.values())), max(ratios))
+            out[f] = (statistics.geometric_mean(ratios), sum(1 for d, best in full if d[f] == best), max(ratios))
     return dict(sorted(out.items(), key=lambda kv: kv[1][0]))
 
 

@@ -197,6 +197,13 @@ def _targets_instance(family: str, n: int, seed: int) -> np.ndarray:
     return instances.uniform_instance(n, n, lo, hi, seed=seed).astype(np.int64)
 
 
+def _family_instance(p, n: int, family: str, k: int = 0):
+    """Instance ``k`` of ``family`` at size ``n`` for a preset of seed ``p["seed"]`` (the
+    ``targets``, ``tail`` and ``eps_factor`` presets): ``(B, the columns every row of it has)``."""
+    seed = _seed(p["seed"], n, k)
+    return _targets_instance(family, n, seed), dict(algorithm="auction", n=n, range=family, seed=seed, instance=k)
+
+
 def _check_targets_instance(family: str, n: int):
     if family == "geom":
         return instances.check_geom_instance(n, n)
@@ -209,9 +216,7 @@ def _targets_case(p, n: int, family: str, peers_too: bool):
     each; with ``peers_too``, scipy (the optimum every answer is checked against, and the
     speed-up's base) and lap first, else every answer certified by its prices' dual bound."""
     def run():
-        seed = _seed(p["seed"], n, 0)
-        B = _targets_instance(family, n, seed)
-        common = dict(algorithm="auction", n=n, range=family, seed=seed, instance=0)
+        B, common = _family_instance(p, n, family)
         rows, opt, t_scipy = _peer_rows(B, common) if peers_too else ([], None, None)
         for dtype in p["dtypes"]:
             Bd = np.ascontiguousarray(B, dtype=dtype)
@@ -238,9 +243,7 @@ def _factor_cases(p):
                 continue
             for k in range(p["instances"]):
                 def run(n=n, family=family, k=k):
-                    seed = _seed(p["seed"], n, k)
-                    B = _targets_instance(family, n, seed)
-                    common = dict(algorithm="auction", n=n, range=family, seed=seed, instance=k)
+                    B, common = _family_instance(p, n, family, k)
                     bench.warm_up(solve, B[:64, :64].copy(), ["gpu_eps_scaling"])
                     rows = []
                     for f in p["factors"]:
@@ -257,9 +260,7 @@ def _tail_cases(p):
     for n in p["sizes"]:
         for family in p["families"]:
             def run(n=n, family=family):
-                seed = _seed(p["seed"], n, 0)
-                B = _targets_instance(family, n, seed)
-                common = dict(algorithm="auction", n=n, range=family, seed=seed, instance=0)
+                B, common = _family_instance(p, n, family)
                 bench.warm_up(solve, B[:64, :64].copy(), ["gpu_eps_scaling"])
                 bench.warm_up(solve, B[:64, :64].copy(), ["gpu_eps_scaling"], time_tail=True)
                 rows = []

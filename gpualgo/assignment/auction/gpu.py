@@ -453,8 +453,9 @@ class _FastAuction:
         mod = _module(tail_max, time_tail)
         self.phase_k, self.bid_k, self.assign_k, self.tail_k = (mod.get_function(name) for name in names)
         # the tail kernel's clock (TAIL_CLOCK): ns in its rounds, ns in their scans, rounds
-        self.clock = cp.ndarray((3,), cp.uint64, mod.get_global("tail_clock")) if time_tail else None
+        self.clock = None
         if time_tail:
+            self.clock = cp.ndarray((3,), cp.uint64, mod.get_global("tail_clock"))
             self.clock[:] = 0
         self.tail_shared, self.tail_smem = self._tail_memory(tail_shared)
         # dense scans load the prices of whole int4 groups, padding columns included
