@@ -36,13 +36,17 @@ namespace cg = cooperative_groups;
 #ifndef TILE
 #define TILE 8
 #endif
+#ifndef VC_BLOCK
+#define VC_BLOCK 1024
+#endif
 #ifndef REV_SEARCH
 #define REV_SEARCH 0
 #endif
 // The slots of the statistics array (unsigned long long) every kernel adds to: 0 pushes,
 // 1 relabels, 2 sweeps, 3 global relabels, 4 BFS levels, 5 ns in global relabels, 6 ns in
 // push-relabel sweeps, 7 status (0 done, 1 step limit reached), 8 vertices expanded by the
-// asynchronous BFS. Passed as defines by gpualgo/maxflow/gpu.py (STATS); these fallbacks agree.
+// asynchronous BFS, 9 BFS levels run by the first block alone (block_bfs). Passed as defines by
+// gpualgo/maxflow/gpu.py (STATS); these fallbacks agree.
 #ifndef ST_PUSH
 #define ST_PUSH 0
 #define ST_RELABEL 1
@@ -53,6 +57,7 @@ namespace cg = cooperative_groups;
 #define ST_PR_NS 6
 #define ST_STATUS 7
 #define ST_ITEMS 8
+#define ST_SOLO 9
 #endif
 
 typedef CAP_T cap_t;
@@ -378,6 +383,95 @@ __device__ __forceinline__ bool async_global_relabel(
 }
 
 // ------------------------------------------------------------------------------------
+// Version (c), step 1b's narrow levels: the first block alone (block_bfs)
+// ------------------------------------------------------------------------------------
+// Most levels of a deep BFS are narrow: on genrmf they hold a wave crossing one frame, a few
+// hundred vertices or fewer, and a level's grid barrier then costs more than its work.  With
+// block_bfs > 0, while the frontier holds at most block_bfs vertices the first block expands
+// it alone, a thread per vertex, level after level with block barriers, and the other blocks
+// wait at one grid barrier for all those levels.  The frontier lives in shared memory; every
+// entry also goes to the global queue, which the grid reads once the frontier widens.  A
+// thread reads the arcs of its vertex SOLO_BATCH at a time, every load of a batch issued
+// before its first label is attempted, so a level costs about one chain of dependent reads.
+// A thread per vertex suits vertices of a few arcs only: a frontier holding a vertex of more
+// than SOLO_DEGREE arcs (the sink of a vision grid, a hub) is left to the grid.  The labels and
+// the early stop are those of the grid's levels.  The whole block calls it; it returns the
+// levels it ran, times 2, plus 1 when the next frontier holds such a vertex (or the first one
+// did: nothing ran); frontier and found (marked vertices labelled) are updated.
+#ifndef SOLO_CAP
+#define SOLO_CAP 1024         // entries of each shared frontier buffer: block_bfs <= SOLO_CAP
+#endif
+#ifndef SOLO_BATCH
+#define SOLO_BATCH 4
+#endif
+#ifndef SOLO_DEGREE
+#define SOLO_DEGREE 32
+#endif
+__device__ __forceinline__ int solo_levels(
+        int n, int s, int level, int& frontier, int& found, int marked_left, int early_stop,
+        const int* __restrict__ offsets, const int* __restrict__ heads, const int* __restrict__ rev,
+        const cap_t* __restrict__ res, int* __restrict__ height, int* __restrict__ qa, int* __restrict__ qb,
+        int block_bfs) {
+    __shared__ int2 sq[2][SOLO_CAP];
+    __shared__ int cnt[3], fnd[3], wide[3];   // by level mod 3: next frontier, marked found, a wide vertex
+    if (threadIdx.x < 3) cnt[threadIdx.x] = fnd[threadIdx.x] = wide[threadIdx.x] = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < frontier; i += blockDim.x) {
+        const int2 e = __ldcg(reinterpret_cast<const int2*>(qa) + i);
+        if (e.y - e.x > SOLO_DEGREE) wide[2] = 1;
+    }
+    __syncthreads();
+    if (wide[2]) return 1;
+    int levels = 0;
+    found = 0;
+    while (true) {
+        const int lv = level + levels + 1, slot3 = levels % 3;
+        const int2* from_g = reinterpret_cast<const int2*>(qa);       // the first level only
+        int2* to_g = reinterpret_cast<int2*>(levels & 1 ? qa : qb);
+        const int2* from_s = sq[(levels + 1) & 1];
+        int2* to_s = sq[levels & 1];
+        int mine = 0;
+        for (int i = threadIdx.x; i < frontier; i += blockDim.x) {
+            const int2 e = levels == 0 ? __ldcg(from_g + i) : from_s[i];
+            for (int a0 = e.x; a0 < e.y; a0 += SOLO_BATCH) {
+                int y[SOLO_BATCH], hy[SOLO_BATCH], y0[SOLO_BATCH], y1[SOLO_BATCH];
+                cap_t r[SOLO_BATCH];
+#pragma unroll
+                for (int j = 0; j < SOLO_BATCH; ++j) {
+                    y[j] = -1;
+                    if (a0 + j < e.y) {
+                        y[j] = __ldg(heads + a0 + j);
+                        r[j] = ld_cap(res + __ldg(rev + a0 + j));   // y -> x residual: x -> y's reverse
+                        hy[j] = ld_int(height + y[j]);
+                        y0[j] = __ldg(offsets + y[j]);
+                        y1[j] = __ldg(offsets + y[j] + 1);
+                    }
+                }
+#pragma unroll
+                for (int j = 0; j < SOLO_BATCH; ++j) {
+                    if (y[j] >= 0 && y[j] != s && hy[j] >= n && r[j] > 0 &&
+                        atomicCAS(height + y[j], hy[j], lv) == hy[j]) {
+                        const int slot = atomicAdd(&cnt[slot3], 1);
+                        to_g[slot] = make_int2(y0[j], y1[j]);
+                        if (slot < SOLO_CAP) to_s[slot] = make_int2(y0[j], y1[j]);
+                        if (y1[j] - y0[j] > SOLO_DEGREE) wide[slot3] = 1;
+                        mine += hy[j] == n + 1;
+                    }
+                }
+            }
+        }
+        if (mine) atomicAdd(&fnd[slot3], mine);
+        __syncthreads();
+        frontier = cnt[slot3];
+        found += fnd[slot3];
+        const int hub = wide[slot3];
+        if (threadIdx.x == 0) cnt[(levels + 2) % 3] = fnd[(levels + 2) % 3] = wide[(levels + 2) % 3] = 0;
+        ++levels;
+        if (hub || frontier == 0 || frontier > block_bfs || (early_stop && marked_left > 0 && found == marked_left))
+            return 2 * levels + hub;
+    }
+}
+// ------------------------------------------------------------------------------------
 // Version (c), step 1b: the global relabel by levels, one grid barrier per level
 // ------------------------------------------------------------------------------------
 // Exact distances to the sink by a BFS on residual arcs, a tile per frontier vertex; a
@@ -400,7 +494,8 @@ __device__ __forceinline__ int bfs_by_levels(
         cg::grid_group& grid, tile_t& tile, Stepper& st, int n, int s, int t,
         const int* __restrict__ offsets, const int* __restrict__ heads, const int* __restrict__ rev,
         cap_t* __restrict__ res, cap_t* __restrict__ excess, int* __restrict__ height,
-        int* __restrict__& qa, int* __restrict__& qb, int* __restrict__ ring, int early_stop, int async_bfs) {
+        int* __restrict__& qa, int* __restrict__& qb, int* __restrict__ ring, int early_stop, int async_bfs,
+        int block_bfs, int& solo) {
     const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
     const int stride = gridDim.x * blockDim.x;
     const int tile_id = gtid / TILE, tiles = stride / TILE, lane = tile.thread_rank();
@@ -420,7 +515,32 @@ __device__ __forceinline__ int bfs_by_levels(
     st.read(grid, ring);
     frontier = 1;
     marked_total = st.aux;
+    bool solo_ok = true;     // false: the frontier holds a vertex too wide for one thread
     while (frontier > 0) {
+        if (solo_ok && frontier <= block_bfs) {     // narrow: the first block runs levels alone
+            if (blockIdx.x == 0) {
+                int found = 0;
+                int ran = solo_levels(n, s, level, frontier, found, marked_total - marked_found,
+                                      early_stop && !async_bfs, offsets, heads, rev, res, height, qa, qb, block_bfs);
+                if (threadIdx.x == 0) {
+                    atomicAdd(ring + st.k % 3, frontier);
+                    atomicAdd(ring + 3 + st.k % 3, ran);
+                    if (found) atomicAdd(ring + 6 + st.k % 3, found);
+                }
+            }
+            grid.sync();
+            frontier = st.read(grid, ring);
+            const int ran = st.rel >> 1;
+            solo_ok = !(st.rel & 1);
+            level += ran;
+            solo += ran;
+            marked_found += st.aux;
+            if (ran & 1) { int* tmp = qa; qa = qb; qb = tmp; }     // where its last level went
+            if (tile_id < n) first = __ldcg(reinterpret_cast<const int2*>(qa) + tile_id);
+            if (early_stop && marked_total > 0 && marked_found == marked_total) break;
+            continue;
+        }
+        solo_ok = true;
         ++level;
         int found = 0;
         const int2* fa = reinterpret_cast<const int2*>(qa);
@@ -467,8 +587,9 @@ extern "C" __global__ void __launch_bounds__(1024, 1) bcsr_global_relabel_kernel
     tile_t tile = cg::tiled_partition<TILE>(cg::this_thread_block());
     Stepper st{0, 0, 0};
     if (grid.thread_rank() == 0) *active = 0;
+    int solo = 0;
     int level = bfs_by_levels(grid, tile, st, n, s, t, offsets, heads, rev, res, excess, height, qa, qb, ring,
-                              0, 0);
+                              0, 0, 0, solo);
     int mine = 0;
     for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x)
         mine += v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0;
@@ -585,14 +706,14 @@ __device__ __forceinline__ bool sweeps_end(
 // scratch, step 3 for every queued vertex, a grid barrier, step 4) until the heights are
 // loose again, and again, until a fresh global relabel leaves no active vertex: the preflow
 // is then maximum.  Nothing returns to the host in between.
-extern "C" __global__ void __launch_bounds__(1024, 1) vertex_centric_kernel(
+extern "C" __global__ void __launch_bounds__(VC_BLOCK, 1) vertex_centric_kernel(
         int n, int s, int t, const int* __restrict__ offsets, const int* __restrict__ heads,
         const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
         int* __restrict__ height, int* __restrict__ qa, int* __restrict__ qb,
         int* __restrict__ stamp, int* __restrict__ ring, unsigned long long* __restrict__ stats,
         int* __restrict__ wq, int wq_cap, int* __restrict__ wl,
         int relabel_limit, int max_sweeps_between, int max_ops, int incremental, int early_stop,
-        int async_bfs, float gr_balance, long long max_steps) {
+        int async_bfs, float gr_balance, long long max_steps, int block_bfs) {
     cg::grid_group grid = cg::this_grid();
     tile_t tile = cg::tiled_partition<TILE>(cg::this_thread_block());
     const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -612,13 +733,14 @@ extern "C" __global__ void __launch_bounds__(1024, 1) vertex_centric_kernel(
                                           stats, wq, wq_cap, wl);
         // step 1b writes the queue qa, so it runs only when needed: after step 1a the
         // sweeps' gather may already be writing the queue, with no barrier in between
-        int level = 0;
+        int level = 0, solo = 0;
         if (levels)
             level = bfs_by_levels(grid, tile, st, n, s, t, offsets, heads, rev, res, excess, height, qa, qb,
-                                  ring, early_stop, async_bfs);
+                                  ring, early_stop, async_bfs, block_bfs, solo);
         if (leader) {
             stats[ST_GR] += 1;
             stats[ST_LEVEL] += level;
+            stats[ST_SOLO] += solo;
             unsigned long long t1 = global_ns();
             gr_last = t1 - t0;
             stats[ST_GR_NS] += gr_last;

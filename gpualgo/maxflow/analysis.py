@@ -20,7 +20,7 @@ import math
 from ..timing import summary
 
 __all__ = ["algorithm_ms", "with_algorithm_ms", "medians", "verification", "time_split", "fastest_first",
-           "time_shares", "sweep_counts", "levels_per_relabel", "level_latency", "tuning_table", "targets_verdict",
+           "time_shares", "sweep_counts", "levels_per_relabel", "level_latency", "solo_lines", "tuning_table", "targets_verdict",
            "FAST_GOAL_MS",
            "instance_label", "heuristic_medians", "heuristics_table", "cut_medians", "cut_table", "parse_size",
            "parse_options", "UPLOAD_PARTS", "upload_split", "upload_table", "relabel_pairs", "relabel_statement",
@@ -202,13 +202,49 @@ def _ratio_by_size(rows, num: str, den: str, scale: float = 1.0) -> dict:
 def level_latency(rows) -> dict:
     """``{size: median microseconds per BFS level}``: each run's time in global relabels over
     the levels its BFS ran (``gr_ms`` / ``bfs_levels``, the ``tuning`` preset's vertex-centric
-    rows by levels), the cost of one level: its grid barrier and the chain of dependent reads
-    that expands its frontier.
+    rows by levels, without ``block_bfs``), the cost of one level: its grid barrier and the chain
+    of dependent reads that expands its frontier.
 
     >>> level_latency([dict(size="64x64", gr_ms=6.0, bfs_levels=2000), dict(size="64x64", gr_ms=0.0, bfs_levels=0)])
     {'64x64': 3.0}
     """
-    return _ratio_by_size(rows, "gr_ms", "bfs_levels", scale=1e3)
+    return _ratio_by_size([r for r in rows if not r.get("block_bfs")], "gr_ms", "bfs_levels", scale=1e3)
+
+
+def solo_lines(rows) -> list[str]:
+    """What the BFS's grid barriers cost, from the ``tuning`` rows: per size, the default
+    configuration (the first) against the same with its narrow levels run by the first block
+    alone (``block_bfs``: no grid barrier for them), each as its median time in global relabels,
+    the share of levels the one block ran, and the time per level.  When one block without
+    barriers takes as long per level as the whole grid with them, a level's cost is its chain
+    of dependent reads, not the barrier.
+
+    >>> rows = [dict(size="8x8", config="a=1", gr_ms=4.0, bfs_levels=1000, bfs_solo_levels=0, block_bfs=0),
+    ...         dict(size="8x8", config="a=1,block_bfs=64", gr_ms=4.2, bfs_levels=1000, bfs_solo_levels=400,
+    ...              block_bfs=64)]
+    >>> print("\\n".join(solo_lines(rows)))
+    genrmf 8x8: BFS by the grid:       4.0 ms in global relabels,   0% of levels by one block, 4.0 us per level
+    genrmf 8x8: block_bfs=64:          4.2 ms in global relabels,  40% of levels by one block, 4.2 us per level
+    """
+    lines = []
+    for size in dict.fromkeys(r["size"] for r in rows):
+        sel = [r for r in rows if r["size"] == size]
+        base = parse_options(sel[0]["config"])
+        for cfg in dict.fromkeys(r["config"] for r in sel):
+            opts = parse_options(cfg)
+            width = opts.pop("block_bfs", 0)
+            if opts != {k: v for k, v in base.items() if k != "block_bfs"}:
+                continue
+            rs = [r for r in sel if r["config"] == cfg and _num(r.get("bfs_levels")) and r["bfs_levels"] > 0]
+            if not rs:
+                continue
+            gr = _median(rs, "gr_ms")
+            share = summary([(r.get("bfs_solo_levels") or 0) / r["bfs_levels"] for r in rs])["median"]
+            per = summary([1e3 * r["gr_ms"] / r["bfs_levels"] for r in rs])["median"]
+            name = f"block_bfs={width}:" if width else "BFS by the grid:"
+            lines.append(f"genrmf {size}: {name:19s} {gr:6.1f} ms in global relabels, {100 * share:3.0f}% of levels "
+                         f"by one block, {per:.1f} us per level")
+    return lines
 
 
 def tuning_table(rows) -> str:

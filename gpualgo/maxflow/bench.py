@@ -130,8 +130,9 @@ def warm(variant: str, net, **options) -> None:
     """Compile what a timed run of ``variant`` on ``net`` uses, before it is timed: numba's
     serial version, or the kernel module, which is built per capacity type (a tiny instance
     of ``net``'s) and, for the vertex-centric version and (b)'s GPU relabel, per tile width
-    (``net``'s default unless ``options`` name one), and with (b)'s reverse-arc search as a
-    define (``options``). See :func:`gpualgo.bench.warm_up`."""
+    (``net``'s default unless ``options`` name one), for the vertex-centric version per block
+    size, and with (b)'s reverse-arc search as a define (``options``). See
+    :func:`gpualgo.bench.warm_up`."""
     tiny = instances.genrmf(2, 2, seed=0)
     if not net.fits_int32():
         tiny = instances.vision_grid(2, 2, maxcap=2**40, seed=0)
@@ -318,8 +319,8 @@ def _targets_cases(p):
 
 #: the counters and options a tuning row keeps from the result's stats
 _TUNING_STATS = ("tile", "block", "gr_alpha", "gr_max_iters", "gr_balance", "ops", "incremental", "early_stop",
-                 "async_bfs", "gr_ms", "pr_ms", "sweeps", "global_relabels", "bfs_levels", "bfs_expanded", "pushes",
-                 "relabels")
+                 "async_bfs", "block_bfs", "gr_ms", "pr_ms", "sweeps", "global_relabels", "bfs_levels",
+                 "bfs_solo_levels", "bfs_expanded", "pushes", "relabels")
 
 
 def _tuning_cases(p):
@@ -328,8 +329,8 @@ def _tuning_cases(p):
     for size in p["sizes"]:
         def run(size=parse_size(size)):
             net = instances.genrmf(size[0], size[1], seed=seed)
-            for tile in sorted({c.get("tile", default_tile(net)) for c in configs}):
-                warm("gpu_vertex_centric", net, tile=tile)
+            for tile, block in sorted({(c.get("tile", default_tile(net)), c.get("block", 256)) for c in configs}):
+                warm("gpu_vertex_centric", net, tile=tile, block=block)
             rows = []
             for rep in range(int(p["reps"])):
                 for opts in configs:
@@ -543,8 +544,9 @@ _LEVELS = "async_bfs=False,early_stop=True"
 _DEF = "gr_alpha=0.1,gr_max_iters=150"
 _ONCE = "gr_alpha=100.0,gr_max_iters=1000000"     # the relabel frequency left to gr_balance alone
 #: the ``tuning`` preset's configurations, the defaults first: when to relabel, the BFS by
-#: levels with and without the early stop against the asynchronous one, the block size, the
-#: sweep's options, and last the report's sweep (one push or relabel, a full scan)
+#: levels with and without the early stop against the asynchronous one and with its narrow
+#: levels run by one block (block_bfs), the block size, the sweep's options, and last the
+#: report's sweep (one push or relabel, a full scan)
 TUNING_CONFIGS = [f"{_BASE},{c}" for c in (
     f"{_LEVELS},{_DEF}",
     f"{_LEVELS},gr_alpha=0.1,gr_max_iters=200",
@@ -555,6 +557,9 @@ TUNING_CONFIGS = [f"{_BASE},{c}" for c in (
     f"async_bfs=True,{_DEF}",
     f"async_bfs=True,{_ONCE},gr_balance=1.0",
     f"{_LEVELS},{_ONCE},gr_balance=1.0",
+    f"{_LEVELS},{_DEF},block_bfs=128",
+    f"{_LEVELS},{_DEF},block_bfs=256",
+    f"{_LEVELS},{_DEF},block_bfs=1024",
 )] + [f"{c},{_LEVELS},{_DEF}" for c in (
     "tile=8,ops=32,blocks_per_sm=1,incremental=True,block=1024",
     "tile=8,ops=8,blocks_per_sm=1,incremental=True,block=256",

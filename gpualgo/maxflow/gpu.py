@@ -37,6 +37,8 @@ KERNELS = {
 }
 #: grid syncs after which the vertex-centric kernel gives up (a guard: a hang would be worse)
 MAX_STEPS = 4_000_000
+#: the widest frontier the first block can expand alone (``block_bfs``; SOLO_CAP in maxflow.cu)
+SOLO_CAP = 1024
 #: threads per block of the matrix version's gather (not cooperative)
 GATHER_BLOCK = 256
 
@@ -87,18 +89,21 @@ def default_tile(net: FlowNetwork) -> int:
 #: the slots of the kernels' statistics array (uint64), passed to maxflow.cu as defines (the
 #: fallbacks there agree: tests/test_kernels_compile.py)
 STATS = {"ST_PUSH": 0, "ST_RELABEL": 1, "ST_SWEEP": 2, "ST_GR": 3, "ST_LEVEL": 4, "ST_GR_NS": 5, "ST_PR_NS": 6,
-         "ST_STATUS": 7, "ST_ITEMS": 8}
+         "ST_STATUS": 7, "ST_ITEMS": 8, "ST_SOLO": 9}
 
 
-def defines(cap_dtype=np.int32, tile: int = 8, rev_search: int = 0) -> dict:
+def defines(cap_dtype=np.int32, tile: int = 8, rev_search: int = 0, block: int = 1024) -> dict:
     """The compile-time constants of maxflow.cu: the capacity type, the tile, the reverse-arc
-    lookup of version (b) (:data:`REV_SEARCH`'s number) and :data:`STATS`."""
+    lookup of version (b) (:data:`REV_SEARCH`'s number), the vertex-centric kernel's threads per
+    block (``VC_BLOCK``, its launch bound: a block of 256 threads leaves it 255 registers a
+    thread, one of 1024 only 64), :data:`SOLO_CAP` and :data:`STATS`."""
     cap = "int" if np.dtype(cap_dtype) == np.int32 else "long long"
-    return {"CAP_T": cap, "TILE": tile, "REV_SEARCH": rev_search, **STATS}
+    return {"CAP_T": cap, "TILE": tile, "REV_SEARCH": rev_search, "VC_BLOCK": block, "SOLO_CAP": SOLO_CAP, **STATS}
 
 
-def _module(cap_dtype, tile: int = 8, rev_search: int = 0):
-    return gpu.load_module("maxflow", defines=defines(cap_dtype, tile, rev_search), enable_cooperative_groups=True)
+def _module(cap_dtype, tile: int = 8, rev_search: int = 0, block: int = 1024):
+    return gpu.load_module("maxflow", defines=defines(cap_dtype, tile, rev_search, block),
+                           enable_cooperative_groups=True)
 
 
 def _stats(st) -> dict:
@@ -211,7 +216,7 @@ def check_host_relabel(cycle=None, block=256, upload="auto", rev_search="index",
 
 
 def check_vertex_centric(tile=None, block=256, gr_alpha=0.1, gr_max_iters=150, ops=32, blocks_per_sm=1,
-                         gr_balance=0.0, **_):
+                         gr_balance=0.0, block_bfs=0, **_):
     """The options of version (c), checked before a GPU is asked for and again by the version."""
     if tile is not None:
         guards.threads(tile, "tile", allowed=(1, 2, 4, 8, 16, 32))
@@ -221,6 +226,7 @@ def check_vertex_centric(tile=None, block=256, gr_alpha=0.1, gr_max_iters=150, o
     guards.integer(ops, "ops")
     guards.integer(blocks_per_sm, "blocks_per_sm")
     guards.integer(gr_max_iters, "gr_max_iters")
+    guards.integer(block_bfs, "block_bfs", lo=0, hi=SOLO_CAP)
     if not gr_alpha > 0:
         raise ValueError(f"gr_alpha must be > 0, got {gr_alpha}")
 
@@ -478,18 +484,18 @@ def _async_capacity(n: int) -> int:
 def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 256, gr_alpha: float = 0.1,
                        gr_max_iters: int = 150, ops: int = 32, incremental: bool = True, blocks_per_sm: int = 1,
                        early_stop: bool = True, gr_balance: float = 0.0, async_bfs: bool = False,
-                       force: bool = False) -> MaxFlowResult:
+                       block_bfs: int = 0, force: bool = False) -> MaxFlowResult:
     """Version (c): one cooperative kernel runs the whole algorithm (``vertex_centric_kernel``:
     global relabels on the GPU, sweeps over a queue of active vertices, a tile per vertex).
     The options are those of :func:`gpualgo.maxflow.solve`."""
     _check_sizes(net)
     n = net.n
     dtype = _cap_dtype(net)
-    check_vertex_centric(tile, block, gr_alpha, gr_max_iters, ops, blocks_per_sm, gr_balance)
+    check_vertex_centric(tile, block, gr_alpha, gr_max_iters, ops, blocks_per_sm, gr_balance, block_bfs)
     tile = default_tile(net) if tile is None else int(tile)
     memory_guard(net, "gpu_vertex_centric", force, bool(async_bfs))
     cupy = gpu.require()
-    kern = _module(dtype, tile).get_function("vertex_centric_kernel")
+    kern = _module(dtype, tile, block=int(block)).get_function("vertex_centric_kernel")
     blocks, threads, per_sm = launch_config(kern, block, n, blocks_per_sm)
     t0 = time.perf_counter()
     res_h, exc_h = _preflow(net, dtype)
@@ -518,7 +524,7 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 2
                                      np.int32(limit), np.int32(gr_max_iters), np.int32(ops),
                                      np.int32(bool(incremental)), np.int32(bool(early_stop)),
                                      np.int32(bool(async_bfs)), np.float32(gr_balance),
-                                     np.int64(MAX_STEPS)))
+                                     np.int64(MAX_STEPS), np.int32(block_bfs)))
     t2 = time.perf_counter()
     st = _stats(stats_d.get())
     if st["ST_STATUS"]:
@@ -533,12 +539,12 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 2
                  total_ms=(t3 - t0) * 1e3, device=gpu.device_name(), download_ms=(t3 - t2) * 1e3,
                  pushes=st["ST_PUSH"], relabels=st["ST_RELABEL"], sweeps=st["ST_SWEEP"],
                  global_relabels=st["ST_GR"], phases=st["ST_GR"], bfs_levels=st["ST_LEVEL"],
-                 bfs_expanded=st["ST_ITEMS"],
+                 bfs_expanded=st["ST_ITEMS"], bfs_solo_levels=st["ST_SOLO"],
                  gr_ms=kernel_ms * gr_ns / max(gr_ns + pr_ns, 1.0),
                  pr_ms=kernel_ms * pr_ns / max(gr_ns + pr_ns, 1.0),
                  cap_dtype=np.dtype(dtype).name, tile=tile, gr_alpha=gr_alpha, gr_max_iters=gr_max_iters, ops=int(ops),
                  incremental=bool(incremental), early_stop=bool(early_stop), gr_balance=float(gr_balance),
-                 async_bfs=bool(async_bfs),
+                 async_bfs=bool(async_bfs), block_bfs=int(block_bfs),
                  block=int(block),
                  launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
     return make_result(net, "gpu_vertex_centric", value, side, res_out, is_preflow=True, stats=stats)

@@ -88,6 +88,31 @@ def test_vertex_centric_queue_modes(incremental, bfs, rng):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("width", [1, 32, 256, 1024])
+def test_vertex_centric_block_bfs(width, rng):
+    # narrow BFS levels run by the first block alone, with and without the early stop, after an
+    # overflowing asynchronous BFS too: the same flows and cuts as scipy's
+    for kind, net in random_cases(rng, 20):
+        opts = dict(early_stop=bool(rng.integers(2)), async_bfs=bool(rng.integers(2)),
+                    block=int(rng.choice([256, 512, 1024])), incremental=bool(rng.integers(2)))
+        r = mf.solve(net, "gpu_vertex_centric", block_bfs=width, gr_alpha=float(rng.choice([0.01, 0.2])), **opts)
+        _verify(net, r)
+        assert r.stats["block_bfs"] == width
+    deep = [mf.genrmf(16, 12, seed=int(rng.integers(1000))), mf.vision_grid(40, 30, seed=int(rng.integers(1000))),
+            mf.washington_rlg(30, 40, seed=int(rng.integers(1000)))]
+    for net in deep:
+        for early in (True, False):
+            r = mf.solve(net, "gpu_vertex_centric", block_bfs=width, early_stop=early)
+            _verify(net, r)
+            assert 0 < r.stats["bfs_solo_levels"] <= r.stats["bfs_levels"]
+    off = mf.solve(deep[0], "gpu_vertex_centric", block_bfs=0)
+    assert off.stats["bfs_solo_levels"] == 0
+    for bad in (-1, mfgpu.SOLO_CAP + 1, 2.5, True):
+        with pytest.raises(ValueError, match="block_bfs"):
+            mf.solve(deep[0], "gpu_vertex_centric", block_bfs=bad)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("block", [256, 512, 1024])
 def test_vertex_centric_blocks_and_balance(block, rng):
     for kind, net in random_cases(rng, 10):
