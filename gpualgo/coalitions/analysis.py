@@ -20,10 +20,12 @@ n=29 with gpu_odp: 13.8 s, against about 2 hours in the report (522x)
 """
 from __future__ import annotations
 
+import json
+import math
 import statistics
 
 from ..guards import gib
-from .gpu import PHASES
+from .gpu import PHASES, low_sizes
 from .solve import VARIANTS, table_need, total_splits
 
 __all__ = ["REPORT", "LABELS", "L2_BYTES", "num", "median_ms", "largest_n", "speedups_over_serial",
@@ -31,7 +33,8 @@ __all__ = ["REPORT", "LABELS", "L2_BYTES", "num", "median_ms", "largest_n", "spe
            "growth_per_agent", "outside_kernels", "largest_n_in_l2", "SECTOR_BYTES", "traffic", "traffic_lines",
            "report_lines", "copy_bandwidth_of",
            "bandwidth_at_largest", "bandwidth_lines", "target_lines", "best_speedup", "PHASES", "phase_shares",
-           "phase_lines", "launch_rows", "launch_lines", "reads_avoided_by_share", "MULTIGPU_GOAL", "multigpu_lines", "FAST_GOALS"]
+           "phase_lines", "launch_rows", "launch_lines", "reads_avoided_by_share", "MULTIGPU_GOAL", "multigpu_lines", "FAST_GOALS",
+           "part_use", "part_use_lines"]
 
 #: the source report's results the notebook compares with: 29 agents in about 2 hours on a
 #: GTX 660 Ti, 40x one CPU core, shared splits 40 % faster
@@ -409,6 +412,59 @@ def target_lines(rows) -> list[str]:
     best = best_speedup(rows)
     if best is not None:
         lines.append(f"best speed-up over the numba serial DP: {num(best)}x (goal: at least 100x)")
+    return lines
+
+
+def part_use(n: int, b: int, rule: str = "odp") -> dict:
+    """``{s: (parts, useful)}``: per level of ``gpu_odp`` (``b`` low bits), the parts x its lanes
+    walk (each x of a task's core, one step of the walk, counted once per low coalition and high
+    split of a loaded tile) and those of them that give a split the rule allows (|x| or its
+    complement's size in the tile's range, :func:`~gpualgo.coalitions.gpu.low_sizes`).  Below
+    the top ODP levels every part is useful; at the top ones, where the rule leaves a tile one or
+    two sizes, most parts are walked for nothing (the lanes skip their reads, not the step).
+
+    >>> use = part_use(27, 12)
+    >>> round(use[18][1] / use[18][0], 3), round(use[15][1] / use[15][0], 3)
+    (0.34, 1.0)
+    """
+    from .serial import RULES
+    r = RULES.index(rule)
+    H = n - b
+    out = {}
+    for s in range(2, n + 1):
+        parts = useful = 0
+        for h in range(max(0, s - b), min(H, s) + 1):
+            t = s - h
+            for h1 in range(0, max(h, 1)):
+                jlo, jhi = low_sizes(n, s, h1, h - h1, t, r)
+                if jlo > jhi:
+                    continue
+                tiles = math.comb(H, h) * (math.comb(h - 1, h1) if h else 1) * math.comb(b, t)
+                if t == 0:
+                    parts, useful = parts + tiles, useful + tiles
+                    continue
+                parts += tiles << (t - 1)
+                useful += tiles * sum(math.comb(t - 1, j) for j in range(t)
+                                      if jlo <= j <= jhi or jlo <= t - j <= jhi)
+        if parts:
+            out[s] = (parts, useful)
+    return out
+
+
+def part_use_lines(rows, top: int = 3) -> list[str]:
+    """For ``gpu_odp``'s ``targets`` runs at the sizes of :data:`FAST_GOALS`: its ``top`` most
+    expensive levels, each with its recorded time, its parts walked per nanosecond and the share
+    of them that give no allowed split (:func:`part_use`): where the time left above the goals goes."""
+    lines = []
+    for r in rows:
+        if r.get("variant") != "gpu_odp" or r.get("n") not in FAST_GOALS or not _present(r.get("ms_per_level")):
+            continue
+        ms = {int(k): float(v) for k, v in json.loads(r["ms_per_level"]).items()}
+        use = part_use(int(r["n"]), int(r["low_bits"]), r.get("rule") or "odp")
+        for s in sorted((s for s in ms if s in use), key=lambda s: -ms[s])[:top]:
+            parts, useful = use[s]
+            lines.append(f"n = {r['n']}, level {s:2d}: {ms[s]:7.1f} ms, {parts / ms[s] / 1e6:5.2f} parts walked per ns, "
+                         f"{1 - useful / parts:4.0%} of them give no split the rule allows")
     return lines
 
 

@@ -375,6 +375,22 @@ def _report(cp, mod, f, n, variant, block, opts, events, clocks=False):
 
 # ------------------------------------------------------------------------------ ODP tiles
 
+def low_sizes(n: int, s: int, h1: int, h2: int, t: int, r: int) -> tuple[int, int]:
+    """``(jlo, jhi)``: the sizes ``j`` of a low part Xl that a tile may use, for a coalition of
+    size ``s`` with high split sizes ``h1 = |Xh|``, ``h2 = |Ch \\ Xh|`` and ``t`` low agents, under
+    rule index ``r``: every size, except under ODP below the grand coalition (a split into sizes
+    x <= y only when y <= n - s, so |X| = h1 + j and |C \\ X| = h2 + t - j both at most n - s).
+    Empty when ``jlo > jhi`` (as ``odp_tile_kernel`` computes it).
+
+    >>> low_sizes(27, 18, 4, 5, 9, 2), low_sizes(27, 18, 4, 5, 9, 0)
+    ((5, 5), (0, 9))
+    """
+    if r == 2 and s < n:
+        lim = n - s
+        return max(0, h2 + t - lim), min(t, lim - h1)
+    return 0, t
+
+
 def odp_launches(n: int, b: int, s: int, r: int) -> list:
     """The ``odp_tile_kernel`` launches of size ``s`` (``b`` low bits, rule index ``r`` of
     ``serial.RULES``), as ``gpu_odp`` and ``gpu_odp_multi`` make them: ``(h, t, ok, iterations)``
@@ -382,16 +398,13 @@ def odp_launches(n: int, b: int, s: int, r: int) -> list:
     high split ``h1`` a non-empty range of low sizes; ``ok`` counts those high splits (a block
     loads a tile per high mask and split), ``iterations`` the (split, low coalition) pairs its
     threads walk (a statistic)."""
-    H, lim = n - b, n - s
+    H = n - b
     out = []
     for h in range(max(0, s - b), min(H, s) + 1):
         t = s - h
         ok = iterations = 0
         for h1 in range(0, max(h, 1)):
-            h2 = h - h1
-            jlo, jhi = 0, t
-            if r == 2 and s < n:
-                jlo, jhi = max(0, h2 + t - lim), min(t, lim - h1)
+            jlo, jhi = low_sizes(n, s, h1, h - h1, t, r)
             if jlo <= jhi:
                 ok += math.comb(h - 1, h1) if h else 1
                 iterations += (math.comb(H, h) * (math.comb(h - 1, h1) if h else 1)
