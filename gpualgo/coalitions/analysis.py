@@ -25,7 +25,8 @@ import math
 import statistics
 
 from ..guards import gib
-from .gpu import PHASES, low_sizes
+from .gpu import PHASES, odp_splits
+from .serial import RULES
 from .solve import VARIANTS, table_need, total_splits
 
 __all__ = ["REPORT", "LABELS", "L2_BYTES", "num", "median_ms", "largest_n", "speedups_over_serial",
@@ -419,7 +420,7 @@ def part_use(n: int, b: int, rule: str = "odp") -> dict:
     """``{s: (parts, useful)}``: per level of ``gpu_odp`` (``b`` low bits), the parts x its lanes
     walk (each x of a task's core, one step of the walk, counted once per low coalition and high
     split of a loaded tile) and those of them that give a split the rule allows (|x| or its
-    complement's size in the tile's range, :func:`~gpualgo.coalitions.gpu.low_sizes`).  Below
+    complement's size in the tile's range, :func:`~gpualgo.coalitions.gpu.odp_splits`).  Below
     the top ODP levels every part is useful; at the top ones, where the rule leaves a tile one or
     two sizes, most parts are walked for nothing (the lanes skip their reads, not the step).
 
@@ -427,25 +428,17 @@ def part_use(n: int, b: int, rule: str = "odp") -> dict:
     >>> round(use[18][1] / use[18][0], 3), round(use[15][1] / use[15][0], 3)
     (0.34, 1.0)
     """
-    from .serial import RULES
     r = RULES.index(rule)
-    H = n - b
     out = {}
     for s in range(2, n + 1):
         parts = useful = 0
-        for h in range(max(0, s - b), min(H, s) + 1):
-            t = s - h
-            for h1 in range(0, max(h, 1)):
-                jlo, jhi = low_sizes(n, s, h1, h - h1, t, r)
-                if jlo > jhi:
-                    continue
-                tiles = math.comb(H, h) * (math.comb(h - 1, h1) if h else 1) * math.comb(b, t)
-                if t == 0:
-                    parts, useful = parts + tiles, useful + tiles
-                    continue
-                parts += tiles << (t - 1)
-                useful += tiles * sum(math.comb(t - 1, j) for j in range(t)
-                                      if jlo <= j <= jhi or jlo <= t - j <= jhi)
+        for h, t, _, jlo, jhi, splits in odp_splits(n, b, s, r):
+            tiles = math.comb(n - b, h) * splits * math.comb(b, t)
+            if t == 0:
+                parts, useful = parts + tiles, useful + tiles
+                continue
+            parts += tiles << (t - 1)
+            useful += tiles * sum(math.comb(t - 1, j) for j in range(t) if jlo <= j <= jhi or jlo <= t - j <= jhi)
         if parts:
             out[s] = (parts, useful)
     return out

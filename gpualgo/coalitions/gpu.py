@@ -391,6 +391,19 @@ def low_sizes(n: int, s: int, h1: int, h2: int, t: int, r: int) -> tuple[int, in
     return 0, t
 
 
+def odp_splits(n: int, b: int, s: int, r: int):
+    """The high splits of size ``s`` that load a tile, as ``(h, t, h1, jlo, jhi, splits)``: for
+    each size ``h`` of a coalition's high part (``t = s - h`` low agents, ``b`` low bits) and
+    each size ``h1`` of its high split whose range of low sizes (:func:`low_sizes`) is not
+    empty, ``splits`` the high splits of that size per high mask (the top agent is in none)."""
+    for h in range(max(0, s - b), min(n - b, s) + 1):
+        t = s - h
+        for h1 in range(0, max(h, 1)):
+            jlo, jhi = low_sizes(n, s, h1, h - h1, t, r)
+            if jlo <= jhi:
+                yield h, t, h1, jlo, jhi, math.comb(h - 1, h1) if h else 1
+
+
 def odp_launches(n: int, b: int, s: int, r: int) -> list:
     """The ``odp_tile_kernel`` launches of size ``s`` (``b`` low bits, rule index ``r`` of
     ``serial.RULES``), as ``gpu_odp`` and ``gpu_odp_multi`` make them: ``(h, t, ok, iterations)``
@@ -398,20 +411,11 @@ def odp_launches(n: int, b: int, s: int, r: int) -> list:
     high split ``h1`` a non-empty range of low sizes; ``ok`` counts those high splits (a block
     loads a tile per high mask and split), ``iterations`` the (split, low coalition) pairs its
     threads walk (a statistic)."""
-    H = n - b
-    out = []
-    for h in range(max(0, s - b), min(H, s) + 1):
-        t = s - h
-        ok = iterations = 0
-        for h1 in range(0, max(h, 1)):
-            jlo, jhi = low_sizes(n, s, h1, h - h1, t, r)
-            if jlo <= jhi:
-                ok += math.comb(h - 1, h1) if h else 1
-                iterations += (math.comb(H, h) * (math.comb(h - 1, h1) if h else 1)
-                               * math.comb(b, t) * (1 << t))
-        if ok:
-            out.append((h, t, ok, iterations))
-    return out
+    out = {}
+    for h, t, _, _, _, splits in odp_splits(n, b, s, r):
+        ok, iterations = out.get(h, (0, 0))
+        out[h] = (ok + splits, iterations + math.comb(n - b, h) * splits * math.comb(b, t) * (1 << t))
+    return [(h, s - h, ok, its) for h, (ok, its) in out.items()]
 
 
 def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats):

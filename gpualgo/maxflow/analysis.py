@@ -239,8 +239,8 @@ def solo_lines(rows) -> list[str]:
             if not rs:
                 continue
             gr = _median(rs, "gr_ms")
-            share = summary([(r.get("bfs_solo_levels") or 0) / r["bfs_levels"] for r in rs])["median"]
-            per = summary([1e3 * r["gr_ms"] / r["bfs_levels"] for r in rs])["median"]
+            share = _ratio_by_size(rs, "bfs_solo_levels", "bfs_levels").get(size, 0.0)
+            per = _ratio_by_size(rs, "gr_ms", "bfs_levels", scale=1e3)[size]
             name = f"block_bfs={width}:" if width else "BFS by the grid:"
             lines.append(f"genrmf {size}: {name:19s} {gr:6.1f} ms in global relabels, {100 * share:3.0f}% of levels "
                          f"by one block, {per:.1f} us per level")
