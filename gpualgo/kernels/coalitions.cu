@@ -422,7 +422,7 @@ __device__ __forceinline__ double fmax_value(double a, double b) { return fmax(a
 // segments once for all its extras and two values per extra: 2 + 2e reads for 2e splits,
 // where one coalition alone takes 4 for 2.  task rows: core, count e, the e extras' masks,
 // their coalitions' places among the Cl (for acc); task_off[t]: the first row of size t.
-// group: lanes that share one task (power of 2).
+// group: lanes that share one task (power of 2), taking its parts in turn.
 #ifndef EXTRAS
 #define EXTRAS 4
 #endif
@@ -490,7 +490,12 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
                 unsigned a_s[EXTRAS];
 #pragma unroll
                 for (int e = 0; e < EXTRAS; ++e) a_s[e] = swizzle(row[2 + e]) << VSHIFT;
-                unsigned x = scatter_bits((unsigned long long)rank * per, c);
+                // the lanes of a task take its counters in turn (lane `rank` the counters rank,
+                // rank + group, ...), so that at each step they read parts that differ in the
+                // core's lowest agents alone; a step adds group to the counter on the core's
+                // agents (the carry crosses the agents outside the core)
+                const unsigned step = scatter_bits((unsigned long long)group, c);
+                unsigned x = scatter_bits((unsigned long long)rank, c);
                 if (every) {
                     for (int r = 0; r < per; ++r) {
                         const unsigned xs = swizzle(x) << VSHIFT, zs = c_s ^ xs;
@@ -501,7 +506,7 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
                                 const tile_pair py = at(T, zs ^ a_s[e]);
                                 best[e] = fmax_value(best[e], fmax_value(px.a + py.b, py.a + px.b));
                             }
-                        x = next_split(x, c);
+                        x = ((x | ~c) + step) & c;
                     }
                 } else {
                     for (int r = 0; r < per; ++r) {
@@ -518,7 +523,7 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
                                     if (use_y) best[e] = fmax_value(best[e], py.a + px.b);
                                 }
                         }
-                        x = next_split(x, c);
+                        x = ((x | ~c) + step) & c;
                     }
                 }
             }

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from gpualgo import coalitions as co
+from sanitize import TOOLS, sanitize
 
 pytestmark = pytest.mark.gpu
 
@@ -105,15 +106,27 @@ def test_bad_gpu_options():
             co.solve(v, variant=variant, **opts)
 
 
-def test_sanitizer_cases():
-    """A few small solves of every kernel (run under compute-sanitizer)."""
-    for n in (1, 4, 9):
-        v = co.random_values(n, "ndcs", seed=n, dtype=np.float32)
-        ref = co.solve(v, variant="serial").value
-        for variant in GPU_VARIANTS:
-            assert _close(co.solve(v, variant=variant).value, ref, v.dtype)
-        if n >= 2:
-            assert _close(co.solve(v, variant="gpu_odp", low_bits=2).value, ref, v.dtype)
+@pytest.mark.parametrize("low_bits", [3, 7, 10, 12])
+def test_odp_top_levels_walk_the_allowed_sizes(low_bits, rng):
+    """At the top ODP levels a tile's lanes walk only the parts of the sizes the rule allows, each
+    lane from its own rank: fresh value functions (ties too) of n = 17 to 19, against the serial DP."""
+    for i, n in enumerate((17, 18, 19)):
+        dist = sorted(co.DISTRIBUTIONS)[int(rng.integers(len(co.DISTRIBUTIONS)))]
+        v = co.random_values(n, dist, seed=int(rng.integers(1 << 31)), dtype=np.float32)
+        if i == 1:
+            v = np.floor(v / max(1.0, float(np.abs(v).max())) * 4).astype(np.float32)
+            v[0] = 0
+        ref = co.solve(v, variant="serial_odp")
+        r = co.solve(v, variant="gpu_odp", low_bits=low_bits)
+        co.check_partition(r.partition, n)
+        assert _close(r.value, ref.value, v.dtype), (n, low_bits, r.value, ref.value)
+        assert _close(float(sum(v[c] for c in r.partition)), ref.value, v.dtype)
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_compute_sanitizer_clean(tool):
+    """sanitizer_cases.py (every kernel, the ODP tiles' options) under compute-sanitizer."""
+    sanitize(tool, __file__)
 
 
 def test_gpu_results_on_the_shared_contract():

@@ -6,6 +6,7 @@ import pytest
 from gpualgo import gpu
 from gpualgo import maxflow as mf
 from gpualgo.maxflow import gpu as mfgpu
+from sanitize import TOOLS, sanitize
 from test_maxflow_serial import random_cases
 
 GPU_VARIANTS = [v for v in mf.VARIANTS if v.startswith("gpu_")]
@@ -275,19 +276,6 @@ def test_gpu_variants_without_gpu():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
+@pytest.mark.parametrize("tool", TOOLS)
 def test_compute_sanitizer_clean(tool):
-    import os
-    import pathlib
-    import shutil
-    import subprocess
-    import sys
-    exe = shutil.which("compute-sanitizer")
-    if exe is None:
-        pytest.skip("compute-sanitizer is not on PATH")
-    here = pathlib.Path(__file__).resolve()
-    path = os.pathsep.join(filter(None, [str(here.parents[2]), os.environ.get("PYTHONPATH")]))
-    cmd = [exe, "--tool", tool, "--error-exitcode", "9", sys.executable, str(here.with_name("sanitizer_cases.py"))]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=path), timeout=900)
-    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
-    assert "sanitizer cases ok" in p.stdout
+    sanitize(tool, __file__)

@@ -1,0 +1,19 @@
+"""Small cases for compute-sanitizer: every GPU variant, and the ODP tiles with every rule, both
+value types and tile sizes that give the top levels' walk of the allowed sizes lanes of their own."""
+import numpy as np
+from gpualgo import coalitions as co
+
+
+def close(a, b, dtype):
+    return abs(a - b) <= (2e-5 if dtype == np.float32 else 1e-9) * max(1.0, abs(b))
+
+
+for n, dtype in ((1, np.float32), (4, np.float64), (9, np.float32), (13, np.float64), (14, np.float32)):
+    v = co.random_values(n, "ndcs", seed=n, dtype=dtype)
+    ref = co.solve(v, variant="serial").value
+    for variant in ("gpu_report", "gpu_shared_splits", "gpu_odp"):
+        assert close(co.solve(v, variant=variant).value, ref, dtype), (n, variant)
+    for opts in (dict(low_bits=min(n, 2)), dict(low_bits=min(n, 5), block=64), dict(rule="dp"), dict(rule="idp"),
+                 dict(low_bits=min(n, 11), tiles_per_block=2)):
+        assert close(co.solve(v, variant="gpu_odp", **opts).value, ref, dtype), (n, opts)
+print("sanitizer cases ok")
