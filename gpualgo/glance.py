@@ -137,7 +137,7 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
 
     for n in (27, 29):
         t, k = _median(co_t.rows, variant="gpu_odp", n=n)
-        out.append((f"coalition structures, n = {n}, GPU pruned DP (float32)", f"{t / 1000:.1f} s ({_runs(range(k))})"))
+        out.append((f"coalition structures, n = {n}, GPU pruned DP (float32)", f"{_ms(t)} ({_runs(range(k))})"))
     g, gtext = _timed(co_t.rows, "GPU pruned DP", variant="gpu_odp", n=22)
     s, stext = _timed(co_t.rows, "serial unpruned DP", variant="serial", n=22)
     s2, s2text = _timed(co_t.rows, "serial pruned DP", variant="serial_odp", n=22)
