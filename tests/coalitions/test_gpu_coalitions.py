@@ -125,8 +125,8 @@ def test_odp_top_levels_walk_the_allowed_sizes(low_bits, rng):
 
 @pytest.mark.parametrize("tool", TOOLS)
 def test_compute_sanitizer_clean(tool):
-    """sanitizer_cases.py (every kernel, the ODP tiles' options) under compute-sanitizer."""
-    sanitize(tool, __file__)
+    """coalitions_sanitizer_cases.py (every kernel, the ODP tiles' options) under compute-sanitizer."""
+    sanitize(tool, __file__, "coalitions_sanitizer_cases.py")
 
 
 def test_gpu_results_on_the_shared_contract():

@@ -278,4 +278,4 @@ def test_gpu_variants_without_gpu():
 @pytest.mark.gpu
 @pytest.mark.parametrize("tool", TOOLS)
 def test_compute_sanitizer_clean(tool):
-    sanitize(tool, __file__)
+    sanitize(tool, __file__, "maxflow_sanitizer_cases.py")
