@@ -184,3 +184,17 @@ def test_every_name_imported_from_the_package_exists():
                     except ImportError:
                         missing.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {mod} has no {name}")
     assert not missing, "\n".join(missing)
+
+
+def test_every_problem_has_sanitizer_cases():
+    # each problem (a package with a solve.py) runs every kernel under compute-sanitizer from the
+    # GPU tests: tests/<problem>/<problem>_sanitizer_cases.py through tests/sanitize.py
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent
+    problems = sorted(p.parent.name for p in (root / "gpualgo").glob("*/solve.py"))
+    assert len(problems) >= 4, problems
+    missing = [p for p in problems if not (root / "tests" / p / f"{p}_sanitizer_cases.py").exists()]
+    assert not missing, missing
+    callers = [p for p in problems if any(f'"{p}_sanitizer_cases.py"' in t.read_text()
+                                          for t in (root / "tests" / p).glob("test_*.py"))]
+    assert callers == problems

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from gpualgo import assignment as A
+from sanitize import TOOLS, sanitize
 
 pytestmark = pytest.mark.gpu
 
@@ -236,3 +237,9 @@ def test_timeline_of_the_first_rounds(variant, rng):
         assert all(s["start_us"] <= s["end_us"] for s in (bid, copy, rebuild))
         assert rebuild["start_us"] == bid["end_us"] and copy["start_us"] >= bid["end_us"] - 1e-3   # after the event
         assert copy["stream"] == "side" and bid["stream"] == rebuild["stream"] == "main"
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_compute_sanitizer_clean(tool):
+    """assignment_sanitizer_cases.py (every GPU version of the auction and of DGS) under compute-sanitizer."""
+    sanitize(tool, __file__, "assignment_sanitizer_cases.py")

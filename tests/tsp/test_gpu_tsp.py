@@ -6,6 +6,7 @@ import pytest
 
 from gpualgo import tsp
 from gpualgo.tsp import gpu as tsp_gpu
+from sanitize import TOOLS, sanitize
 
 pytestmark = pytest.mark.gpu
 
@@ -210,3 +211,9 @@ def test_last_four_cities_in_registers(span, symmetric, rng, monkeypatch):
                               block=64, suffix=suffix)
                 _same_as_serial(inst, r, symmetric=symmetric)
                 assert r.stats["suffix"] == suffix
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_compute_sanitizer_clean(tool):
+    """tsp_sanitizer_cases.py (every GPU version) under compute-sanitizer."""
+    sanitize(tool, __file__, "tsp_sanitizer_cases.py")
