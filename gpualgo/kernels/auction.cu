@@ -661,6 +661,7 @@ __device__ __forceinline__ void tail_award(TailState& st, long long* P, int* O, 
                                           int b_count, int m_count, int parity)
 {
     const int lane = threadIdx.x & 31;
+    __syncwarp();  // the bids that warp 0's lanes merged in tail_scan_bids are written
     if (lane < b_count) {
         const int t = lane, i = st.bidders[t], j = st.tgt[t];
         bool wins = true;

@@ -1,22 +1,25 @@
 """Small cases for compute-sanitizer: every GPU version of the auction (the eps-scaling tail's
-options too) and of DGS, each against an independent answer."""
+options too) and of DGS, each against an independent answer. Kept small: the round-by-round
+versions launch kernels every round, and the sanitizer slows every launch."""
+import time
+
 import numpy as np
 from gpualgo import assignment as A
 
 rng = np.random.default_rng(5)
-cases = [A.uniform_instance(160, 160, 1, 10000, seed=rng), A.uniform_instance(200, 200, 1, 3, seed=rng),
-         A.uniform_instance(40, 70, 0, 2, seed=rng), A.geom_instance(96, 96, seed=rng).astype(np.int32),
-         A.report_instance(150, 170, 0.3, seed=rng, limit=100)]
+cases = [A.uniform_instance(24, 24, 1, 100, seed=rng), A.report_instance(20, 30, 0.3, seed=rng, limit=50)]
 for B in cases:
     opt = A.reference_objective(B)
     for variant in A.VARIANTS["auction"][1:]:
+        t0 = time.perf_counter()
         r = A.solve(B, variant=variant)
         A.check_assignment(B, r.assignment)
         assert r.objective == opt, (variant, B.shape)
-    for opts in (dict(tail_max=4), dict(tail_max=32), dict(tail_shared=False)):
-        assert A.solve(B, variant="gpu_eps_scaling", **opts).objective == opt, opts
-    for variant in A.VARIANTS["dgs"][1:]:
+        print(f"{variant} {B.shape} {time.perf_counter() - t0:.1f} s", flush=True)
+    for variant in A.VARIANTS["dgs"][1:] if np.isfinite(B).all() else ():   # DGS takes complete matrices
         r = A.solve(B, algorithm="dgs", variant=variant)
         A.check_assignment(B, r.assignment)
         assert r.objective <= opt, (variant, B.shape)
+for opts in (dict(tail_max=4), dict(tail_max=32), dict(tail_shared=False)):
+    assert A.solve(cases[0], variant="gpu_eps_scaling", **opts).objective == A.reference_objective(cases[0]), opts
 print("sanitizer cases ok")

@@ -2,7 +2,7 @@
 on complete, sparse and asymmetric instances."""
 from gpualgo import tsp
 
-for n, seed in ((4, 1), (7, 2), (9, 3)):
+for n, seed in ((5, 1), (8, 2)):
     for inst in (tsp.random_euclidean(n, seed=seed), tsp.random_graph(n, density=0.6, seed=seed),
                  tsp.random_asymmetric(n, seed=seed, high=30)):
         ref = tsp.solve(inst, variant="held_karp").length
