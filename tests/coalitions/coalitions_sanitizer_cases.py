@@ -1,10 +1,12 @@
 """Small cases for compute-sanitizer: every GPU variant, and the ODP tiles with every rule, both
-value types and tile sizes that give the top levels' walk of the allowed sizes lanes of their own."""
+value types and several tile sizes, blocks and tiles per block (the top ODP levels, where a tile
+allows only some low sizes, included)."""
 import numpy as np
 from gpualgo import coalitions as co
 
 
 def close(a, b, dtype):
+    """The GPU tests' tolerance (test_gpu_coalitions._close; this script runs alone, without pytest's path)."""
     return abs(a - b) <= (2e-5 if dtype == np.float32 else 1e-9) * max(1.0, abs(b))
 
 

@@ -108,8 +108,8 @@ def test_bad_gpu_options():
 
 @pytest.mark.parametrize("low_bits", [3, 7, 10, 12])
 def test_odp_top_levels_walk_the_allowed_sizes(low_bits, rng):
-    """At the top ODP levels a tile's lanes walk only the parts of the sizes the rule allows, each
-    lane from its own rank: fresh value functions (ties too) of n = 17 to 19, against the serial DP."""
+    """The top ODP levels, where a tile allows only some sizes of the low parts and the lanes skip
+    the others' reads: fresh value functions (ties too) of n = 17 to 19, against the serial DP."""
     for i, n in enumerate((17, 18, 19)):
         dist = sorted(co.DISTRIBUTIONS)[int(rng.integers(len(co.DISTRIBUTIONS)))]
         v = co.random_values(n, dist, seed=int(rng.integers(1 << 31)), dtype=np.float32)
