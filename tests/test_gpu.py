@@ -110,3 +110,34 @@ def test_every_kernel_file_loads_with_nvrtc():
     for path in sorted(gpu.kernel_path("common.cuh").parent.glob("*.cu")):
         mod = gpu.load_module(path.stem)
         assert mod is gpu.load_module(path.stem)  # cached
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape, dtype, convert", [
+    ((gpu.PIN_BYTES // 4 + 12345,), np.float32, None),           # staged, a partial last chunk
+    ((3 * gpu.STAGE_BYTES // 8 + 7, 3), np.int64, np.int32),       # staged, converted first
+    ((1000, 17), np.float64, None),                                # below PIN_BYTES: one plain copy
+])
+def test_to_device_copies_every_byte(rng, shape, dtype, convert):
+    a = (rng.random(shape) * 1e6).astype(dtype)
+    d = gpu.to_device(a, dtype=convert)
+    want = a if convert is None else a.astype(convert)
+    assert d.dtype == want.dtype and d.shape == want.shape
+    np.testing.assert_array_equal(d.get(), want)
+
+
+@pytest.mark.gpu
+def test_to_device_waits_for_work_queued_on_the_current_stream(rng):
+    cp = gpu.require()
+    spin = cp.RawKernel(r'''extern "C" __global__ void spin(long long cycles) {
+        const long long t = clock64(); while (clock64() - t < cycles) {} }''', "spin")
+    n = gpu.PIN_BYTES // 4 * 2                   # float32 integers below 2^24 are exact
+    a = rng.random(n, dtype=np.float32)
+    for _ in range(3):
+        old = cp.arange(n, dtype=cp.float32)
+        spin((1,), (1,), (np.int64(200_000_000),))   # about 0.1 s of work queued first
+        total = old.sum(dtype=cp.float64)
+        del old                                   # its memory goes back to the pool...
+        d = gpu.to_device(a)                      # ...and the upload may get it while sum reads it
+        assert float(total.get()) == n * (n - 1) / 2
+        np.testing.assert_array_equal(d.get(), a)

@@ -398,6 +398,67 @@ __device__ __forceinline__ tile_pair at(const tile_pair* base, unsigned byte_off
 __device__ __forceinline__ float fmax_value(float a, float b) { return fmaxf(a, b); }
 __device__ __forceinline__ double fmax_value(double a, double b) { return fmax(a, b); }
 
+// low coalitions a lane evaluates together, and a task's row (see odp_tile_kernel)
+#ifndef EXTRAS
+#define EXTRAS 4
+#endif
+#define TASK_ROW (2 + 2 * EXTRAS)
+
+// Agents of a task's core that odp_tile_kernel walks in unrolled Gray-code order: 2^INNER parts
+// from one counter step. gray_flip(q): the agent that step q (q >= 1) of the Gray code flips
+// (its lowest set bit; q is a constant once the loop is unrolled).
+#ifndef INNER
+#define INNER 2
+#endif
+__device__ __forceinline__ int gray_flip(int q) {
+    return (q & 1) ? 0 : (q & 2) ? 1 : (q & 4) ? 2 : (q & 8) ? 3 : (q & 16) ? 4 : 5;
+}
+
+// A lane's walk over the parts x of its task's core (odp_tile_kernel): xr the parts' agents set
+// by the lane's rank, then for each step of a counter on the agents `rest`, the 2^inner parts of
+// the inner agents (swizzled offsets o) in Gray-code order. EVERY: the tile allows every size
+// (both splits of each read pair count); otherwise a part is read only when the size of one of
+// its two splits lies in [jlo, jlo + span].
+template <bool EVERY>
+__device__ __forceinline__ void walk_parts(const tile_pair* T, value_t* best, const unsigned* ca_s,
+                                           const unsigned* o, int ne, unsigned xr, unsigned rest,
+                                           int ninner, int nouter, int t, int jlo, unsigned span) {
+    const unsigned rest_low = rest & (0u - rest);
+    unsigned xo = 0;
+    for (int r = 0; r < nouter; ++r, xo = ((xo | ~rest) + rest_low) & rest) {
+        const unsigned xb = xr | xo;
+        const int jb = __popc(xb);
+        unsigned xs = swizzle(xb) << VSHIFT;
+#pragma unroll
+        for (int q = 0; q < (1 << INNER); ++q) {
+            if (q >= ninner) break;
+            if (q) xs ^= o[gray_flip(q)];
+            if (EVERY) {
+                const tile_pair px = at(T, xs);
+#pragma unroll
+                for (int e = 0; e < EXTRAS; ++e)
+                    if (e < ne) {
+                        const tile_pair py = at(T, xs ^ ca_s[e]);
+                        best[e] = fmax_value(best[e], fmax_value(px.a + py.b, py.a + px.b));
+                    }
+            } else {
+                const int jx = jb + __popc(q ^ (q >> 1));
+                const bool use_x = (unsigned)(jx - jlo) <= span, use_y = (unsigned)(t - jx - jlo) <= span;
+                if (use_x || use_y) {
+                    const tile_pair px = at(T, xs);
+#pragma unroll
+                    for (int e = 0; e < EXTRAS; ++e)
+                        if (e < ne) {
+                            const tile_pair py = at(T, xs ^ ca_s[e]);
+                            if (use_x) best[e] = fmax_value(best[e], px.a + py.b);
+                            if (use_y) best[e] = fmax_value(best[e], py.a + px.b);
+                        }
+                }
+            }
+        }
+    }
+}
+
 // gpu_odp: the pruned DP in shared-memory tiles.  Agents are split into `b` low bits and
 // n - b high bits: C = Ch * 2^b + Cl.  For a high split Xh of Ch (Xh without the top
 // agent of Ch, so each pair comes once), the values f(Xh * 2^b + Xl) and
@@ -423,10 +484,6 @@ __device__ __forceinline__ double fmax_value(double a, double b) { return fmax(a
 // where one coalition alone takes 4 for 2.  task rows: core, count e, the e extras' masks,
 // their coalitions' places among the Cl (for acc); task_off[t]: the first row of size t.
 // group: lanes that share one task (power of 2), taking its parts in turn.
-#ifndef EXTRAS
-#define EXTRAS 4
-#endif
-#define TASK_ROW (2 + 2 * EXTRAS)
 extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_masks, int chunks,
                                            int tiles, int n, int b, int s, int h, int odp,
                                            const unsigned short* bypop, const int* cnt_le,
@@ -483,49 +540,32 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
             const unsigned short* row = task + (size_t)min(ti, ntask - 1) * TASK_ROW;
             const int ne = ti < ntask ? row[1] : 0;
             if (ne) {
-                // the swizzle is linear over XOR (disjoint masks: OR is XOR), so one swizzle per
-                // part x places every read; all are byte offsets into A and B
+                // the swizzle is linear over XOR (disjoint masks: OR is XOR), so every read is placed by
+                // XORs of swizzled masks; all are byte offsets into A and B. ca_s[e]: the core and the
+                // extra, so that the part c \ x + {a} of the part x sits at xs ^ ca_s[e]
                 const unsigned c = row[0];
                 const unsigned c_s = swizzle(c) << VSHIFT;
-                unsigned a_s[EXTRAS];
+                unsigned ca_s[EXTRAS];
 #pragma unroll
-                for (int e = 0; e < EXTRAS; ++e) a_s[e] = swizzle(row[2 + e]) << VSHIFT;
-                // the lanes of a task take its counters in turn (lane `rank` the counters rank,
-                // rank + group, ...), so that at each step they read parts that differ in the
-                // core's lowest agents alone; a step adds group to the counter on the core's
-                // agents (the carry crosses the agents outside the core)
-                const unsigned step = scatter_bits((unsigned long long)group, c);
-                unsigned x = scatter_bits((unsigned long long)rank, c);
-                if (every) {
-                    for (int r = 0; r < per; ++r) {
-                        const unsigned xs = swizzle(x) << VSHIFT, zs = c_s ^ xs;
-                        const tile_pair px = at(T, xs);
+                for (int e = 0; e < EXTRAS; ++e) ca_s[e] = c_s ^ (swizzle(row[2 + e]) << VSHIFT);
+                // A lane's parts x of the core: the core's lowest log2(group) agents are set by the lane's
+                // rank (so that at each step the lanes of a task read parts that differ in those agents
+                // alone), its next INNER agents run in Gray-code order in unrolled code (one XOR a part,
+                // the part's size known to the compiler), and the agents left by a counter on them
+                const unsigned xr = scatter_bits((unsigned long long)rank, c);
+                unsigned rest = c;
+                for (int g = 1; g < group; g <<= 1) rest &= rest - 1;
+                const int inner = min(INNER, __popc(rest));
+                unsigned o[INNER];
 #pragma unroll
-                        for (int e = 0; e < EXTRAS; ++e)
-                            if (e < ne) {
-                                const tile_pair py = at(T, zs ^ a_s[e]);
-                                best[e] = fmax_value(best[e], fmax_value(px.a + py.b, py.a + px.b));
-                            }
-                        x = ((x | ~c) + step) & c;
-                    }
-                } else {
-                    for (int r = 0; r < per; ++r) {
-                        const unsigned xs = swizzle(x) << VSHIFT, zs = c_s ^ xs;
-                        const int jx = __popc(x);
-                        const bool use_x = (unsigned)(jx - jlo) <= span, use_y = (unsigned)(t - jx - jlo) <= span;
-                        if (use_x || use_y) {
-                            const tile_pair px = at(T, xs);
-#pragma unroll
-                            for (int e = 0; e < EXTRAS; ++e)
-                                if (e < ne) {
-                                    const tile_pair py = at(T, zs ^ a_s[e]);
-                                    if (use_x) best[e] = fmax_value(best[e], px.a + py.b);
-                                    if (use_y) best[e] = fmax_value(best[e], py.a + px.b);
-                                }
-                        }
-                        x = ((x | ~c) + step) & c;
-                    }
+                for (int i = 0; i < INNER; ++i) {
+                    const unsigned low = rest & (0u - rest);
+                    o[i] = swizzle(low) << VSHIFT;
+                    rest ^= low;
                 }
+                const int ninner = 1 << inner, nouter = per >> inner;
+                if (every) walk_parts<true>(T, best, ca_s, o, ne, xr, rest, ninner, nouter, t, 0, 0u);
+                else walk_parts<false>(T, best, ca_s, o, ne, xr, rest, ninner, nouter, t, jlo, span);
             }
 #pragma unroll
             for (int e = 0; e < EXTRAS; ++e) {

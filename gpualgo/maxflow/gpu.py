@@ -186,8 +186,8 @@ def _sync(cupy):
 # ----------------------------------------------------------------- (a) and (b): host relabel
 
 #: where the host keeps the network's residual capacities for versions (a) and (b) (the
-#: ``upload`` option): "auto" is :func:`gpualgo.gpu.to_device` (page-locked in place for arrays
-#: of 16 MiB or more, the default); the others are :data:`gpualgo.gpu.HOST_MEMORY`
+#: ``upload`` option): "auto" is :func:`gpualgo.gpu.to_device` (through page-locked staging
+#: buffers for arrays of 16 MiB or more, the default); the others are :data:`gpualgo.gpu.HOST_MEMORY`
 UPLOADS = ("auto",) + gpu.HOST_MEMORY
 #: how version (b) finds the reverse arc of the arc it pushes along (``rev_search``, the
 #: REV_SEARCH define): the stored index, or the report's linear scan or binary search
