@@ -14,6 +14,7 @@ import importlib.resources
 import os
 import pathlib
 import platform
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -23,7 +24,7 @@ from . import guards
 __all__ = [
     "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
     "kernel_path", "kernel_source", "source_override", "load_module", "get_kernel", "sm_count", "device_name", "cpu_model", "cpu_label",
-    "usable_bytes", "to_device", "HOST_MEMORY", "HostBuffers", "CudaTimer", "median_ms", "copy_bandwidth", "int_throughput",
+    "usable_bytes", "to_device", "to_device_in_two", "HOST_MEMORY", "HostBuffers", "CudaTimer", "median_ms", "copy_bandwidth", "int_throughput",
 ]
 
 
@@ -177,20 +178,30 @@ class _Staging:
 
     def __init__(self, threads: int):
         rt = require().cuda.runtime
-        self.threads = threads
+        self.threads, self.chunk = threads, STAGE_BYTES
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="gpualgo-upload")
         # flag 1 is cudaHostAllocPortable: page-locked for every device's context
         self.ptrs = [rt.hostAlloc(STAGE_BYTES, 1) for _ in range(2 * threads)]
         self.bufs = [np.frombuffer((ctypes.c_byte * STAGE_BYTES).from_address(p), dtype=np.uint8)
                      for p in self.ptrs]
+        self.pending: list = []      # the last copy's futures: the next one waits for its buffers
+        self.lock = threading.Lock()
 
-    def upload(self, src: np.ndarray, dst) -> None:
-        """Copy the bytes of the C-contiguous ``src`` into the device array ``dst``; returns when
-        they have arrived. Thread w takes chunks w, w + threads, ..., alternating its two
-        buffers: it fills one while the other's copy to the device runs."""
+    def start(self, src: np.ndarray, dst, lo: int = 0, hi: int | None = None) -> list:
+        """Start copying bytes ``lo:hi`` of the C-contiguous ``src`` into the same bytes of the
+        device array ``dst``; returns the threads' futures (each returns once its chunks have
+        arrived). Thread w takes chunks w, w + threads, ..., alternating its two buffers: it
+        fills one while the other's copy to the device runs."""
         cupy = require()
+        with self.lock:
+            _wait(self.pending)
+            self.pending = self._submit(cupy, src, dst, lo, hi)
+            return self.pending
+
+    def _submit(self, cupy, src, dst, lo, hi) -> list:
         raw = src.reshape(-1).view(np.uint8)
-        offsets = range(0, raw.size, STAGE_BYTES)
+        hi = raw.size if hi is None else hi
+        offsets = range(lo, hi, self.chunk)
         device = cupy.cuda.Device().id
         # dst may reuse memory that work queued on the current stream still uses: wait for it
         ready = cupy.cuda.get_current_stream().record()
@@ -204,7 +215,7 @@ class _Staging:
                     k = i & 1
                     if done[k] is not None:
                         done[k].synchronize()
-                    m = min(STAGE_BYTES, raw.size - off)
+                    m = min(self.chunk, hi - off)
                     buf = self.bufs[2 * w + k]
                     np.copyto(buf[:m], raw[off:off + m])
                     cupy.cuda.runtime.memcpyAsync(dst.data.ptr + off, buf.ctypes.data, m,
@@ -212,8 +223,12 @@ class _Staging:
                     done[k] = stream.record()
                 stream.synchronize()
 
-        for future in [self.pool.submit(work, w) for w in range(self.threads)]:
-            future.result()
+        return [self.pool.submit(work, w) for w in range(self.threads)]
+
+
+def _wait(futures) -> None:
+    for future in futures:
+        future.result()
 
 
 @functools.lru_cache(maxsize=None)
@@ -228,13 +243,27 @@ def to_device(a, dtype=None):
     :data:`STAGE_THREADS` host threads while earlier chunks are on their way: a copy from
     page-locked memory runs at the bus's speed, one from pageable memory at about half of it.
     """
+    d, rest = to_device_in_two(a, 0, dtype=dtype)
+    rest()
+    return d
+
+
+def to_device_in_two(a, first: int, dtype=None):
+    """:func:`to_device` in two parts, for a caller with work on the first part: returns
+    ``(d, rest)`` once the first ``first`` elements (along the flattened array) are on the GPU;
+    the others are copied meanwhile, and ``rest()`` returns once they have arrived. Kernels
+    launched before ``rest()`` may use the first part only."""
     cupy = require()
     a = np.ascontiguousarray(a, dtype=dtype)
     if a.nbytes < PIN_BYTES:
-        return cupy.asarray(a)
+        return cupy.asarray(a), lambda: None
     d = cupy.empty(a.shape, a.dtype)
-    _staging().upload(a, d)
-    return d
+    staging = _staging()
+    cut = min(max(int(first), 0), a.size) * a.itemsize
+    if cut:
+        _wait(staging.start(a, d, 0, cut))
+    futures = staging.start(a, d, cut) if cut < a.nbytes else []
+    return d, lambda: _wait(futures)
 
 
 #: the kinds of host memory :class:`HostBuffers` allocates

@@ -65,6 +65,9 @@ MAX_VISITS = 4096
 PHASES = ("setup", "fetch", "evaluate", "reduce")
 #: splits report_kernel reads into registers before evaluating them, in the -DPHASE_CLOCKS build
 PHASE_BATCH = 8
+#: gpu_odp evaluates every level of the coalitions without the top LEAD agents (the table's
+#: first quarter) while the rest of the table is still being uploaded, then the others
+LEAD = 2
 #: low coalitions a lane of odp_tile_kernel evaluates together (the define EXTRAS): they share
 #: all their agents but one, so that the reads of the shared part serve them all
 #: (:func:`low_tasks`)
@@ -293,8 +296,9 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
     """Solve the validated value function ``v`` (``2**n`` values) with the GPU version
     ``variant``; returns its CoalitionResult (:func:`report`, :func:`shared_splits`,
     :func:`odp` and :func:`phase_clocks` call it; ``clocks``: the report's kernels built with
-    phase clocks). ``prepare_ms`` is the table's upload, ``kernel_ms`` the DP's kernels (CUDA
-    events), ``exec_ms`` the DP and the rebuild (wall clock)."""
+    phase clocks). ``prepare_ms`` is the table's upload (for ``gpu_odp`` its first part, before the
+    first kernel: :data:`LEAD`), ``kernel_ms`` the DP's kernels (CUDA events), ``exec_ms`` the DP
+    and the rebuild (wall clock)."""
     t0 = time.perf_counter()
     cp = gpu.require()
     serial.check_rule(rule)
@@ -303,20 +307,26 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
     block = opts["block"]
     mod = _module(v.dtype, clocks=clocks)
     stats = {"device": gpu.device_name(), "block": block}
+    lead = variant == "gpu_odp" and n - _low_bits(v, n, low_bits) >= LEAD
     with gpu.CudaTimer() as up:
-        f = gpu.to_device(v)
+        # gpu_odp starts on the coalitions without the top LEAD agents, the table's first entries,
+        # while the rest of it is on its way
+        f, rest = gpu.to_device_in_two(v, len(v) >> LEAD if lead else len(v))
     stats["prepare_ms"] = up.ms
     t1 = time.perf_counter()
     events = []
     with gpu.CudaTimer() as kt:
         if variant == "gpu_odp":
-            work = _odp(cp, mod, f, v, n, rule, block, low_bits, opts["tiles_per_block"], events, stats)
+            work = _odp(cp, mod, f, v, n, rule, block, low_bits, opts["tiles_per_block"], events, stats,
+                        rest if lead else None)
         else:
             if rule != "dp":
                 raise ValueError(f"{variant} evaluates every split (rule 'dp'), got rule={rule!r}")
             work = _report(cp, mod, f, n, variant, block, opts, events, clocks)
     stats["kernel_ms"] = kt.ms
-    stats["ms_per_level"] = {s: cp.cuda.get_elapsed_time(a, b) for s, a, b in events}
+    stats["ms_per_level"] = {}
+    for s, a, b in events:   # gpu_odp times a level once for each part of the table
+        stats["ms_per_level"][s] = stats["ms_per_level"].get(s, 0.0) + cp.cuda.get_elapsed_time(a, b)
     stats.update(work)
     stats["splits"] = sum(serial.level_splits(n, rule).values())
     with gpu.CudaTimer() as rb:
@@ -421,8 +431,11 @@ def odp_launches(n: int, b: int, s: int, r: int) -> list:
     return [(h, s - h, ok, its) for h, (ok, its) in out.items()]
 
 
-def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats):
-    """The ODP tiles, level by level (``tiles``: checked by :func:`run`)."""
+def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=None):
+    """The ODP tiles, level by level (``tiles``: checked by :func:`run`). With ``rest`` (the
+    table's upload is in two parts, :data:`LEAD`): first every level of the coalitions without
+    the top LEAD agents, whose subsets all lie in the table's first part, then ``rest()``, then
+    every level of the others. Each part's high masks are a slice of each size's list (sorted)."""
     b = _low_bits(v, n, low_bits)
     item = f.dtype.itemsize
     layout = _tile_layout(n, b)
@@ -431,31 +444,43 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats):
                                                 ("bypop", "cnt_le", "all_highs", "tasks", "task_off"))
     kern = mod.get_function("odp_tile_kernel")
     r = serial.RULES.index(rule)
-    tiles_loaded = blocks_run = iterations = 0
+    levels = [(s, odp_launches(n, b, s, r)) for s in range(2, n + 1)
+              if not (r == 1 and s < n and 3 * s > 2 * n)]
+    iterations = sum(its for _, launches in levels for *_, its in launches)
+    # each part: for each size h, the slice [lo, hi) of highs[h]
+    if rest is None:
+        parts = [[(0, len(x)) for x in highs]]
+    else:
+        lead = [math.comb(n - b - LEAD, h) for h in range(n - b + 1)]
+        parts = [[(0, k) for k in lead], [(k, len(x)) for k, x in zip(lead, highs)]]
+    tiles_loaded = blocks_run = 0
     moved = 0
-    for s in range(2, n + 1):
-        if r == 1 and s < n and 3 * s > 2 * n:
-            continue
-        end = None
-        for h, t, ok, its in odp_launches(n, b, s, r):
-            iterations += its
-            count_h = len(highs[h])
-            cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
-                                tiles=tiles, itemsize=item)
-            grid, m = cfg["grid"], cfg["low_coalitions"]
-            if end is None:
-                end = _level_events(cp, events, s)
-            kern((grid,), (cfg["block"],), (f, high_all[int(high_off[h]):], np.int32(cfg["chunks"]),
-                                     np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s),
-                                     np.int32(h), np.int32(r == 2), bypop, cnt_le, tasks, task_off,
-                                     np.int32(cfg["group"])),
-                 shared_mem=cfg["shared_bytes"])
-            loaded = count_h * ok
-            tiles_loaded += loaded
-            blocks_run += grid
-            moved += loaded * 2 * int(cnt_le_h[t]) * item + grid * m * item
-        if end is not None:
-            end.record()
+    for i, part in enumerate(parts):
+        if i:
+            rest()
+        for s, launches in levels:
+            end = None
+            for h, t, ok, _ in launches:
+                lo, hi = part[h]
+                count_h = hi - lo
+                if not count_h:
+                    continue
+                cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
+                                    tiles=tiles, itemsize=item)
+                grid, m = cfg["grid"], cfg["low_coalitions"]
+                if end is None:
+                    end = _level_events(cp, events, s)
+                kern((grid,), (cfg["block"],), (f, high_all[int(high_off[h]) + lo:], np.int32(cfg["chunks"]),
+                                         np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s),
+                                         np.int32(h), np.int32(r == 2), bypop, cnt_le, tasks, task_off,
+                                         np.int32(cfg["group"])),
+                     shared_mem=cfg["shared_bytes"])
+                loaded = count_h * ok
+                tiles_loaded += loaded
+                blocks_run += grid
+                moved += loaded * 2 * int(cnt_le_h[t]) * item + grid * m * item
+            if end is not None:
+                end.record()
     return {"low_bits": b, "tiles_per_block": int(tiles), "tiles_loaded": int(tiles_loaded),
             "blocks": int(blocks_run), "iterations": int(iterations), "bytes_moved": int(moved)}
 

@@ -209,3 +209,23 @@ def test_phase_clocks_are_zeroed_between_runs():
     a = co_gpu.phase_clocks(v, "gpu_report").stats["phase_cycles"]
     b = co_gpu.phase_clocks(v, "gpu_report").stats["phase_cycles"]
     assert 0.5 < b["total"] / a["total"] < 2      # the same work, counted from zero each time
+
+
+@pytest.mark.parametrize("n, pin_bytes", [(14, 0), (22, None)])
+def test_odp_starts_while_the_table_is_uploaded(n, pin_bytes, rng, monkeypatch):
+    """gpu_odp evaluates the coalitions without the top two agents while the rest of the table is
+    uploaded (n = 22: 16 MiB, staged; n = 14 staged too, with the threshold lowered), against the
+    report's kernel on small integer values, whose sums are exact in any order."""
+    from gpualgo import gpu
+    if pin_bytes is not None:
+        monkeypatch.setattr(gpu, "PIN_BYTES", pin_bytes)
+    v = np.floor(co.random_values(n, "uniform", seed=int(rng.integers(1 << 31)), dtype=np.float32) * 50)
+    v = v.astype(np.float32)
+    v[0] = 0
+    r = co.solve(v, variant="gpu_odp")
+    ref = co.solve(v, variant="gpu_report")
+    co.check_partition(r.partition, n)
+    assert r.value == ref.value and float(sum(v[c] for c in r.partition)) == ref.value
+    levels = r.stats["ms_per_level"]        # a level's two parts add up to one entry
+    assert n in levels and set(levels) <= set(range(2, n + 1))
+    assert sum(levels.values()) <= r.stats["kernel_ms"] * 1.001 + 0.01
