@@ -66,8 +66,8 @@ PHASES = ("setup", "fetch", "evaluate", "reduce")
 #: splits report_kernel reads into registers before evaluating them, in the -DPHASE_CLOCKS build
 PHASE_BATCH = 8
 #: gpu_odp evaluates every level of the coalitions without the top LEAD agents (the table's
-#: first quarter) while the rest of the table is still being uploaded, then the others
-LEAD = 2
+#: first eighth) while the rest of the table is still being uploaded, then the others
+LEAD = 3
 #: low coalitions a lane of odp_tile_kernel evaluates together (the define EXTRAS): they share
 #: all their agents but one, so that the reads of the shared part serve them all
 #: (:func:`low_tasks`)
@@ -325,7 +325,7 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
             work = _report(cp, mod, f, n, variant, block, opts, events, clocks)
     stats["kernel_ms"] = kt.ms
     stats["ms_per_level"] = {}
-    for s, a, b in events:   # gpu_odp times a level once for each part of the table
+    for s, a, b in events:   # gpu_odp's two parts: each level's two times added (they may overlap)
         stats["ms_per_level"][s] = stats["ms_per_level"].get(s, 0.0) + cp.cuda.get_elapsed_time(a, b)
     stats.update(work)
     stats["splits"] = sum(serial.level_splits(n, rule).values())
@@ -340,6 +340,8 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
 
 
 def _level_events(cp, events, s):
+    """Events around level s's launches on the current stream: ``a`` recorded now, ``b`` (returned)
+    for the caller to record after them."""
     a, b = cp.cuda.Event(), cp.cuda.Event()
     a.record()
     events.append((s, a, b))
@@ -431,56 +433,93 @@ def odp_launches(n: int, b: int, s: int, r: int) -> list:
     return [(h, s - h, ok, its) for h, (ok, its) in out.items()]
 
 
+def odp_plan(n: int, b: int, r: int, lead: bool) -> list:
+    """The launches of ``gpu_odp``, in the order :func:`_odp` issues them (``b`` low bits, rule
+    index ``r``; ``lead``: the table in two parts, :data:`LEAD`), as ``(part, s, h, t, ok, lo, hi)``:
+    the launch for level ``s`` and high-part size ``h`` (:func:`odp_launches`) over the high masks
+    ``highs[h][lo:hi]`` of ``part`` (0: the coalitions without the top LEAD agents, every level;
+    then 1: the others, every level). A launch with no high mask in its part is left out.
+
+    >>> [p[:3] for p in odp_plan(6, 2, 0, True)][:6]   # part 0: no agent of the top three (3-5)
+    [(0, 2, 0), (0, 2, 1), (0, 3, 1), (1, 2, 1), (1, 2, 2), (1, 3, 1)]
+    """
+    highs = [math.comb(n - b, h) for h in range(n - b + 1)]
+    if lead:
+        first = [math.comb(n - b - LEAD, h) if n - b >= LEAD else k for h, k in enumerate(highs)]
+        parts = [[(0, k) for k in first], [(k, x) for k, x in zip(first, highs)]]
+    else:
+        parts = [[(0, x) for x in highs]]
+    out = []
+    for part, slices in enumerate(parts):
+        for s in range(2, n + 1):
+            if r == 1 and s < n and 3 * s > 2 * n:
+                continue
+            for h, t, ok, _ in odp_launches(n, b, s, r):
+                lo, hi = slices[h]
+                if hi > lo:
+                    out.append((part, s, h, t, ok, lo, hi))
+    return out
+
+
 def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=None):
-    """The ODP tiles, level by level (``tiles``: checked by :func:`run`). With ``rest`` (the
-    table's upload is in two parts, :data:`LEAD`): first every level of the coalitions without
-    the top LEAD agents, whose subsets all lie in the table's first part, then ``rest()``, then
-    every level of the others. Each part's high masks are a slice of each size's list (sorted)."""
+    """The ODP tiles, level by level (``tiles``: checked by :func:`run`), in the order of
+    :func:`odp_plan`. With ``rest`` (the table's upload is in two parts, :data:`LEAD`): every
+    level of the coalitions without the top LEAD agents, whose subsets all lie in the table's
+    first part, is launched at once on the current stream; then, once ``rest()`` returns, every
+    level of the others on a second stream, each level after the first part's levels below it.
+    The two parts' levels run side by side from then on."""
     b = _low_bits(v, n, low_bits)
     item = f.dtype.itemsize
     layout = _tile_layout(n, b)
-    highs, high_off, cnt_le_h = layout["highs"], layout["high_off"], layout["cnt_le"]
+    high_off, cnt_le_h = layout["high_off"], layout["cnt_le"]
     bypop, cnt_le, high_all, tasks, task_off = (gpu.to_device(layout[k]) for k in
                                                 ("bypop", "cnt_le", "all_highs", "tasks", "task_off"))
     kern = mod.get_function("odp_tile_kernel")
     r = serial.RULES.index(rule)
-    levels = [(s, odp_launches(n, b, s, r)) for s in range(2, n + 1)
-              if not (r == 1 and s < n and 3 * s > 2 * n)]
-    iterations = sum(its for _, launches in levels for *_, its in launches)
-    # each part: for each size h, the slice [lo, hi) of highs[h]
-    if rest is None:
-        parts = [[(0, len(x)) for x in highs]]
-    else:
-        lead = [math.comb(n - b - LEAD, h) for h in range(n - b + 1)]
-        parts = [[(0, k) for k in lead], [(k, len(x)) for k, x in zip(lead, highs)]]
+    iterations = sum(its for s in range(2, n + 1) if not (r == 1 and s < n and 3 * s > 2 * n)
+                     for *_, its in odp_launches(n, b, s, r))
+    first = cp.cuda.get_current_stream()
+    streams = [first]
+    below = {}       # level -> the first part's event after its levels below it (done: after all)
     tiles_loaded = blocks_run = 0
     moved = 0
-    for i, part in enumerate(parts):
-        if i:
-            rest()
-        for s, launches in levels:
-            end = None
-            for h, t, ok, _ in launches:
-                lo, hi = part[h]
-                count_h = hi - lo
-                if not count_h:
-                    continue
-                cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
-                                    tiles=tiles, itemsize=item)
-                grid, m = cfg["grid"], cfg["low_coalitions"]
-                if end is None:
-                    end = _level_events(cp, events, s)
-                kern((grid,), (cfg["block"],), (f, high_all[int(high_off[h]) + lo:], np.int32(cfg["chunks"]),
-                                         np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s),
-                                         np.int32(h), np.int32(r == 2), bypop, cnt_le, tasks, task_off,
-                                         np.int32(cfg["group"])),
-                     shared_mem=cfg["shared_bytes"])
-                loaded = count_h * ok
-                tiles_loaded += loaded
-                blocks_run += grid
-                moved += loaded * 2 * int(cnt_le_h[t]) * item + grid * m * item
+    level = end = None
+    for part, s, h, t, ok, lo, hi in odp_plan(n, b, r, rest is not None):
+        if (part, s) != level:
             if end is not None:
-                end.record()
+                end.record(streams[-1])
+            if part == len(streams):   # the second part: its table has arrived, its stream
+                done = streams[0].record()
+                rest()
+                streams.append(cp.cuda.Stream(non_blocking=True))
+            stream = streams[part]
+            if part:
+                stream.wait_event(below.get(s, done))
+            elif rest is not None:
+                below[s] = stream.record()
+            with stream:
+                end = _level_events(cp, events, s)
+            level = (part, s)
+        count_h = hi - lo
+        cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
+                            tiles=tiles, itemsize=item)
+        grid, m = cfg["grid"], cfg["low_coalitions"]
+        with stream:
+            kern((grid,), (cfg["block"],), (f, high_all[int(high_off[h]) + lo:], np.int32(cfg["chunks"]),
+                                     np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s),
+                                     np.int32(h), np.int32(r == 2), bypop, cnt_le, tasks, task_off,
+                                     np.int32(cfg["group"])),
+                 shared_mem=cfg["shared_bytes"])
+        loaded = count_h * ok
+        tiles_loaded += loaded
+        blocks_run += grid
+        moved += loaded * 2 * int(cnt_le_h[t]) * item + grid * m * item
+    if end is not None:
+        end.record(streams[-1])
+    if len(streams) > 1:
+        first.wait_event(streams[1].record())   # the rebuild and the timer's end come after both parts
+    elif rest is not None:
+        rest()
     return {"low_bits": b, "tiles_per_block": int(tiles), "tiles_loaded": int(tiles_loaded),
             "blocks": int(blocks_run), "iterations": int(iterations), "bytes_moved": int(moved)}
 

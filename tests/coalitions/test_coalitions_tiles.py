@@ -1,10 +1,16 @@
 """The low coalitions' tasks of ``odp_tile_kernel`` (``gpu.low_tasks``) and the kernel's walk over
 them, emulated on the host: every coalition in exactly one task, and the best split of each, read
 through the swizzled tiles, equal to a direct maximum over its splits."""
+import re
+
 import numpy as np
 import pytest
 
+from gpualgo import gpu
 from gpualgo.coalitions import gpu as co_gpu
+
+#: the core's agents a lane walks in unrolled Gray-code order (coalitions.cu's INNER)
+INNER = int(re.search(r"#define INNER (\d+)", gpu.kernel_source("coalitions")).group(1))
 
 
 def _swizzle(i, bits=4):
@@ -63,21 +69,37 @@ def _walk(A, B, b, t, jlo, jhi, group):
         c_s = _swizzle(core)
         a_s = [_swizzle(int(r[2 + e])) for e in range(k)]
         for rank in range(group):
-            x = co_gpu._scatter(rank * per, core)   # scatter_bits, as the rebuild uses it
-            for _ in range(per):
-                xs = _swizzle(x)
-                zs = c_s ^ xs                              # swizzle(core ^ x), by linearity
-                jx = bin(x).count("1")
-                use_x = every or 0 <= jx - jlo <= span
-                use_y = every or 0 <= t - jx - jlo <= span
-                for e in range(k):
-                    cl = core | int(r[2 + e])
-                    ys = zs ^ a_s[e]
-                    if use_x:
-                        best[cl] = max(best.get(cl, -np.inf), As[xs] + Bs[ys])
-                    if use_y:
-                        best[cl] = max(best.get(cl, -np.inf), As[ys] + Bs[xs])
-                x = _next_split(x, core)
+            # the core's lowest log2(group) agents from the rank, the next INNER in Gray-code order,
+            # the others from a counter on them
+            xr = co_gpu._scatter(rank, core)
+            rest = core
+            for _ in range(group.bit_length() - 1):
+                rest &= rest - 1
+            inner = min(INNER, bin(rest).count("1"))
+            o = []
+            for _ in range(INNER):
+                low = rest & -rest
+                o.append(_swizzle(low))
+                rest ^= low
+            xo = 0
+            for _ in range(per >> inner):
+                xb = xr | xo
+                xs = _swizzle(xb)
+                for q in range(1 << inner):
+                    if q:
+                        xs ^= o[(q & -q).bit_length() - 1]
+                    jx = bin(xb).count("1") + bin(q ^ (q >> 1)).count("1")
+                    zs = c_s ^ xs                              # swizzle(core ^ x), by linearity
+                    use_x = every or 0 <= jx - jlo <= span
+                    use_y = every or 0 <= t - jx - jlo <= span
+                    for e in range(k):
+                        cl = core | int(r[2 + e])
+                        ys = zs ^ a_s[e]
+                        if use_x:
+                            best[cl] = max(best.get(cl, -np.inf), As[xs] + Bs[ys])
+                        if use_y:
+                            best[cl] = max(best.get(cl, -np.inf), As[ys] + Bs[xs])
+                xo = ((xo | (~rest & 0xFFFFFFFF)) + (rest & -rest)) & rest
     return best
 
 
@@ -92,3 +114,27 @@ def test_the_walk_over_tasks_finds_every_best_split(b, rng):
                     subs = [x for x in range(1 << b) if x & cl == x and jlo <= bin(x).count("1") <= jhi]
                     want = max((A[x] + B[cl ^ x] for x in subs), default=-np.inf)
                     assert got.get(cl, -np.inf) == want, (b, t, jlo, jhi, group, cl)
+
+
+@pytest.mark.parametrize("n, b, r", [(6, 2, 0), (12, 5, 2), (16, 12, 2), (14, 12, 2), (20, 8, 1)])
+def test_the_plan_covers_every_launch_once_and_the_first_part_first(n, b, r):
+    """odp_plan: with the table in two parts, each launch of odp_launches covers its high masks
+    exactly once over the two parts, the first part holds the masks without the top LEAD high
+    agents and comes first; in one part, the plan is odp_launches level by level."""
+    import math
+    one = co_gpu.odp_plan(n, b, r, False)
+    two = co_gpu.odp_plan(n, b, r, True)
+    want = [(s, h, t, ok) for s in range(2, n + 1) if not (r == 1 and s < n and 3 * s > 2 * n)
+            for h, t, ok, _ in co_gpu.odp_launches(n, b, s, r)]
+    assert [(p[1], p[2], p[3], p[4]) for p in one] == want
+    assert all(p[0] == 0 and p[5] == 0 and p[6] == math.comb(n - b, p[2]) for p in one)
+    parts = [p[0] for p in two]
+    assert parts == sorted(parts)
+    for s, h, t, ok in want:
+        slices = sorted((p[5], p[6], p[0]) for p in two if p[1:5] == (s, h, t, ok))
+        covered = [i for lo, hi, _ in slices for i in range(lo, hi)]
+        assert covered == list(range(math.comb(n - b, h))), (s, h)
+        highs = co_gpu.masks_of_size(n - b, h)
+        for lo, hi, part in slices:
+            top = [int(m) >> (n - b - co_gpu.LEAD) != 0 for m in highs[lo:hi]] if n - b >= co_gpu.LEAD else []
+            assert all(top) if part else not any(top), (s, h, part)
