@@ -102,12 +102,12 @@ def _coalitions(variant: str, n: int):
 
 def _odp_launch(n: int, s: int, h: int) -> int:
     """Where gpu_odp's launch for level s and high-part size h comes in its launch order, for
-    float32 values (its default tiles), in the part of the coalitions with a top agent (the
-    table's second part, most of the work: :func:`gpualgo.coalitions.gpu.odp_plan`)."""
+    float32 values (its default tiles), in the table's last part (the whole table, or the
+    coalitions with a top agent when it comes in two: :func:`gpualgo.coalitions.gpu.odp_plan`)."""
     import numpy as np
     from .coalitions import gpu as cg
     b = cg.LOW_BITS[np.dtype(np.float32)]
-    plan = cg.odp_plan(n, b, 2, n - b >= cg.LEAD)
+    plan = cg.odp_plan(n, b, 2, cg.in_two_parts(n, b, 4))
     return next(i for i, p in enumerate(plan) if p[0] == plan[-1][0] and p[1:3] == (s, h))
 
 

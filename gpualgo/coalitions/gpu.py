@@ -66,8 +66,11 @@ PHASES = ("setup", "fetch", "evaluate", "reduce")
 #: splits report_kernel reads into registers before evaluating them, in the -DPHASE_CLOCKS build
 PHASE_BATCH = 8
 #: gpu_odp evaluates every level of the coalitions without the top LEAD agents (the table's
-#: first eighth) while the rest of the table is still being uploaded, then the others
+#: first eighth) while the rest of the table is still being uploaded, then the others, for a
+#: table of LEAD_BYTES or more: the second part's launches cost a few ms, more than the upload
+#: of a smaller table, which they would hide
 LEAD = 3
+LEAD_BYTES = 1 << 28
 #: low coalitions a lane of odp_tile_kernel evaluates together (the define EXTRAS): they share
 #: all their agents but one, so that the reads of the shared part serve them all
 #: (:func:`low_tasks`)
@@ -307,7 +310,7 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
     block = opts["block"]
     mod = _module(v.dtype, clocks=clocks)
     stats = {"device": gpu.device_name(), "block": block}
-    lead = variant == "gpu_odp" and n - _low_bits(v, n, low_bits) >= LEAD
+    lead = variant == "gpu_odp" and in_two_parts(n, _low_bits(v, n, low_bits), v.dtype.itemsize)
     with gpu.CudaTimer() as up:
         # gpu_odp starts on the coalitions without the top LEAD agents, the table's first entries,
         # while the rest of it is on its way
@@ -431,6 +434,12 @@ def odp_launches(n: int, b: int, s: int, r: int) -> list:
         ok, iterations = out.get(h, (0, 0))
         out[h] = (ok + splits, iterations + math.comb(n - b, h) * splits * math.comb(b, t) * (1 << t))
     return [(h, s - h, ok, its) for h, (ok, its) in out.items()]
+
+
+def in_two_parts(n: int, b: int, itemsize: int) -> bool:
+    """Whether ``gpu_odp`` uploads a table of ``n`` agents (``b`` low bits, values of ``itemsize``
+    bytes) in two parts and starts on the first (:data:`LEAD`, :data:`LEAD_BYTES`)."""
+    return (itemsize << n) >= LEAD_BYTES and n - b >= LEAD
 
 
 def odp_plan(n: int, b: int, r: int, lead: bool) -> list:

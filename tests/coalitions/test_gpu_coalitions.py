@@ -211,18 +211,24 @@ def test_phase_clocks_are_zeroed_between_runs():
     assert 0.5 < b["total"] / a["total"] < 2      # the same work, counted from zero each time
 
 
-@pytest.mark.parametrize("n, pin_bytes", [(14, 0), (22, None)])
-def test_odp_starts_while_the_table_is_uploaded(n, pin_bytes, rng, monkeypatch):
-    """gpu_odp evaluates the coalitions without the top two agents while the rest of the table is
-    uploaded (n = 22: 16 MiB, staged; n = 14 staged too, with the threshold lowered), against the
-    report's kernel on small integer values, whose sums are exact in any order."""
+@pytest.mark.parametrize("n, low_bits, pin_bytes", [(14, 8, 0), (22, None, None)])
+def test_odp_starts_while_the_table_is_uploaded(n, low_bits, pin_bytes, rng, monkeypatch):
+    """gpu_odp evaluates the coalitions without the top agents while the rest of the table is
+    uploaded, here for small tables too (n = 22: 16 MiB, staged; n = 14 staged too, with the
+    threshold lowered), against the report's kernel on small integer values, whose sums are
+    exact in any order."""
     from gpualgo import gpu
+    from gpualgo.coalitions import gpu as co_gpu
+    monkeypatch.setattr(co_gpu, "LEAD_BYTES", 0)
     if pin_bytes is not None:
         monkeypatch.setattr(gpu, "PIN_BYTES", pin_bytes)
+    firsts, upload = [], gpu.to_device_in_two
+    monkeypatch.setattr(gpu, "to_device_in_two", lambda a, first, **kw: firsts.append(first) or upload(a, first, **kw))
     v = np.floor(co.random_values(n, "uniform", seed=int(rng.integers(1 << 31)), dtype=np.float32) * 50)
     v = v.astype(np.float32)
     v[0] = 0
-    r = co.solve(v, variant="gpu_odp")
+    r = co.solve(v, variant="gpu_odp", low_bits=low_bits)
+    assert firsts == [len(v) >> co_gpu.LEAD]          # the first eighth, then the rest
     ref = co.solve(v, variant="gpu_report")
     co.check_partition(r.partition, n)
     assert r.value == ref.value and float(sum(v[c] for c in r.partition)) == ref.value
