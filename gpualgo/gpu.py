@@ -201,7 +201,9 @@ class _Staging:
     def _submit(self, cupy, src, dst, lo, hi) -> list:
         raw = src.reshape(-1).view(np.uint8)
         hi = raw.size if hi is None else hi
-        offsets = range(lo, hi, self.chunk)
+        # a copy of a few chunks is spread over every thread, in chunks of 1 MiB or more
+        chunk = min(self.chunk, max(1 << 20, -(-(hi - lo) // self.threads)))
+        offsets = range(lo, hi, chunk)
         device = cupy.cuda.Device().id
         # dst may reuse memory that work queued on the current stream still uses: wait for it
         ready = cupy.cuda.get_current_stream().record()
@@ -215,7 +217,7 @@ class _Staging:
                     k = i & 1
                     if done[k] is not None:
                         done[k].synchronize()
-                    m = min(self.chunk, hi - off)
+                    m = min(chunk, hi - off)
                     buf = self.bufs[2 * w + k]
                     np.copyto(buf[:m], raw[off:off + m])
                     cupy.cuda.runtime.memcpyAsync(dst.data.ptr + off, buf.ctypes.data, m,

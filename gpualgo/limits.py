@@ -107,7 +107,7 @@ def _odp_launch(n: int, s: int, h: int) -> int:
     import numpy as np
     from .coalitions import gpu as cg
     b = cg.LOW_BITS[np.dtype(np.float32)]
-    plan = cg.odp_plan(n, b, 2, cg.in_two_parts(n, b, 4))
+    plan = list(cg.odp_plan(n, b, 2, cg.in_two_parts(n, b, 4)))
     return next(i for i, p in enumerate(plan) if p[0] == plan[-1][0] and p[1:3] == (s, h))
 
 

@@ -442,9 +442,10 @@ def in_two_parts(n: int, b: int, itemsize: int) -> bool:
     return (itemsize << n) >= LEAD_BYTES and n - b >= LEAD
 
 
-def odp_plan(n: int, b: int, r: int, lead: bool) -> list:
-    """The launches of ``gpu_odp``, in the order :func:`_odp` issues them (``b`` low bits, rule
-    index ``r``; ``lead``: the table in two parts, :data:`LEAD`), as ``(part, s, h, t, ok, lo, hi)``:
+def odp_plan(n: int, b: int, r: int, lead: bool):
+    """The launches of ``gpu_odp``, yielded in the order :func:`_odp` issues them, one by one so
+    that the first run while the others are worked out (``b`` low bits, rule index ``r``;
+    ``lead``: the table in two parts, :data:`LEAD`), as ``(part, s, h, t, ok, lo, hi)``:
     the launch for level ``s`` and high-part size ``h`` (:func:`odp_launches`) over the high masks
     ``highs[h][lo:hi]`` of ``part`` (0: the coalitions without the top LEAD agents, every level;
     then 1: the others, every level). A launch with no high mask in its part is left out.
@@ -458,7 +459,6 @@ def odp_plan(n: int, b: int, r: int, lead: bool) -> list:
         parts = [[(0, k) for k in first], [(k, x) for k, x in zip(first, highs)]]
     else:
         parts = [[(0, x) for x in highs]]
-    out = []
     for part, slices in enumerate(parts):
         for s in range(2, n + 1):
             if r == 1 and s < n and 3 * s > 2 * n:
@@ -466,8 +466,7 @@ def odp_plan(n: int, b: int, r: int, lead: bool) -> list:
             for h, t, ok, _ in odp_launches(n, b, s, r):
                 lo, hi = slices[h]
                 if hi > lo:
-                    out.append((part, s, h, t, ok, lo, hi))
-    return out
+                    yield part, s, h, t, ok, lo, hi
 
 
 def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=None):
@@ -485,8 +484,6 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=Non
                                                 ("bypop", "cnt_le", "all_highs", "tasks", "task_off"))
     kern = mod.get_function("odp_tile_kernel")
     r = serial.RULES.index(rule)
-    iterations = sum(its for s in range(2, n + 1) if not (r == 1 and s < n and 3 * s > 2 * n)
-                     for *_, its in odp_launches(n, b, s, r))
     first = cp.cuda.get_current_stream()
     streams = [first]
     below = {}       # level -> the first part's event after its levels below it (done: after all)
@@ -525,6 +522,9 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=Non
         moved += loaded * 2 * int(cnt_le_h[t]) * item + grid * m * item
     if end is not None:
         end.record(streams[-1])
+    # counted once the GPU has its work (a statistic: host time, not on the GPU's path)
+    iterations = sum(its for s in range(2, n + 1) if not (r == 1 and s < n and 3 * s > 2 * n)
+                     for *_, its in odp_launches(n, b, s, r))
     if len(streams) > 1:
         first.wait_event(streams[1].record())   # the rebuild and the timer's end come after both parts
     elif rest is not None:

@@ -122,8 +122,8 @@ def test_the_plan_covers_every_launch_once_and_the_first_part_first(n, b, r):
     exactly once over the two parts, the first part holds the masks without the top LEAD high
     agents and comes first; in one part, the plan is odp_launches level by level."""
     import math
-    one = co_gpu.odp_plan(n, b, r, False)
-    two = co_gpu.odp_plan(n, b, r, True)
+    one = list(co_gpu.odp_plan(n, b, r, False))
+    two = list(co_gpu.odp_plan(n, b, r, True))
     want = [(s, h, t, ok) for s in range(2, n + 1) if not (r == 1 and s < n and 3 * s > 2 * n)
             for h, t, ok, _ in co_gpu.odp_launches(n, b, s, r)]
     assert [(p[1], p[2], p[3], p[4]) for p in one] == want
