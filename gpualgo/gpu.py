@@ -166,7 +166,7 @@ def usable_bytes() -> int:
 PIN_BYTES = 16 << 20
 #: the staging: host threads that copy an array into page-locked buffers, two buffers each of
 #: STAGE_BYTES, allocated at the first large upload and kept for the process (128 MB with 8
-#: threads). At n = 27 a coalition table (512 MB) took 22-27 ms staged by 8 threads on the H100's
+#: threads). At n = 27 a coalition table (512 MB) took 18.6-24.3 ms staged by 8 threads on the H100's
 #: host, against 41.7 ms to page-lock the array in place (19.5 ms), copy it (10.4 ms) and release
 #: it (11.8 ms; the release waits for every running kernel, so it cannot be put off).
 STAGE_THREADS = max(1, min(8, os.cpu_count() or 1))
