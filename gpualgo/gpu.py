@@ -162,7 +162,9 @@ def usable_bytes() -> int:
     return int(free) + int(cupy.get_default_memory_pool().free_bytes())
 
 
-#: host arrays of at least this many bytes go to the GPU through page-locked staging buffers
+#: host arrays of at least this many bytes go to the GPU through page-locked staging buffers; below,
+#: a plain copy from pageable memory is faster (on the H100's host, medians of 9: 8 MB 1.32 ms
+#: pageable against 2.20 ms staged; 16 MB 2.73 against 1.95; 512 MB 64.89 against 19.91)
 PIN_BYTES = 16 << 20
 #: the staging: host threads that copy an array into page-locked buffers, two buffers each of
 #: STAGE_BYTES, allocated at the first large upload and kept for the process (128 MB with 8
