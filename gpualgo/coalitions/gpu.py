@@ -342,11 +342,11 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
     return make_result(v, partition, table_value, variant, stats, rule=rule, t0=t0)
 
 
-def _level_events(cp, events, s):
-    """Events around level s's launches on the current stream: ``a`` recorded now, ``b`` (returned)
-    for the caller to record after them."""
+def _level_events(cp, events, s, stream=None):
+    """Events around level s's launches on ``stream`` (default: the current one): ``a`` recorded
+    now, ``b`` (returned) for the caller to record after them."""
     a, b = cp.cuda.Event(), cp.cuda.Event()
-    a.record()
+    a.record(stream)
     events.append((s, a, b))
     return b
 
@@ -503,19 +503,17 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=Non
                 stream.wait_event(below.get(s, done))
             elif rest is not None:
                 below[s] = stream.record()
-            with stream:
-                end = _level_events(cp, events, s)
+            end = _level_events(cp, events, s, stream)
             level = (part, s)
         count_h = hi - lo
         cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
                             tiles=tiles, itemsize=item)
         grid, m = cfg["grid"], cfg["low_coalitions"]
-        with stream:
-            kern((grid,), (cfg["block"],), (f, high_all[int(high_off[h]) + lo:], np.int32(cfg["chunks"]),
-                                     np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s),
-                                     np.int32(h), np.int32(r == 2), bypop, cnt_le, tasks, task_off,
-                                     np.int32(cfg["group"])),
-                 shared_mem=cfg["shared_bytes"])
+        kern((grid,), (cfg["block"],), (f, high_all[int(high_off[h]) + lo:], np.int32(cfg["chunks"]),
+                                 np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s),
+                                 np.int32(h), np.int32(r == 2), bypop, cnt_le, tasks, task_off,
+                                 np.int32(cfg["group"])),
+             shared_mem=cfg["shared_bytes"], stream=stream)
         loaded = count_h * ok
         tiles_loaded += loaded
         blocks_run += grid
