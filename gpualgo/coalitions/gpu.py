@@ -397,12 +397,15 @@ def low_sizes(n: int, s: int, h1: int, h2: int, t: int, r: int) -> tuple[int, in
     """``(jlo, jhi)``: the sizes ``j`` of a low part Xl that a tile may use, for a coalition of
     size ``s`` with high split sizes ``h1 = |Xh|``, ``h2 = |Ch \\ Xh|`` and ``t`` low agents, under
     rule index ``r``: every size, except under ODP below the grand coalition (a split into sizes
-    x <= y only when y <= n - s, so |X| = h1 + j and |C \\ X| = h2 + t - j both at most n - s).
-    Empty when ``jlo > jhi`` (as ``odp_tile_kernel`` computes it).
+    x <= y only when y <= n - s, so |X| = h1 + j and |C \\ X| = h2 + t - j both at most n - s),
+    and none under IDP for 2n/3 < s < n (such coalitions are not split). Empty when ``jlo > jhi``
+    (as ``odp_tile_kernel`` computes it for ODP; IDP's empty levels are never launched).
 
-    >>> low_sizes(27, 18, 4, 5, 9, 2), low_sizes(27, 18, 4, 5, 9, 0)
-    ((5, 5), (0, 9))
+    >>> low_sizes(27, 18, 4, 5, 9, 2), low_sizes(27, 18, 4, 5, 9, 0), low_sizes(27, 19, 4, 5, 10, 1)
+    ((5, 5), (0, 9), (1, 0))
     """
+    if r == 1 and s < n and 3 * s > 2 * n:
+        return 1, 0
     if r == 2 and s < n:
         lim = n - s
         return max(0, h2 + t - lim), min(t, lim - h1)
@@ -461,8 +464,6 @@ def odp_plan(n: int, b: int, r: int, lead: bool):
         parts = [[(0, x) for x in highs]]
     for part, slices in enumerate(parts):
         for s in range(2, n + 1):
-            if r == 1 and s < n and 3 * s > 2 * n:
-                continue
             for h, t, ok, _ in odp_launches(n, b, s, r):
                 lo, hi = slices[h]
                 if hi > lo:
@@ -521,8 +522,7 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=Non
     if end is not None:
         end.record(streams[-1])
     # counted once the GPU has its work (a statistic: host time, not on the GPU's path)
-    iterations = sum(its for s in range(2, n + 1) if not (r == 1 and s < n and 3 * s > 2 * n)
-                     for *_, its in odp_launches(n, b, s, r))
+    iterations = sum(its for s in range(2, n + 1) for *_, its in odp_launches(n, b, s, r))
     if len(streams) > 1:
         first.wait_event(streams[1].record())   # the rebuild and the timer's end come after both parts
     elif rest is not None:
@@ -758,8 +758,6 @@ def _multi_levels(cp, devs, n, b, rule, block, tiles, layout, chunk_items) -> di
     acc = dict(tiles_loaded=0, blocks=0, iterations=0, bytes_moved=0)
     exchanged, compute_ms, exchange_ms, per_level = 0, 0.0, 0.0, {}
     for s in range(2, n + 1):
-        if r == 1 and s < n and 3 * s > 2 * n:
-            continue
         ts = time.perf_counter()
         launched = False
         for h, t, ok, its in odp_launches(n, b, s, r):
