@@ -39,7 +39,7 @@
 #define TAIL_MAX 8
 #endif
 #ifndef CACHE_K
-#define CACHE_K 64
+#define CACHE_K 256
 #endif
 #ifndef TAIL_CLOCK
 #define TAIL_CLOCK 0
@@ -250,17 +250,22 @@ extern "C" __global__ void phase_start_kernel(int m, int n, int* person_obj, int
 // ------------------------------------------------------------------------------------
 
 // A thread's running (best, second, argmax) of the profits it has seen, with the
-// benefit of the best (what a bid cache stores).
+// object and benefit of its best and of its second best (what a bid cache stores), and
+// its third best profit (which bounds every other object the thread has seen).
 // `price` is deliberately never __restrict__ in the scans below: the tail kernel writes
 // prices between scans, so they must not go through the non-coherent read-only cache.
 // `scale` is an int (the host checks that it fits): raw * scale is then one 32 x 32 ->
 // 64-bit multiply instead of a 64 x 64 one.
 struct Top2 {
-    long long best, second;
-    int idx, val;
-    __device__ __forceinline__ void clear() { best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX; val = 0; }
+    long long best, second, third;
+    int idx, val, idx2, val2;
+    __device__ __forceinline__ void clear() {
+        best = NEG_PROFIT; second = NEG_PROFIT; third = NEG_PROFIT; idx = NO_INDEX; val = 0; idx2 = NO_INDEX; val2 = 0;
+    }
     __device__ __forceinline__ void push(long long p, int j, int v) {
-        if (p > best) val = v;
+        if (p > best) { third = second; idx2 = idx; val2 = val; val = v; }
+        else if (p > second) { third = second; idx2 = j; val2 = v; }
+        else if (p > third) third = p;
         top2_push(p, j, best, second, idx);
     }
 };
@@ -334,11 +339,14 @@ struct CsrRows {
 // best cached profit is above thr and the second best is not below it, no other object
 // can change the bid: (object, increment) are exactly those of a full scan, ties
 // included.  Otherwise the person scans its row again, which refills the cache: each
-// thread of the scan keeps the best of its own objects; `thr` is the largest
-// thread-level second best, and the cache gets every thread-level best above it.
+// thread of the scan keeps the best two of its own objects; `thr` is the largest
+// thread-level third best, and the cache gets every thread-level best and second best
+// above it (an object that is neither is below its thread's third best, so below thr).
+// Offering two objects per thread lowers thr, so a cache stays decisive for more price
+// rises; it also holds more entries, hence CACHE_K = 256.
 // The slot counter is len[i] itself (reset to 0 on a miss); a count above CACHE_K
 // means that the cache overflowed and holds nothing usable.
-static_assert(CACHE_K % 32 == 0, "CACHE_K must be a multiple of 32");
+static_assert(CACHE_K % 64 == 0, "CACHE_K must be a multiple of 64");
 struct BidCache {
     int2* entry;     // [person][CACHE_K]: (object, benefit)
     int* len;        // entries in use; 0 or > CACHE_K: no cache
@@ -347,24 +355,28 @@ struct BidCache {
 
 // One warp: person i's bid from its cache.  Returns false when the person has no cache
 // or the cache cannot decide; then lane 0 resets the cache for the refill.  The
-// length, the bound and all CACHE_K slots are loaded before any is used, so their
-// latencies overlap.  Entries are in no particular order, so ties are broken
-// explicitly by the lowest object index.
+// length, the bound and all CACHE_K slots are loaded before any is used (two slots per
+// 16-byte load), so their latencies overlap.  Entries are in no particular order, so
+// ties are broken explicitly by the lowest object index.
 __device__ __forceinline__ bool cached_bid(const BidCache c, int i, int scale, const long long* price,
                                            long long& best, long long& second, int& idx)
 {
     const int lane = threadIdx.x & 31;
     const int len = c.len[i];
     const long long thr = c.thr[i];
-    int2 e[CACHE_K / 32];
+    int4 e[CACHE_K / 64];
+    const int4* entry = reinterpret_cast<const int4*>(c.entry + (size_t)i * CACHE_K);
 #pragma unroll
-    for (int u = 0; u < CACHE_K / 32; ++u) e[u] = c.entry[(size_t)i * CACHE_K + u * 32 + lane];
+    for (int u = 0; u < CACHE_K / 64; ++u) e[u] = entry[u * 32 + lane];
     bool hit = false;
     if (len > 0 && len <= CACHE_K) {  // warp-uniform
         best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX;
 #pragma unroll
-        for (int u = 0; u < CACHE_K / 32; ++u)
-            if (u * 32 + lane < len) top2_merge(best, second, idx, scaled(e[u].y, scale) - price[e[u].x], NEG_PROFIT, e[u].x);
+        for (int u = 0; u < CACHE_K / 64; ++u) {
+            const int slot = 2 * (u * 32 + lane);
+            if (slot < len) top2_merge(best, second, idx, scaled(e[u].y, scale) - price[e[u].x], NEG_PROFIT, e[u].x);
+            if (slot + 1 < len) top2_merge(best, second, idx, scaled(e[u].w, scale) - price[e[u].z], NEG_PROFIT, e[u].z);
+        }
         warp_top2(best, second, idx);
         hit = best > thr && second >= thr;
     }
@@ -373,14 +385,25 @@ __device__ __forceinline__ bool cached_bid(const BidCache c, int i, int scale, c
     return hit;
 }
 
-// A thread's part of the refill after a scan of person i: `mine` is its own (best,
-// index, benefit), thr the largest thread-level second best of all threads that
-// scanned the row.  The leader (one thread) stores thr.
+// A warp's part of the refill after a scan of person i (every lane calls it): `mine`
+// is a lane's own top two (profit, index, benefit), thr the largest thread-level third
+// best of all threads that scanned the row.  One atomicAdd per warp claims the slots
+// of all its offers (a ballot numbers them).  The leader (one thread) stores thr.
 __device__ __forceinline__ void cache_offer(const BidCache c, int i, const Top2& mine, long long thr, bool leader)
 {
-    if (mine.idx != NO_INDEX && mine.best > thr) {
-        const int s = atomicAdd(&c.len[i], 1);
-        if (s < CACHE_K) c.entry[(size_t)i * CACHE_K + s] = make_int2(mine.idx, mine.val);
+    const int lane = threadIdx.x & 31;
+    const bool first = mine.idx != NO_INDEX && mine.best > thr;
+    const bool second = mine.idx2 != NO_INDEX && mine.second > thr;
+    const unsigned m1 = __ballot_sync(GPUALGO_FULL_MASK, first), m2 = __ballot_sync(GPUALGO_FULL_MASK, second);
+    if (m1 | m2) {  // warp-uniform
+        int base = 0;
+        if (lane == 0) base = atomicAdd(&c.len[i], __popc(m1) + __popc(m2));
+        base = __shfl_sync(GPUALGO_FULL_MASK, base, 0);
+        const unsigned below = (1u << lane) - 1u;
+        int2* e = c.entry + (size_t)i * CACHE_K;
+        const int s1 = base + __popc(m1 & below), s2 = base + __popc(m1) + __popc(m2 & below);
+        if (first && s1 < CACHE_K) e[s1] = make_int2(mine.idx, mine.val);
+        if (second && s2 < CACHE_K) e[s2] = make_int2(mine.idx2, mine.val2);
     }
     if (leader) c.thr[i] = thr;
 }
@@ -436,7 +459,7 @@ __device__ void bid_groups(const Rows rows, int scale, const long long* price,
         const Top2 mine = t;
         long long thr = NEG_PROFIT;
         if (scan) {  // warp-uniform
-            thr = warp_max(t.second);
+            thr = warp_max(t.third);
             warp_top2(t.best, t.second, t.idx);
         }
         if (g > 1) {
@@ -627,7 +650,7 @@ __device__ __forceinline__ void tail_scan_bids(TailState& st, const Rows& rows, 
     t.clear();
     if (person >= 0) rows.scan(person, scale, P, part * 32 + lane, per * 32, t);
     const Top2 mine = t;
-    const long long my_thr = warp_max(t.second);
+    const long long my_thr = warp_max(t.third);
     warp_top2(t.best, t.second, t.idx);
     if (lane == 0) {
         st.part_best[warp] = t.best; st.part_second[warp] = t.second; st.part_idx[warp] = t.idx;

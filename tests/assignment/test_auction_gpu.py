@@ -104,6 +104,23 @@ def test_eps_scaling_options_equal_serial_twin(opts, rng):
     assert np.array_equal(s.assignment, g.assignment) and np.array_equal(s.prices, g.prices)
 
 
+@pytest.mark.parametrize("cache_k", [64, 256])
+def test_bid_caches_of_any_size_change_no_result(cache_k, rng, monkeypatch):
+    """Each scanning thread offers its best two objects, above the largest third best of all
+    threads.  On geometric costs (near ties everywhere) and on few distinct benefits, a cache
+    of 64 slots overflows often and one of 256 seldom; neither may change a bid."""
+    from gpualgo.assignment.auction import gpu as auction_gpu
+    monkeypatch.setattr(auction_gpu, "CACHE_K", cache_k)
+    cases = [A.geom_instance(n, n, seed=rng) for n in (300, 1100)]
+    cases += [A.uniform_instance(900, 900, 0, 4, seed=rng), A.uniform_instance(1300, 1300, 1, 10000, seed=rng)]
+    for B in cases:
+        s = A.solve(B, variant="serial", scaling=True)
+        g = A.solve(B, variant="gpu_eps_scaling")
+        assert np.array_equal(s.assignment, g.assignment) and np.array_equal(s.prices, g.prices), B.shape
+        assert s.stats["rounds_per_phase"] == g.stats["rounds_per_phase"]
+        assert g.stats["tail_cache_hits"] >= 1 and g.objective == A.reference_objective(B)
+
+
 def test_eps_scaling_upload_paths_agree(rng):
     """A square integer matrix (int32, int64, any integer type) is uploaded as it is, its range
     taken and its int32 form made on the GPU; other inputs go through the host."""

@@ -51,7 +51,7 @@ _N_COUNTERS = len(COUNTERS)
 _C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS = (COUNTERS[k] for k in
                                                       ("C_MATCHED", "C_ROUNDS", "C_CACHE_HITS", "C_TAIL_SCANS"))
 TAIL_THREADS = 1024
-CACHE_K = 64                  # entries of a person's bid cache
+CACHE_K = 256                 # entries of a person's bid cache
 TAIL_MAX = 8                  # the single-block tail kernel takes over at this many bidders
 
 _REPORT_KERNELS = ("bid_kernel", "assign_kernel", "rebuild_queue_kernel")
