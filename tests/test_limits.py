@@ -87,7 +87,7 @@ def test_every_target_profiles_kernels_its_version_launches():
     for name, t in limits.TARGETS.items():
         for kernel, skip, count in t.kernels:
             assert kernel in tables[t.algorithm][t.variant], (name, kernel)
-            assert skip >= 0 and count >= 1
+            assert (callable(skip) or skip >= 0) and count >= 1
 
 
 def test_the_command_line_refuses_an_unknown_target():

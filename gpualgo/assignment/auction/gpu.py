@@ -563,6 +563,7 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
     stats = {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3, "kernel_ms": timer.ms,
              "device": gpu.device_name(), "rounds": int(sum(per_phase)), "rounds_per_phase": per_phase,
              "eps_schedule": sched, "phases": len(sched), "host_checks": auction.checks_done,
+             "rounds_per_check": rounds_per_check,
              "upload_ms": rows.upload_ms, "download_ms": (t3 - t2) * 1e3, "launch": cfg,
              "tail_shared": auction.tail_shared, "tail_cache_hits": hits, "tail_scans": scans}
     if time_tail:
