@@ -229,13 +229,15 @@ def test_fig2_overlap_of_the_copy_and_the_rebuild():
 
 
 def test_the_default_divisor_is_the_recorded_sweeps_best():
-    """serial.EPS_FACTOR is what the recorded eps_factor sweep found fastest by geometric mean."""
+    """serial.EPS_FACTOR is fastest by geometric mean in the recorded eps_factor sweep, or tied
+    with the fastest (within analysis.FACTOR_TIE)."""
     from gpualgo import results
     from gpualgo.assignment.auction import analysis, serial
     rows = results.read("auction", "eps_factor").rows
     assert rows and all(r["verified"] is True for r in rows)
     summary = analysis.factor_summary(rows)
-    assert next(iter(summary)) == serial.EPS_FACTOR
+    best = next(iter(summary.values()))[0]
+    assert summary[serial.EPS_FACTOR][0] <= best * (1 + analysis.FACTOR_TIE)
     assert summary[serial.EPS_FACTOR][0] < summary[8][0]     # the former default, 8, is slower
 
 
@@ -258,6 +260,6 @@ def test_the_recorded_targets_against_their_goals():
     from gpualgo.assignment.auction import analysis
     lines = analysis.targets_lines(results.read("auction", "targets").rows)
     assert len(lines) == 3
-    assert lines[0].startswith("n = 16384, 1-10000, whole solve from int32 596.5-630.4 ms") and lines[0].endswith("missed")
-    assert lines[1] == "n = 8192, 0-999, int64 input: 41.5x-44.4x scipy in the same run; goal 40x: met"
-    assert lines[2].startswith("n = 8192, geom") and lines[2].endswith("goal 40x: missed")
+    assert lines[0].startswith("n = 16384, 1-10000, whole solve from int32 611.4-621.3 ms") and lines[0].endswith("missed")
+    assert lines[1] == "n = 8192, 0-999, int64 input: 50.5x-51.2x scipy in the same run; goal 40x: met"
+    assert lines[2] == "n = 8192, geom, int64 input: 60.1x-60.2x scipy in the same run; goal 40x: met"

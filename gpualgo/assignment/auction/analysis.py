@@ -155,6 +155,11 @@ def per_instance(rows, *match_keys, value: str = "rounds", by: str = "variant") 
     return out
 
 
+#: divisors whose geometric means (:func:`factor_summary`) are within this fraction of the best
+#: one are tied: run-to-run noise of the kernel times is of that order, so the sweep cannot order them
+FACTOR_TIE = 0.01
+
+
 def factor_summary(rows, value: str = "kernel_ms") -> dict:
     """The ``eps_factor`` sweep, factor by factor: ``{factor: (geometric mean of value / the
     instance's best, instances where it was the best, its worst ratio)}``, over the instances
