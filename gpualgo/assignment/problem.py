@@ -241,7 +241,8 @@ def _float_grid(eps, persons: int, finite, missing):
         raise ValueError("eps=None asks for the exact optimum, which needs integer benefits; "
                          "B holds non-integer values: pass eps > 0, or round B")
     grid = eps / (2 * (persons + 1))
-    raw_f = np.rint(finite / grid)
+    with np.errstate(over="ignore"):  # a quotient beyond the float type is inf: refused below
+        raw_f = np.rint(finite / grid)
     vals = raw_f[~missing]
     if vals.size and not np.abs(vals).max() < _RAW_LIMIT:
         raise ValueError(f"B / (eps/(2(m+1))) exceeds 2**30: eps={eps} is too small for these benefits")

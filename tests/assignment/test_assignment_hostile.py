@@ -43,6 +43,8 @@ def test_instance_header_claiming_huge_sizes(tmp_path):
 
 def test_solve_refuses_overflowing_and_bad_options():
     B = A.report_instance(5, seed=1)
+    A.solve(B, variant="serial")  # the solvers' modules loaded before any refusal is timed (traced
+                                  # allocations make a first import take about a second)
     assert "eps" in quick(A.solve, B, variant="serial", eps=10**400)
     assert "max_rounds" in quick(A.solve, B, variant="serial", max_rounds=2**70)
     assert "max_rounds" in quick(A.solve, B, variant="serial", max_rounds=-1)
@@ -53,6 +55,15 @@ def test_solve_refuses_overflowing_and_bad_options():
     assert "host memory" in quick(A.solve, B, variant="serial", record_rounds=10**15, max_rounds=10**15)
     assert "eps" in quick(A.solve, B, variant="serial", eps=1e-300)
     assert "time_limit" in quick(A.solve, B, algorithm="dgs", variant="serial", time_limit=10**400)
+
+
+def test_float32_benefits_beyond_the_grid_are_refused_without_a_warning():
+    import warnings
+    B = np.array([[3e38, 1.5], [2.5, 1.0]], dtype=np.float32)   # B / grid overflows float32
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="exceeds 2\\*\\*30"):
+            A.solve(B, variant="serial", eps=1e-3)
 
 
 def test_a_huge_eps_is_a_valid_eps_optimal_answer():
