@@ -51,11 +51,13 @@ METRICS = {
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": "memory_pct_of_peak",
     "smsp__thread_inst_executed.sum": "thread_instructions",
     "smsp__inst_executed.sum": "warp_instructions",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": "shared_load_passes",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "shared_load_conflicts",
 }
 _STALL = re.compile(r"^smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$")
 #: the columns of a row, in order
 COLUMNS = ("target", "algorithm", "variant", "kernel", "launch", "grid", "block", *METRICS.values(),
-           "dram_bytes", "dram_gbs", "instructions_per_s", "stalls")
+           "dram_bytes", "dram_gbs", "instructions_per_s", "shared_conflict_pct", "stalls")
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,10 @@ def _row(target: str, t: Target, launch: dict, index: int) -> dict:
     row["dram_gbs"] = row["dram_bytes"] / ns if row["dram_bytes"] is not None and ns else None
     inst = row["thread_instructions"]
     row["instructions_per_s"] = inst / ns * 1e9 if inst is not None and ns else None
+    # the passes (wavefronts) of shared-memory loads that bank conflicts added: a load whose lanes
+    # ask several addresses of one bank takes one pass more for each
+    passes, conflicts = row["shared_load_passes"], row["shared_load_conflicts"]
+    row["shared_conflict_pct"] = 100.0 * conflicts / passes if passes and conflicts is not None else None
     stalls = {m.group(1): v for k, v in launch.items() if (m := _STALL.match(k)) and v is not None}
     top = sorted(((v, k) for k, v in stalls.items() if k != "selected"), reverse=True)[:3]
     row["stalls"] = json.dumps({k: round(v, 2) for v, k in top})
@@ -253,15 +259,17 @@ def profile(names, out, log_dir=None) -> list[dict]:
 
 def summary(rows) -> list[dict]:
     """One line per (target, kernel): the medians over its launches of time, DRAM rate,
-    L2 hit rate, occupancy, the SM and memory throughput percentages and the instruction
-    rate, and the stall reasons of its first launch."""
+    L2 hit rate, occupancy, the SM and memory throughput percentages, the instruction rate
+    and the share of its shared-memory load passes that bank conflicts added (None for a
+    kernel with no shared-memory load, or a profile made before it was measured), and the
+    stall reasons of its first launch."""
     out = []
     for key in dict.fromkeys((r["target"], r["kernel"]) for r in rows):
         mine = [r for r in rows if (r["target"], r["kernel"]) == key]
         line = dict(target=key[0], kernel=key[1], launches=len(mine), variant=mine[0]["variant"])
         for col in ("duration_ns", "dram_gbs", "l2_hit_pct", "achieved_occupancy_pct", "sm_pct_of_peak",
                     "memory_pct_of_peak", "dram_pct_of_peak", "instructions_per_s", "thread_instructions",
-                    "dram_bytes"):
+                    "dram_bytes", "shared_conflict_pct"):
             vals = [float(r[col]) for r in mine if r.get(col) is not None and not _nan(r[col])]
             line[col] = statistics.median(vals) if vals else None
         stalls = mine[0].get("stalls")
@@ -296,10 +304,12 @@ def table(lines, peaks: dict) -> str:
     the measured copy bandwidth, the L2 hit rate, the achieved occupancy, the SM and memory
     throughput as ncu's percentages of the device's peak, its instruction rate and that rate
     as a share of the measured integer multiply-add rate (simpler instructions issue faster,
-    so a kernel can pass it), and its largest stall reasons (cycles per issued instruction)."""
+    so a kernel can pass it), the share of its shared-memory load passes that bank conflicts
+    added (blank: none measured), and its largest stall reasons (cycles per issued instruction)."""
     copy, imad = peaks.get("copy_bytes_per_s"), peaks.get("imad_per_s")
     head = ("| kernel | time (ms) | DRAM GB/s (of copy) | L2 hit | occupancy | SM % of peak | memory % of peak "
-            "| G instr./s (of IMAD rate) | largest stalls |\n" + "|---" * 9 + "|\n")
+            "| G instr./s (of IMAD rate) | shared-load passes from bank conflicts | largest stalls |\n"
+            + "|---" * 10 + "|\n")
     body = ""
     for ln in lines:
         dram = ln["dram_gbs"]
@@ -310,12 +320,16 @@ def table(lines, peaks: dict) -> str:
         stalls = ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in ln["stalls"].items())
         body += (f"| {ln['target']}: `{ln['kernel']}` ({ln['launches']}) | {ms} | {dram_txt} | {_pct(ln['l2_hit_pct'])} "
                  f"| {_pct(ln['achieved_occupancy_pct'])} | {_pct(ln['sm_pct_of_peak'])} "
-                 f"| {_pct(ln['memory_pct_of_peak'])} | {ips_txt} | {stalls} |\n")
+                 f"| {_pct(ln['memory_pct_of_peak'])} | {ips_txt} | {_pct(ln.get('shared_conflict_pct'))} "
+                 f"| {stalls} |\n")
     return head + body
 
 
 #: a throughput at or above this percentage of the device's peak names the kernel's limit
 BOUND_PCT = 60.0
+#: a memory-bound kernel whose bank conflicts add at least this share of its shared-memory load
+#: passes has them named in its diagnosis
+CONFLICT_PCT = 20.0
 
 
 def diagnosis(line) -> str:
@@ -337,6 +351,10 @@ def diagnosis(line) -> str:
         if kind == "memory" and dram is not None and dram < BOUND_PCT / 3:
             where = (f", on chip (L1 and shared memory, or L2: DRAM is at {dram:.0f}% of its peak, so the data "
                      "lives in the caches)")
+        conflicts = line.get("shared_conflict_pct")
+        if kind == "memory" and conflicts is not None and conflicts >= CONFLICT_PCT:
+            where += (f"; bank conflicts add {conflicts:.0f}% of its shared-memory load passes (a pass serves "
+                      "one address per bank)")
         return f"{name} is {kind}-bound: {max(mem, sm):.0f}% of the peak {kind} throughput{where}{waits}"
     return (f"{name} is latency-bound: memory at {mem:.0f}% and compute at {sm:.0f}% of their peaks, "
             f"neither near it{waits}")

@@ -23,7 +23,9 @@ def _csv(launches):
                   "lts__t_sector_hit_rate.pct": 88.0, "sm__warps_active.avg.pct_of_peak_sustained_active": 61.2,
                   "sm__throughput.avg.pct_of_peak_sustained_elapsed": 75.0,
                   "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": 52.0,
-                  "smsp__thread_inst_executed.sum": inst, "smsp__inst_executed.sum": inst / 32}
+                  "smsp__thread_inst_executed.sum": inst, "smsp__inst_executed.sum": inst / 32,
+                  "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": inst / 8,
+                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": inst / 32}
         row = [str(i), "1", "python3", f"{name}(int*, int)", "(264, 1, 1)", "(256, 1, 1)"]
         row += [f"{values[m]:,}" for m in limits.METRICS] + [str(v) for v in stalls]
         lines.append(",".join(f'"{v}"' for v in row))
@@ -52,13 +54,16 @@ def test_rows_summary_and_roofline_points():
     assert first["kernel"] == "odp_tile_kernel" and first["dram_bytes"] == 4.0e9
     assert first["dram_gbs"] == pytest.approx(2000.0)                    # 4e9 bytes in 2 ms
     assert first["instructions_per_s"] == pytest.approx(4.0e12)
+    assert first["shared_conflict_pct"] == pytest.approx(25.0)          # a quarter of the passes
     assert json.loads(first["stalls"]) == {"long_scoreboard": 9.5, "wait": 2.0, "barrier": 0.5}   # not "selected"
     (line,) = limits.summary(rows)
     assert line["launches"] == 3 and line["duration_ns"] == 3_000_000 and line["dram_gbs"] == pytest.approx(2000.0)
     points = limits.roofline_points([line])
     assert points == {"coalitions: odp_tile_kernel": (pytest.approx(2.0), pytest.approx(4000.0))}
     text = limits.table([line], {"copy_bytes_per_s": 4.0e12, "imad_per_s": 8.0e12})
-    assert "| coalitions: `odp_tile_kernel` (3) | 3 | 2,000 (50%) | 88% | 61% | 75% | 52% | 4,000 (50%) |" in text
+    assert "| coalitions: `odp_tile_kernel` (3) | 3 | 2,000 (50%) | 88% | 61% | 75% | 52% | 4,000 (50%) | 25% |" in text
+    old = dict(line, shared_conflict_pct=None)                           # a profile from before the metric
+    assert "| 4,000 (50%) |  | long scoreboard" in limits.table([old], {"copy_bytes_per_s": 4.0e12, "imad_per_s": 8.0e12})
     assert "long scoreboard 9.5" in text
     ax = plots.roofline(points, 4000.0, 8000.0)
     assert ax.get_ylabel() == "G instructions per second"
@@ -119,6 +124,13 @@ def test_diagnosis_names_the_limit_both_ways():
     assert limits.diagnosis(dict(base, memory_pct_of_peak=85.0, sm_pct_of_peak=30.0, dram_pct_of_peak=1.0)) == (
         "t: k is memory-bound: 85% of the peak memory throughput, on chip (L1 and shared memory, or L2: DRAM is at "
         "1% of its peak, so the data lives in the caches); its warps wait most on long scoreboard")
+    assert limits.diagnosis(dict(base, memory_pct_of_peak=98.0, sm_pct_of_peak=47.0, dram_pct_of_peak=3.5,
+                                 shared_conflict_pct=51.0)) == (
+        "t: k is memory-bound: 98% of the peak memory throughput, on chip (L1 and shared memory, or L2: DRAM is at "
+        "4% of its peak, so the data lives in the caches); bank conflicts add 51% of its shared-memory load passes "
+        "(a pass serves one address per bank); its warps wait most on long scoreboard")
+    assert "bank conflicts" not in limits.diagnosis(dict(base, memory_pct_of_peak=98.0, sm_pct_of_peak=47.0,
+                                                         shared_conflict_pct=5.0))
     assert limits.diagnosis(dict(base, memory_pct_of_peak=70.0, sm_pct_of_peak=90.0)).startswith(
         "t: k is compute-bound: 90%")
     assert limits.diagnosis(dict(base, memory_pct_of_peak=20.0, sm_pct_of_peak=35.0)) == (

@@ -497,6 +497,10 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
     const int m = cnt_le[t] - first_cl;
     const unsigned short* cls = bypop + first_cl;
     const int nload = cnt_le[t];
+    // a tile needs the first nload entries of bypop; when they are most of the 2^b, every entry
+    // is loaded in order instead (coalesced reads, and stores spread over the banks)
+    const bool dense = 2 * nload > (1 << b);
+    const int nl = dense ? 1 << b : nload;
     const unsigned ch = high_masks[blockIdx.x / chunks];
     const long long chunk = blockIdx.x % chunks;
     const unsigned chm = h ? ch & ~(1u << (31 - __clz(ch))) : 0u;
@@ -523,12 +527,14 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
         if (jlo > jhi) continue;                 // the same for the whole block
         __syncthreads();                         // the previous tile's readers are done
         const unsigned base_a = xh << b, base_b = (ch ^ xh) << b;
-        for (int i = threadIdx.x; i < nload; i += blockDim.x) {
-            const unsigned lm = bypop[i];
+        for (int i = threadIdx.x; i < nl; i += blockDim.x) {
+            const unsigned lm = dense ? (unsigned)i : bypop[i];
             // X = {} (xh = 0, Xl = 0) is no split; and then B's entries of size t are the
-            // coalitions of this level themselves, which other blocks may be updating
+            // coalitions of this level themselves, which other blocks may be updating (entries
+            // above size t, loaded only by a dense tile, are never read)
+            const bool level = dense ? __popc(lm) >= t : i >= first_cl;
             T[swizzle(lm)] = tile_pair{(xh == 0u && lm == 0u) ? NEG_INF : f[base_a + lm],
-                                       (xh == 0u && i >= first_cl) ? (value_t)0 : f[base_b + lm]};
+                                       (xh == 0u && level) ? (value_t)0 : f[base_b + lm]};
         }
         __syncthreads();
         const bool every = jlo == 0 && jhi == t;
