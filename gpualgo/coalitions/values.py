@@ -13,6 +13,7 @@ import array
 import math
 import os
 import pathlib
+import warnings
 
 import numpy as np
 
@@ -261,13 +262,17 @@ def _read_npy(path, force):
     size = path.stat().st_size
     with open(path, "rb") as fh:
         try:
-            version = np.lib.format.read_magic(fh)
-            if version == (1, 0):
-                shape, fortran, dt = np.lib.format.read_array_header_1_0(fh)
-            elif version == (2, 0):
-                shape, fortran, dt = np.lib.format.read_array_header_2_0(fh)
-            else:
-                raise ValueError(f"format version {version} (write_values writes 1.0)")
+            # the header is a Python literal that numpy parses: one that only parses with a warning
+            # (an invalid escape in a string, say) was written by nothing that writes .npy files
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                version = np.lib.format.read_magic(fh)
+                if version == (1, 0):
+                    shape, fortran, dt = np.lib.format.read_array_header_1_0(fh)
+                elif version == (2, 0):
+                    shape, fortran, dt = np.lib.format.read_array_header_2_0(fh)
+                else:
+                    raise ValueError(f"format version {version} (write_values writes 1.0)")
         except Exception as exc:   # numpy says ValueError, EOFError, SyntaxError... for garbage
             raise ValueError(f"{path}: not a .npy file numpy can read ({type(exc).__name__}: {exc})") from None
         if dt.hasobject or dt.kind not in "iubf":

@@ -33,6 +33,19 @@ def test_from_bids_refuses_a_table_beyond_memory(monkeypatch):
     assert co.from_bids(20, [], force=True).shape == (2**20,)
 
 
+def test_an_npy_header_that_parses_only_with_a_warning_is_refused_without_it(tmp_path):
+    import warnings
+    path = tmp_path / "v.npy"
+    np.save(path, co.random_values(3, seed=1))
+    raw = path.read_bytes()
+    i = raw.index(b"'<f8'")
+    path.write_bytes(raw[:i] + b"'<\\%'" + raw[i + 5:])     # an invalid escape in the header's literal
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert "not a .npy file numpy can read" in quick(co.read_values, path)
+    assert not seen, [str(w.message) for w in seen]
+
+
 def test_ragged_values_say_so():
     assert "rows of different lengths" in quick(co.validate_values, [[0, 1], [2]])
     assert "rows of different lengths" in quick(co.solve, [[0, 1], [2]], variant="serial")
