@@ -232,11 +232,15 @@ def profile(names, out, log_dir=None) -> list[dict]:
     cp.get_default_memory_pool().free_all_blocks()
     by_algo: dict[str, list[dict]] = {}
     launches_of = {}
+    counted = {}    # a skip function shared by several kernels (the auction's) runs its solve once
     log_dir = log_dir or tempfile.mkdtemp(prefix="ncu-")
     for name in names:
         t = TARGETS[name]
         for kernel, skip, count in t.kernels:
-            skip = skip() if callable(skip) else skip
+            if callable(skip):
+                if skip not in counted:
+                    counted[skip] = skip()
+                skip = counted[skip]
             launches_of.setdefault(name, []).append([kernel, skip, count])
             log = os.path.join(log_dir, f"{name}-{kernel}.csv")
             run = subprocess.run(ncu_command(name, kernel, skip, count, log), capture_output=True, text=True)
