@@ -53,8 +53,9 @@ def _person_bid(raw, i, scale, price, eps, cap):
 
 
 @njit(cache=True)
-def auction_rounds(raw, scale, eps, cap, price, person_obj, obj_owner, max_rounds, active):
-    """Run Jacobi rounds until every person is assigned; prices and matching are updated in place.
+def auction_rounds(raw, scale, eps, cap, price, person_obj, obj_owner, max_rounds, active, stop=0):
+    """Run Jacobi rounds until every person is assigned (until at most ``stop`` are not:
+    :mod:`.tails` hands the rest to other methods); prices and matching are updated in place.
 
     ``active`` is a preallocated int64 array that receives the number of bidders of
     each round (as many as fit).  Returns the number of rounds, or -1 when
@@ -72,7 +73,7 @@ def auction_rounds(raw, scale, eps, cap, price, person_obj, obj_owner, max_round
             nb += 1
     nxt = np.empty(m, np.int64)
     rounds = 0
-    while nb > 0:
+    while nb > stop:
         if rounds >= max_rounds:
             return -1
         if rounds < active.shape[0]:

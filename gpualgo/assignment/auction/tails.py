@@ -1,0 +1,249 @@
+"""The last rounds of each eps-scaling phase, and four ways to shorten them that do not pay.
+
+On the GPU most of ``gpu_eps_scaling``'s time goes to the few persons left at the end of each
+phase (the single-block tail of :mod:`.gpu`): each round waits for the one before, so what
+counts is the length of that chain of dependent steps, not the work in it. This module runs
+the serial eps-scaling auction of :mod:`.serial` (numba) up to the point where ``tail_max``
+bidders are left in a phase, finishes each phase by one of :data:`METHODS`, and counts the
+steps of the chain each method needs, so the comparison holds for any machine:
+
+``jacobi``          what the GPU does: rounds in which every unassigned person bids against the
+                    same prices (one step per round, the bidders of a round in parallel);
+``gauss_seidel``    one bid at a time against the latest prices (one step per bid);
+``shortest_paths``  each unassigned person is matched by a shortest augmenting path in the
+                    reduced costs (Dijkstra, as in the Hungarian method), which keeps
+                    eps-complementary slackness (a row scan per step: the next row to scan is
+                    the closest column found so far);
+``stop_early``      every phase but the last stops with ``tail_max`` persons unassigned (the
+                    next phase starts with everybody unassigned anyway); the last one runs
+                    Jacobi rounds to the end;
+``coarse_eps``      every phase but the last finishes its tail with the previous phase's eps
+                    (``eps_factor`` times larger, so larger bids); the last one with its own.
+
+Every method ends with the last phase complete at the final eps, so every answer is optimal
+(the tests check it against scipy); they differ in the prices they hand to later phases, and
+so in the rounds with more bidders (``bulk``) too.
+
+>>> import numpy as np
+>>> B = np.array([[7, 3, 1], [6, 5, 2], [4, 4, 9]])
+>>> rows = alternatives(B, tail_max=1)
+>>> [r["method"] for r in rows] == list(METHODS), {r["objective"] for r in rows}
+(True, {21})
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .. import problem
+from . import serial
+
+__all__ = ["METHODS", "alternatives", "shortest_paths", "gauss_seidel", "table", "verdict"]
+
+#: the ways of finishing a phase's last rounds that :func:`alternatives` compares
+METHODS = ("jacobi", "gauss_seidel", "shortest_paths", "stop_early", "coarse_eps")
+_NO_RECORD = np.zeros(0, np.int64)
+_FAR = 1 << 62
+
+
+@njit(cache=True)
+def gauss_seidel(raw, scale, eps, cap, price, person_obj, obj_owner):
+    """Finish a phase one bid at a time: the unassigned persons in a queue, each bidding
+    against the latest prices (the rules of :func:`.serial.auction_rounds`); an outbid owner
+    joins the queue. Returns the bids made."""
+    m = raw.shape[0]
+    queue = np.empty(m, np.int64)
+    head = tail = 0
+    for i in range(m):
+        if person_obj[i] < 0:
+            queue[tail % m] = i
+            tail += 1
+    bids = 0
+    while head < tail:
+        i = queue[head % m]
+        head += 1
+        j, inc = serial._person_bid(raw, i, scale, price, eps, cap)
+        bids += 1
+        prev = obj_owner[j]
+        if prev >= 0:
+            person_obj[prev] = -1
+            queue[tail % m] = prev
+            tail += 1
+        price[j] += inc
+        obj_owner[j] = i
+        person_obj[i] = j
+    return bids
+
+
+@njit(cache=True)
+def _best_profit(raw, i, scale, price):
+    n = raw.shape[1]
+    best = serial.NEG
+    for k in range(n):
+        if raw[i, k] != serial._MISSING:
+            p = np.int64(raw[i, k]) * scale - price[k]
+            if p > best:
+                best = p
+    return best
+
+
+@njit(cache=True)
+def shortest_paths(raw, scale, price, person_obj, obj_owner):
+    """Match every unassigned person by a shortest augmenting path (Dijkstra on reduced
+    costs, the Hungarian method's step) and raise the prices of the columns it settled.
+
+    Person i's reduced cost of object k is ``pi_i - (raw[i, k] * scale - price[k]) >= 0`` with
+    ``pi_i`` its best profit; an owned object counts 0 back to its owner (its true reduced cost
+    lies in [0, eps] under eps-complementary slackness). After the price update every edge of
+    the new path is tight and no reduced cost is negative, so eps-complementary slackness holds
+    again, with one more person matched. A missing edge is never used. Returns
+    ``(augmentations, rows scanned)``: each scan waits for the one before (the next row is the
+    owner of the closest column not yet settled)."""
+    m, n = raw.shape
+    dist = np.empty(n, np.int64)
+    settled = np.zeros(n, np.bool_)
+    pred = np.empty(n, np.int64)
+    order = np.empty(n, np.int64)
+    augmentations = scans = 0
+    for i0 in range(m):
+        if person_obj[i0] >= 0:
+            continue
+        augmentations += 1
+        pi = _best_profit(raw, i0, scale, price)
+        for k in range(n):
+            settled[k] = False
+            pred[k] = i0
+            dist[k] = _FAR if raw[i0, k] == serial._MISSING else pi - (np.int64(raw[i0, k]) * scale - price[k])
+        done = 0
+        while True:
+            j, d = -1, _FAR
+            for k in range(n):
+                if not settled[k] and dist[k] < d:
+                    j, d = k, dist[k]
+            if j < 0:                      # cannot happen for a feasible problem
+                return -1, scans
+            if obj_owner[j] < 0:
+                break
+            settled[j] = True
+            order[done] = j
+            done += 1
+            i = obj_owner[j]
+            scans += 1
+            pi = _best_profit(raw, i, scale, price)
+            for k in range(n):
+                if not settled[k] and raw[i, k] != serial._MISSING:
+                    nd = d + pi - (np.int64(raw[i, k]) * scale - price[k])
+                    if nd < dist[k]:
+                        dist[k] = nd
+                        pred[k] = i
+        for t in range(done):
+            k = order[t]
+            price[k] += d - dist[k]
+        while True:                          # augment along the path that ends at column j
+            i = pred[j]
+            prev = person_obj[i]
+            person_obj[i] = j
+            obj_owner[j] = i
+            if i == i0:
+                break
+            j = prev
+    return augmentations, scans
+
+
+def _finish(method, prob, eps, last, tail_max, eps_factor, price, person_obj, obj_owner) -> int:
+    """The steps of the chain that finishes one phase by ``method`` (see :data:`METHODS`)."""
+    raw, scale = prob.raw, np.int64(prob.scale)
+    if method == "stop_early" and not last:
+        return 0
+    if method == "coarse_eps" and not last:
+        eps = min(eps * eps_factor, prob.cap)
+    cap = np.int64(max(prob.cap, eps))
+    if method == "gauss_seidel":
+        return int(gauss_seidel(raw, scale, np.int64(eps), cap, price, person_obj, obj_owner))
+    if method == "shortest_paths":
+        aug, scans = shortest_paths(raw, scale, price, person_obj, obj_owner)
+        if aug < 0:
+            raise RuntimeError("no augmenting path: the problem has no complete assignment")
+        return int(scans)
+    return int(serial.auction_rounds(raw, scale, np.int64(eps), cap, price, person_obj, obj_owner,
+                                     np.int64(serial.MAX_ROUNDS), _NO_RECORD, 0))
+
+
+def alternatives(B, tail_max: int = 8, methods=METHODS, eps_factor: int = serial.EPS_FACTOR) -> list[dict]:
+    """The serial eps-scaling auction on ``B`` once per method of ``methods``: Jacobi rounds
+    while more than ``tail_max`` persons are unassigned, then the method finishes the phase.
+    One dict per method: ``method``, ``bulk`` (rounds with more than ``tail_max`` bidders,
+    all phases), ``chain`` (the steps of the finishing chains, all phases: rounds, bids or
+    row scans), ``last_chain`` (those of the last phase), ``phases`` and ``objective`` (of
+    the final assignment, in B's units)."""
+    if not isinstance(tail_max, (int, np.integer)) or isinstance(tail_max, bool) or tail_max < 0:
+        raise ValueError(f"tail_max must be an integer >= 0, got {tail_max!r}")
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ValueError(f"unknown method {unknown[0]!r}; known: {list(METHODS)}")
+    prob = problem.prepare(B, None, square=True)
+    sched = serial.eps_schedule(prob.span, prob.eps, None, eps_factor)
+    A = problem.as_matrix(B)
+    out = []
+    for method in methods:
+        n = prob.n
+        price = np.zeros(n, np.int64)
+        person_obj = np.full(n, -1, np.int64)
+        obj_owner = np.full(n, -1, np.int64)
+        bulk = chain = last_chain = 0
+        for p, eps in enumerate(sched):
+            person_obj[:] = -1
+            obj_owner[:] = -1
+            bulk += int(serial.auction_rounds(prob.raw, np.int64(prob.scale), np.int64(eps),
+                                              np.int64(max(prob.cap, eps)), price, person_obj, obj_owner,
+                                              np.int64(serial.MAX_ROUNDS), _NO_RECORD, int(tail_max)))
+            last = p == len(sched) - 1
+            last_chain = _finish(method, prob, eps, last, tail_max, eps_factor, price, person_obj, obj_owner)
+            chain += last_chain
+        assigned = person_obj[:prob.m]
+        out.append(dict(method=method, bulk=bulk, chain=chain, last_chain=last_chain, phases=len(sched),
+                        objective=A[np.arange(prob.m), assigned].sum().item()))
+    return out
+
+
+def table(results: dict) -> str:
+    """A text table of :func:`alternatives`' rows for several instances (``{name: rows}``):
+    per instance and method the bulk rounds, the chain's steps (all phases, and the last
+    phase's) and the chain against Jacobi rounds'."""
+    head = f"{'instance':<22} {'method':<15} {'bulk rounds':>12} {'chain steps':>12} {'last phase':>11} {'x jacobi':>9}"
+    lines = [head, "-" * len(head)]
+    for name, rows in results.items():
+        base = next((r["chain"] for r in rows if r["method"] == "jacobi"), None)
+        for r in rows:
+            ratio = f"{r['chain'] / base:.2f}" if base else "-"
+            lines.append(f"{name:<22} {r['method']:<15} {r['bulk']:>12,} {r['chain']:>12,} {r['last_chain']:>11,} "
+                         f"{ratio:>9}")
+    return "\n".join(lines)
+
+
+def verdict(results: dict) -> str:
+    """One sentence: on which instances Jacobi rounds (the GPU's tail) make the shortest chain,
+    which method beats them where they do not, and each other method's worst chain against
+    Jacobi rounds' over all the instances.
+
+    >>> rows = lambda j, g: [dict(method="jacobi", chain=j), dict(method="gauss_seidel", chain=g)]
+    >>> verdict({"a": rows(10, 30), "b": rows(10, 5)})
+    'Jacobi rounds make the shortest chain on 1 of 2 instances (a); elsewhere: gauss_seidel on b (0.50x). At worst: gauss_seidel 3.00x.'
+    """
+    wins, others, worst = [], [], {}
+    for name, rows in results.items():
+        base = next(r["chain"] for r in rows if r["method"] == "jacobi")
+        best = min(rows, key=lambda r: (r["chain"], r["method"] != "jacobi"))
+        if best["method"] == "jacobi" or best["chain"] == base:
+            wins.append(name)
+        else:
+            others.append(f"{best['method']} on {name} ({best['chain'] / base:.2f}x)")
+        for r in rows:
+            if r["method"] != "jacobi" and base:
+                worst[r["method"]] = max(worst.get(r["method"], 0.0), r["chain"] / base)
+    text = f"Jacobi rounds make the shortest chain on {len(wins)} of {len(results)} instances"
+    text += f" ({', '.join(wins)})" if wins else ""
+    text += f"; elsewhere: {'; '.join(others)}." if others else "."
+    if worst:
+        text += " At worst: " + ", ".join(f"{m} {x:.2f}x" for m, x in worst.items()) + "."
+    return text

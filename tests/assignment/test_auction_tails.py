@@ -1,0 +1,90 @@
+"""The ways of finishing an eps-scaling phase (auction.tails): every one ends optimal, the
+shortest augmenting paths and the one-at-a-time bids keep eps-complementary slackness, and
+bad arguments are refused."""
+import numpy as np
+import pytest
+
+from gpualgo import assignment as A
+from gpualgo.assignment import problem
+from gpualgo.assignment.auction import serial, tails
+
+SHAPES = [(40, 40, 1.0, 10000), (30, 30, 1.0, 3), (25, 50, 1.0, 1000), (40, 40, 0.3, 100), (1, 1, 1.0, 5)]
+
+
+@pytest.mark.parametrize("m,n,density,limit", SHAPES)
+@pytest.mark.parametrize("tail_max", [0, 1, 8])
+def test_every_method_ends_optimal(m, n, density, limit, tail_max, rng):
+    for _ in range(2):
+        B = A.report_instance(m, n, density, seed=rng, limit=limit)
+        rows = tails.alternatives(B, tail_max=tail_max)
+        assert [r["method"] for r in rows] == list(tails.METHODS)
+        best = A.reference_objective(B)
+        for r in rows:
+            assert r["objective"] == best, r
+            assert r["bulk"] >= 0 and r["chain"] >= r["last_chain"] >= 0
+        stop = next(r for r in rows if r["method"] == "stop_early")
+        assert stop["chain"] == stop["last_chain"]      # only the last phase is finished
+        if tail_max == 0:                                # nothing left to finish
+            assert all(r["chain"] == 0 for r in rows)
+
+
+def _phase_to_tail(B, eps, tail_max):
+    """One phase of eps-scaling from zero prices, stopped with tail_max persons unassigned."""
+    prob = problem.prepare(B, None, square=True)
+    n = prob.n
+    price, po, oo = np.zeros(n, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    serial.auction_rounds(prob.raw, np.int64(prob.scale), np.int64(eps), np.int64(max(prob.cap, eps)), price, po, oo,
+                          np.int64(serial.MAX_ROUNDS), np.zeros(0, np.int64), tail_max)
+    return prob, price, po, oo
+
+
+def _slack(prob, price, po):
+    """The largest amount by which a person's own object falls short of its best profit."""
+    profit = prob.raw.astype(np.int64) * prob.scale - price[None, :]
+    profit[prob.raw == problem.MISSING] = serial.NEG
+    return int((profit.max(axis=1) - profit[np.arange(len(po)), po]).max())
+
+
+@pytest.mark.parametrize("method", ["shortest_paths", "gauss_seidel"])
+def test_finishing_keeps_eps_complementary_slackness(method, rng):
+    for limit, density in ((10000, 1.0), (5, 1.0), (1000, 0.4)):
+        B = A.report_instance(60, 60, density, seed=rng, limit=limit)
+        prob0 = problem.prepare(B, None, square=True)
+        eps = max(1, prob0.span // 50)
+        prob, price, po, oo = _phase_to_tail(B, eps, 6)
+        left = int((po < 0).sum())
+        assert 0 < left <= 6 or left == 0
+        before = price.copy()
+        if method == "shortest_paths":
+            aug, scans = tails.shortest_paths(prob.raw, np.int64(prob.scale), price, po, oo)
+            assert aug == left and scans >= 0
+        else:
+            bids = tails.gauss_seidel(prob.raw, np.int64(prob.scale), np.int64(eps), np.int64(max(prob.cap, eps)),
+                                      price, po, oo)
+            assert bids >= left
+        assert (po >= 0).all() and sorted(po) == list(range(prob.n))
+        assert (oo[po] == np.arange(prob.n)).all()
+        assert (price >= before).all()                   # prices never fall
+        assert _slack(prob, price, po) <= eps
+
+
+def test_table_and_verdict_name_every_instance(rng):
+    B = A.report_instance(30, 30, 1.0, seed=rng, limit=100)
+    results = {"first": tails.alternatives(B, tail_max=4), "second": tails.alternatives(B.T.copy(), tail_max=4)}
+    text = tails.table(results)
+    body = text.splitlines()[2:]
+    assert len(body) == 2 * len(tails.METHODS) and text.splitlines()[0].endswith("x jacobi")
+    assert [line.split()[1] for line in body] == 2 * list(tails.METHODS)
+    sentence = tails.verdict(results)
+    assert sentence.startswith("Jacobi rounds make the shortest chain on ") and "of 2 instances" in sentence
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "8"])
+def test_bad_tail_max_is_refused(bad):
+    with pytest.raises(ValueError, match="tail_max"):
+        tails.alternatives(np.eye(3, dtype=int), tail_max=bad)
+
+
+def test_unknown_method_is_refused():
+    with pytest.raises(ValueError, match="unknown method 'hungarian'"):
+        tails.alternatives(np.eye(3, dtype=int), methods=("jacobi", "hungarian"))
