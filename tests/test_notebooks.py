@@ -25,6 +25,10 @@ def test_committed_without_outputs(path):
     dirty = [i for i, c in enumerate(nb["cells"])
              if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
     assert not dirty, f"cells {dirty} carry outputs: clear them before committing"
+    # a valid nbformat 4 code cell has both keys, empty (nbformat.write fails without them)
+    bare = [i for i, c in enumerate(nb["cells"])
+            if c["cell_type"] == "code" and not {"outputs", "execution_count"} <= set(c)]
+    assert not bare, f"cells {bare} lack 'outputs' or 'execution_count': give them [] and null"
     assert "widgets" not in nb.get("metadata", {}), "widget state saved in the notebook"
     no_id = [i for i, c in enumerate(nb["cells"]) if "id" not in c]
     assert not no_id, f"cells {no_id} have no id (nbformat 4.5): run nbformat's normalize"
