@@ -35,7 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import problem
+from ... import guards
+from .. import checks, problem
 from . import serial
 
 __all__ = ["METHODS", "alternatives", "shortest_paths", "gauss_seidel", "table", "verdict"]
@@ -150,7 +151,7 @@ def shortest_paths(raw, scale, price, person_obj, obj_owner):
     return augmentations, scans
 
 
-def _finish(method, prob, eps, last, tail_max, eps_factor, price, person_obj, obj_owner) -> int:
+def _finish(method, prob, eps, last, eps_factor, price, person_obj, obj_owner) -> int:
     """The steps of the chain that finishes one phase by ``method`` (see :data:`METHODS`)."""
     raw, scale = prob.raw, np.int64(prob.scale)
     if method == "stop_early" and not last:
@@ -176,14 +177,12 @@ def alternatives(B, tail_max: int = 8, methods=METHODS, eps_factor: int = serial
     all phases), ``chain`` (the steps of the finishing chains, all phases: rounds, bids or
     row scans), ``last_chain`` (those of the last phase), ``phases`` and ``objective`` (of
     the final assignment, in B's units)."""
-    if not isinstance(tail_max, (int, np.integer)) or isinstance(tail_max, bool) or tail_max < 0:
-        raise ValueError(f"tail_max must be an integer >= 0, got {tail_max!r}")
+    tail_max = guards.integer(tail_max, "tail_max", lo=0)
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         raise ValueError(f"unknown method {unknown[0]!r}; known: {list(METHODS)}")
     prob = problem.prepare(B, None, square=True)
     sched = serial.eps_schedule(prob.span, prob.eps, None, eps_factor)
-    A = problem.as_matrix(B)
     out = []
     for method in methods:
         n = prob.n
@@ -196,13 +195,12 @@ def alternatives(B, tail_max: int = 8, methods=METHODS, eps_factor: int = serial
             obj_owner[:] = -1
             bulk += int(serial.auction_rounds(prob.raw, np.int64(prob.scale), np.int64(eps),
                                               np.int64(max(prob.cap, eps)), price, person_obj, obj_owner,
-                                              np.int64(serial.MAX_ROUNDS), _NO_RECORD, int(tail_max)))
+                                              np.int64(serial.MAX_ROUNDS), _NO_RECORD, tail_max))
             last = p == len(sched) - 1
-            last_chain = _finish(method, prob, eps, last, tail_max, eps_factor, price, person_obj, obj_owner)
+            last_chain = _finish(method, prob, eps, last, eps_factor, price, person_obj, obj_owner)
             chain += last_chain
-        assigned = person_obj[:prob.m]
         out.append(dict(method=method, bulk=bulk, chain=chain, last_chain=last_chain, phases=len(sched),
-                        objective=A[np.arange(prob.m), assigned].sum().item()))
+                        objective=checks.objective(B, person_obj[:prob.m])))
     return out
 
 
