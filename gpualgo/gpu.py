@@ -25,6 +25,7 @@ __all__ = [
     "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
     "kernel_path", "kernel_source", "source_override", "load_module", "get_kernel", "sm_count", "device_name", "cpu_model", "cpu_label",
     "usable_bytes", "to_device", "to_device_in_two", "HOST_MEMORY", "HostBuffers", "CudaTimer", "median_ms", "copy_bandwidth", "int_throughput",
+    "grid_barrier_us",
 ]
 
 
@@ -488,3 +489,26 @@ def int_throughput(iters: int = 4096, reps: int = 5) -> float:
     blocks, threads = sm_count() * 16, 256
     ms = median_ms(lambda: kern((blocks,), (threads,), (out, np.int32(iters))), repeat=reps)
     return blocks * threads * iters * 4 / (ms / 1e3)
+
+
+_BARRIER_KERNEL = r"""
+#include <cooperative_groups.h>
+extern "C" __global__ void grid_barriers(int iters, int* out) {
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    for (int i = 0; i < iters; ++i) grid.sync();
+    if (grid.thread_rank() == 0) out[0] = iters;
+}
+"""
+
+
+def grid_barrier_us(threads: int = 256, blocks_per_sm: int = 1, iters: int = 20000, reps: int = 5) -> float:
+    """Microseconds one grid barrier (``cooperative_groups::this_grid().sync()``) takes with
+    nothing else to do: a cooperative kernel of ``blocks_per_sm`` blocks of ``threads`` per SM
+    (the vertex-centric max-flow kernel's launch by default) runs ``iters`` of them, the median
+    of ``reps`` launches after one untimed. The floor under any step that ends in a grid barrier."""
+    cp = require()
+    kern = cp.RawModule(code=_BARRIER_KERNEL, options=("-std=c++17",),
+                        enable_cooperative_groups=True).get_function("grid_barriers")
+    out = cp.zeros(1, np.int32)
+    ms = median_ms(lambda: kern((sm_count() * blocks_per_sm,), (threads,), (np.int32(iters), out)), repeat=reps)
+    return ms * 1e3 / iters

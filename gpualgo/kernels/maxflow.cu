@@ -24,7 +24,8 @@
 //
 // Compile-time options: CAP_T (int or long long: capacities and excesses), TILE (threads
 // per active vertex in (c), a power of two <= 32), REV_SEARCH (how (b) finds the reverse arc
-// of the arc it pushes along: 0 the stored index, 1 a linear scan, 2 a binary search).
+// of the arc it pushes along: 0 the stored index, 1 a linear scan, 2 a binary search),
+// LEVEL_CLOCK (1: the BFS of (c) times its levels).
 #include <cooperative_groups.h>
 #include "common.cuh"
 
@@ -41,6 +42,12 @@ namespace cg = cooperative_groups;
 #endif
 #ifndef REV_SEARCH
 #define REV_SEARCH 0
+#endif
+// LEVEL_CLOCK 1: the BFS by levels of version (c) writes, for each level the whole grid runs,
+// the frontier it expanded and the ns from the barrier before it to the barrier after it
+// (level_clock, below): what one level costs against how wide it is.
+#ifndef LEVEL_CLOCK
+#define LEVEL_CLOCK 0
 #endif
 // The slots of the statistics array (unsigned long long) every kernel adds to: 0 pushes,
 // 1 relabels, 2 sweeps, 3 global relabels, 4 BFS levels, 5 ns in global relabels, 6 ns in
@@ -471,6 +478,16 @@ __device__ __forceinline__ int solo_levels(
             return 2 * levels + hub;
     }
 }
+#if LEVEL_CLOCK
+// With LEVEL_CLOCK: one (frontier, ns) pair per level the grid ran, in the order they ran, as
+// long as LEVEL_CAP pairs last; level_count counts every level, kept or not (the host zeroes it).
+#ifndef LEVEL_CAP
+#define LEVEL_CAP 1048576
+#endif
+__device__ unsigned long long level_clock[2 * LEVEL_CAP];
+__device__ unsigned long long level_count;
+#endif
+
 // ------------------------------------------------------------------------------------
 // Version (c), step 1b: the global relabel by levels, one grid barrier per level
 // ------------------------------------------------------------------------------------
@@ -515,6 +532,9 @@ __device__ __forceinline__ int bfs_by_levels(
     st.read(grid, ring);
     frontier = 1;
     marked_total = st.aux;
+#if LEVEL_CLOCK
+    unsigned long long t_level = grid.thread_rank() == 0 ? global_ns() : 0;
+#endif
     bool solo_ok = true;     // false: the frontier holds a vertex too wide for one thread
     while (frontier > 0) {
         if (solo_ok && frontier <= block_bfs) {     // narrow: the first block runs levels alone
@@ -536,6 +556,9 @@ __device__ __forceinline__ int bfs_by_levels(
             solo += ran;
             marked_found += st.aux;
             if (ran & 1) { int* tmp = qa; qa = qb; qb = tmp; }     // where its last level went
+#if LEVEL_CLOCK
+            if (grid.thread_rank() == 0) t_level = global_ns();    // the first block's levels are not timed
+#endif
             if (tile_id < n) first = __ldcg(reinterpret_cast<const int2*>(qa) + tile_id);
             if (early_stop && marked_total > 0 && marked_found == marked_total) break;
             continue;
@@ -562,6 +585,13 @@ __device__ __forceinline__ int bfs_by_levels(
         if (found) atomicAdd(ring + 6 + st.k % 3, found);
         grid.sync();
         if (tile_id < n) first = __ldcg(fb + tile_id);
+#if LEVEL_CLOCK
+        if (grid.thread_rank() == 0) {
+            const unsigned long long now = global_ns(), i = level_count++;
+            if (i < LEVEL_CAP) { level_clock[2 * i] = frontier; level_clock[2 * i + 1] = now - t_level; }
+            t_level = now;
+        }
+#endif
         frontier = st.read(grid, ring);
         marked_found += st.aux;
         int* tmp = qa; qa = qb; qb = tmp;

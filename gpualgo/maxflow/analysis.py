@@ -20,7 +20,8 @@ import math
 from ..timing import summary
 
 __all__ = ["algorithm_ms", "with_algorithm_ms", "medians", "verification", "time_split", "fastest_first",
-           "time_shares", "sweep_counts", "levels_per_relabel", "level_latency", "solo_lines", "tuning_table", "targets_verdict",
+           "time_shares", "sweep_counts", "levels_per_relabel", "level_latency", "level_widths",
+           "level_flatness", "solo_lines", "tuning_table", "targets_verdict",
            "FAST_GOAL_MS",
            "instance_label", "heuristic_medians", "heuristics_table", "cut_medians", "cut_table", "parse_size",
            "parse_options", "UPLOAD_PARTS", "upload_split", "upload_table", "relabel_pairs", "relabel_statement",
@@ -209,6 +210,60 @@ def level_latency(rows) -> dict:
     {'64x64': 3.0}
     """
     return _ratio_by_size([r for r in rows if not r.get("block_bfs")], "gr_ms", "bfs_levels", scale=1e3)
+
+
+def level_widths(rows) -> list[str]:
+    """The ``levels`` preset as lines: per size, for each frontier width, the share of the
+    timed BFS levels that expanded one that wide, their time, and the median microseconds of
+    a level (the median over the runs of each bucket's median), then the bare grid barrier
+    measured in the same run and the widest frontier the grid's tiles take in one pass.
+
+    >>> rows = [dict(size="8x8", rep=0, frontier_lo=1, frontier_hi=64, levels=90, share=0.9, ms=0.3, median_us=3.4,
+    ...              barrier_us=1.1, tiles=4224),
+    ...         dict(size="8x8", rep=0, frontier_lo=65, frontier_hi=256, levels=10, share=0.1, ms=0.04, median_us=3.6,
+    ...              barrier_us=1.1, tiles=4224)]
+    >>> print("\\n".join(level_widths(rows)))
+    genrmf 8x8: a grid barrier alone 1.10 us; the grid's 4,224 tiles take a frontier of up to 4,224 vertices in one pass
+      frontier      1-64        :  90.0% of levels,     0.3 ms, 3.40 us a level (median)
+      frontier     65-256       :  10.0% of levels,     0.0 ms, 3.60 us a level (median)
+    """
+    lines = []
+    for size in dict.fromkeys(r["size"] for r in rows):
+        sel = [r for r in rows if r["size"] == size]
+        barrier = summary([r["barrier_us"] for r in sel])["median"]
+        tiles = int(sel[0]["tiles"])
+        lines.append(f"genrmf {size}: a grid barrier alone {barrier:.2f} us; the grid's {tiles:,} tiles take a frontier "
+                     f"of up to {tiles:,} vertices in one pass")
+        for lo, hi in dict.fromkeys((r["frontier_lo"], r["frontier_hi"]) for r in sel):
+            b = [r for r in sel if (r["frontier_lo"], r["frontier_hi"]) == (lo, hi)]
+            share, ms, us = (summary([r[k] for r in b])["median"] for k in ("share", "ms", "median_us"))
+            lines.append(f"  frontier {lo:>6}-{hi:<10}: {100 * share:5.1f}% of levels, {ms:7.1f} ms, {us:.2f} us a level "
+                         "(median)")
+    return lines
+
+
+def level_flatness(rows) -> dict:
+    """``{size: (narrowest, widest one-pass)}``: the median microseconds of a level whose
+    frontier is in the narrowest bucket recorded, and in the widest bucket whose frontiers all
+    fit the grid's tiles in one pass (the ``levels`` rows). Close together, they say a level's
+    cost does not grow with its work up to there: it is latency.
+
+    >>> level_flatness([dict(size="8x8", frontier_lo=1, frontier_hi=64, median_us=3.4, tiles=4224),
+    ...                 dict(size="8x8", frontier_lo=1025, frontier_hi=4096, median_us=3.7, tiles=4224),
+    ...                 dict(size="8x8", frontier_lo=4097, frontier_hi=16384, median_us=6.0, tiles=4224)])
+    {'8x8': (3.4, 3.7)}
+    """
+    out = {}
+    for size in dict.fromkeys(r["size"] for r in rows):
+        sel = [r for r in rows if r["size"] == size]
+        one_pass = [r for r in sel if r["frontier_hi"] <= r["tiles"]]
+        if not one_pass:
+            continue
+        lo = min(r["frontier_lo"] for r in one_pass)
+        hi = max(r["frontier_lo"] for r in one_pass)
+        pick = lambda at: summary([r["median_us"] for r in one_pass if r["frontier_lo"] == at])["median"]
+        out[size] = (pick(lo), pick(hi))
+    return out
 
 
 def solo_lines(rows) -> list[str]:

@@ -11,6 +11,10 @@
 - ``targets``: genrmf a = b = 64 and a = b = 128, every peer in the same run, and the
   ratios of the vertex-centric version to the fastest CPU library.
 - ``tuning``: the vertex-centric version's options on genrmf, each configuration in full.
+- ``levels``: what one BFS level of the vertex-centric version costs against how wide it is:
+  every level of every global relabel timed on the GPU clock (``time_levels``), grouped by
+  the frontier it expanded (:data:`LEVEL_BUCKETS`), beside a bare grid barrier measured in
+  the same run (:func:`gpualgo.gpu.grid_barrier_us`).
 - ``cpu``: serial against the CPU peers on small instances (no GPU needed).
 - ``serial_heuristics``: the serial version with and without its two heuristics (the global
   relabel and the gap), on the report's G(n, p) and on genrmf, and the minimum-cut step timed
@@ -353,6 +357,51 @@ def _tuning_cases(p):
         yield Case(f"tuning genrmf {size}", run, check)
 
 
+# ----------------------------------------------------------------------------- levels
+
+#: the frontier widths the ``levels`` preset groups BFS levels by: (lowest, highest) vertices
+LEVEL_BUCKETS = ((1, 64), (65, 256), (257, 1024), (1025, 4096), (4097, 16384), (16385, 65536), (65537, 2**31 - 1))
+
+
+def level_rows(result, **fields) -> list[dict]:
+    """The rows of one timed run (``time_levels=True``): per frontier bucket of
+    :data:`LEVEL_BUCKETS` that holds a level, how many levels (``levels``, ``share`` of those
+    timed), their time (``ms``) and the median and mean microseconds of one (``median_us``,
+    ``mean_us``); each row also carries the run's times and counters and ``fields``."""
+    import numpy as np
+    s = result.stats
+    width, us = s["level_frontier"], s["level_us"]
+    base = bench.row(result, **fields)
+    base.update(gr_ms=s["gr_ms"], pr_ms=s["pr_ms"], bfs_levels=s["bfs_levels"], global_relabels=s["global_relabels"],
+                levels_timed=s["levels_timed"], levels_clocked=s["levels_clocked"],
+                tiles=s["launch"]["blocks"] * s["launch"]["threads"] // s["tile"])
+    rows = []
+    for lo, hi in LEVEL_BUCKETS:
+        sel = us[(width >= lo) & (width <= hi)]
+        if sel.size:
+            rows.append(dict(base, frontier_lo=lo, frontier_hi=hi, levels=int(sel.size), share=sel.size / max(us.size, 1),
+                             ms=float(sel.sum()) / 1e3, median_us=float(np.median(sel)), mean_us=float(sel.mean())))
+    return rows
+
+
+def _levels_cases(p):
+    seed = p["seed"]
+    for size in p["sizes"]:
+        def run(size=parse_size(size)):
+            from ..gpu import grid_barrier_us
+            net = instances.genrmf(size[0], size[1], seed=seed)
+            warm("gpu_vertex_centric", net, time_levels=True)
+            barrier = grid_barrier_us()
+            rows = []
+            for rep in range(int(p["reps"])):
+                r = solve(net, "gpu_vertex_centric", time_levels=True)
+                for row in level_rows(r, rep=rep, verified=certified(r), algorithm="maxflow", family="genrmf",
+                                      size=f"{size[0]}x{size[1]}", n=net.n, seed=seed):
+                    rows.append(dict(row, barrier_us=barrier))
+            return rows
+        yield Case(f"levels genrmf {size}", run, lambda size=parse_size(size): instances.check_genrmf(*size))
+
+
 # -------------------------------------------------------------------------------- cpu
 
 def _cpu_cases(p):
@@ -603,6 +652,12 @@ PRESETS = {
         params=dict(sizes=["64x64", "128x128"], reps=2, configs=TUNING_CONFIGS, seed=1),
         cases=_tuning_cases, needs_gpu=True, seeds=[1],
         quick=dict(sizes=["4x4"], reps=1, configs=["tile=4,ops=4,blocks_per_sm=1,async_bfs=True"])),
+    "levels": Preset(
+        description="the vertex-centric BFS on genrmf, every level timed on the GPU clock and grouped by the "
+                    "frontier it expanded, beside a bare grid barrier measured in the same run",
+        params=dict(sizes=["64x64", "128x128"], reps=2, seed=1),
+        cases=_levels_cases, needs_gpu=True, seeds=[1],
+        quick=dict(sizes=["8x8"], reps=1)),
     "cpu": Preset(
         description="serial push-relabel against the CPU peers on genrmf and grids (no GPU needed)",
         params=dict(genrmf=["8x8", "16x16"], grid=["64x64", "128x128"], **_caps(PEER_CAPS), reps=3, seed=1),

@@ -39,6 +39,8 @@ KERNELS = {
 MAX_STEPS = 4_000_000
 #: the widest frontier the first block can expand alone (``block_bfs``; SOLO_CAP in maxflow.cu)
 SOLO_CAP = 1024
+#: the levels whose frontier and time ``time_levels=True`` keeps (LEVEL_CAP in maxflow.cu)
+LEVEL_CAP = 1 << 20
 #: threads per block of the matrix version's gather (not cooperative)
 GATHER_BLOCK = 256
 
@@ -92,17 +94,20 @@ STATS = {"ST_PUSH": 0, "ST_RELABEL": 1, "ST_SWEEP": 2, "ST_GR": 3, "ST_LEVEL": 4
          "ST_STATUS": 7, "ST_ITEMS": 8, "ST_SOLO": 9}
 
 
-def defines(cap_dtype=np.int32, tile: int = 8, rev_search: int = 0, block: int = 1024) -> dict:
+def defines(cap_dtype=np.int32, tile: int = 8, rev_search: int = 0, block: int = 1024,
+            level_clock: bool = False) -> dict:
     """The compile-time constants of maxflow.cu: the capacity type, the tile, the reverse-arc
     lookup of version (b) (:data:`REV_SEARCH`'s number), the vertex-centric kernel's threads per
     block (``VC_BLOCK``, its launch bound: a block of 256 threads leaves it 255 registers a
-    thread, one of 1024 only 64), :data:`SOLO_CAP` and :data:`STATS`."""
+    thread, one of 1024 only 64), :data:`SOLO_CAP`, :data:`STATS`, and ``LEVEL_CLOCK`` (1: the
+    BFS times its levels, :data:`LEVEL_CAP` of them at most)."""
     cap = "int" if np.dtype(cap_dtype) == np.int32 else "long long"
-    return {"CAP_T": cap, "TILE": tile, "REV_SEARCH": rev_search, "VC_BLOCK": block, "SOLO_CAP": SOLO_CAP, **STATS}
+    return {"CAP_T": cap, "TILE": tile, "REV_SEARCH": rev_search, "VC_BLOCK": block, "SOLO_CAP": SOLO_CAP, **STATS,
+            "LEVEL_CLOCK": int(bool(level_clock)), "LEVEL_CAP": LEVEL_CAP}
 
 
-def _module(cap_dtype, tile: int = 8, rev_search: int = 0, block: int = 1024):
-    return gpu.load_module("maxflow", defines=defines(cap_dtype, tile, rev_search, block),
+def _module(cap_dtype, tile: int = 8, rev_search: int = 0, block: int = 1024, level_clock: bool = False):
+    return gpu.load_module("maxflow", defines=defines(cap_dtype, tile, rev_search, block, level_clock),
                            enable_cooperative_groups=True)
 
 
@@ -484,18 +489,27 @@ def _async_capacity(n: int) -> int:
 def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 256, gr_alpha: float = 0.1,
                        gr_max_iters: int = 150, ops: int = 32, incremental: bool = True, blocks_per_sm: int = 1,
                        early_stop: bool = True, gr_balance: float = 0.0, async_bfs: bool = False,
-                       block_bfs: int = 0, force: bool = False) -> MaxFlowResult:
+                       block_bfs: int = 0, time_levels: bool = False, force: bool = False) -> MaxFlowResult:
     """Version (c): one cooperative kernel runs the whole algorithm (``vertex_centric_kernel``:
     global relabels on the GPU, sweeps over a queue of active vertices, a tile per vertex).
-    The options are those of :func:`gpualgo.maxflow.solve`."""
+    The options are those of :func:`gpualgo.maxflow.solve`; ``time_levels=True`` compiles the
+    kernel with its level clock and adds to the stats, for every BFS level the whole grid ran
+    (those of ``block_bfs`` excepted), in order, the frontier it expanded (``level_frontier``) and
+    its time from barrier to barrier in microseconds (``level_us``), :data:`LEVEL_CAP` levels at
+    most (``levels_timed`` of ``levels_clocked``)."""
     _check_sizes(net)
     n = net.n
     dtype = _cap_dtype(net)
     check_vertex_centric(tile, block, gr_alpha, gr_max_iters, ops, blocks_per_sm, gr_balance, block_bfs)
+    guards.one_of(time_levels, "time_levels", (False, True))
     tile = default_tile(net) if tile is None else int(tile)
     memory_guard(net, "gpu_vertex_centric", force, bool(async_bfs))
     cupy = gpu.require()
-    kern = _module(dtype, tile, block=int(block)).get_function("vertex_centric_kernel")
+    mod = _module(dtype, tile, block=int(block), level_clock=time_levels)
+    kern = mod.get_function("vertex_centric_kernel")
+    if time_levels:
+        clocked = cupy.ndarray((1,), np.uint64, mod.get_global("level_count"))
+        clocked.fill(0)
     blocks, threads, per_sm = launch_config(kern, block, n, blocks_per_sm)
     t0 = time.perf_counter()
     res_h, exc_h = _preflow(net, dtype)
@@ -547,4 +561,10 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 2
                  async_bfs=bool(async_bfs), block_bfs=int(block_bfs),
                  block=int(block),
                  launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
+    if time_levels:
+        count = int(clocked.get()[0])
+        kept = min(count, LEVEL_CAP)
+        pairs = cupy.ndarray((2 * LEVEL_CAP,), np.uint64, mod.get_global("level_clock"))[:2 * kept].get()
+        stats.update(level_frontier=pairs[0::2].astype(np.int64), level_us=pairs[1::2] / 1e3,
+                     levels_clocked=count, levels_timed=kept)
     return make_result(net, "gpu_vertex_centric", value, side, res_out, is_preflow=True, stats=stats)

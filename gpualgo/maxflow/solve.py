@@ -19,7 +19,7 @@ VARIANTS = variants.table(
             checks="gpualgo.maxflow.gpu:check_host_relabel"),
     Variant("gpu_vertex_centric", "gpualgo.maxflow.gpu:gpu_vertex_centric",
             {"tile", "block", "gr_alpha", "gr_max_iters", "ops", "incremental", "blocks_per_sm", "early_stop",
-             "gr_balance", "async_bfs", "block_bfs", "force"}, gpu=True, checks="gpualgo.maxflow.gpu:check_vertex_centric"),
+             "gr_balance", "async_bfs", "block_bfs", "time_levels", "force"}, gpu=True, checks="gpualgo.maxflow.gpu:check_vertex_centric"),
 )
 
 
@@ -72,7 +72,8 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     to the end), ``block_bfs`` (default 0: off; else the BFS levels whose frontier holds at most
     this many vertices, up to 1024, are run by the first block alone, with block barriers, while
     the other blocks wait at one grid barrier: a measurement of what the barriers cost, slower
-    or no faster on genrmf). Defaults from the ``tuning`` preset on genrmf. Every GPU version takes
+    or no faster on genrmf), ``time_levels`` (True: the stats add each BFS level's frontier and
+    time, barrier to barrier: ``level_frontier``, ``level_us``). Defaults from the ``tuning`` preset on genrmf. Every GPU version takes
     ``force`` (True: run even when its arrays would not fit in the GPU memory free now).
 
     A sink that cannot be reached is not an error: the flow is 0 and the cut valid.

@@ -14,7 +14,8 @@ for net in nets:
         assert mf.solve(net, "gpu_bcsr", **opts).flow_value == ref, opts
     for opts in (dict(), dict(async_bfs=True), dict(async_bfs=False, early_stop=True), dict(block=1024, async_bfs=True),
                  dict(gr_balance=1.0, async_bfs=True, incremental=False, ops=1), dict(tile=32, async_bfs=True),
-                 dict(block_bfs=256), dict(block_bfs=1, early_stop=False), dict(block_bfs=1024, block=512)):
+                 dict(block_bfs=256), dict(block_bfs=1, early_stop=False), dict(block_bfs=1024, block=512),
+                 dict(time_levels=True), dict(time_levels=True, block_bfs=8, early_stop=False)):
         r = mf.solve(net, "gpu_vertex_centric", **opts)
         assert r.flow_value == ref, (opts, r.flow_value, ref)
         mf.check_cut(net, r.source_side, r.flow_value)

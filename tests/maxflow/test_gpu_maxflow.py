@@ -114,6 +114,34 @@ def test_vertex_centric_block_bfs(width, rng):
 
 
 @pytest.mark.gpu
+def test_vertex_centric_time_levels(rng):
+    # the level clock: one (frontier, time) pair per level the grid ran, the same flows and cuts
+    for net in [mf.genrmf(12, 10, seed=int(rng.integers(1000))), mf.vision_grid(30, 20, seed=int(rng.integers(1000)))] + \
+            [n for _, n in random_cases(rng, 10)]:
+        for width in (0, 64):
+            r = mf.solve(net, "gpu_vertex_centric", time_levels=True, block_bfs=width, early_stop=bool(rng.integers(2)))
+            _verify(net, r)
+            s = r.stats
+            assert s["levels_clocked"] == s["levels_timed"] == s["bfs_levels"] - s["bfs_solo_levels"]
+            assert len(s["level_frontier"]) == len(s["level_us"]) == s["levels_timed"]
+            assert (s["level_frontier"] >= 1).all() and (s["level_us"] > 0).all()
+            assert s["level_us"].sum() <= 1e3 * s["kernel_ms"]
+            if width == 0:
+                assert s["level_frontier"][0] == 1            # every BFS starts from the sink alone
+    plain = mf.solve(mf.genrmf(5, 5, seed=1), "gpu_vertex_centric")
+    assert "level_us" not in plain.stats
+    with pytest.raises(ValueError, match="time_levels"):
+        mf.solve(mf.genrmf(5, 5, seed=1), "gpu_vertex_centric", time_levels=1)
+
+
+@pytest.mark.gpu
+def test_grid_barrier_microbenchmark():
+    us = gpu.grid_barrier_us(iters=2000, reps=3)
+    assert 0.05 < us < 100.0
+    assert gpu.grid_barrier_us(threads=512, blocks_per_sm=2, iters=2000, reps=3) > 0
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("block", [256, 512, 1024])
 def test_vertex_centric_blocks_and_balance(block, rng):
     for kind, net in random_cases(rng, 10):

@@ -139,6 +139,28 @@ def test_gpu_presets_quick_on_the_cpu_rows_are_verified(preset):
         assert list(r)[list(r).index("variant"):][:len(bench.ROW_COLUMNS)] == list(bench.ROW_COLUMNS)
 
 
+def test_level_rows_group_the_timed_levels_by_frontier():
+    import numpy as np
+
+    class Timed:          # a vertex-centric result's stats with the level clock
+        variant, objective = "gpu_vertex_centric", 7
+        stats = dict(total_ms=5.0, prepare_ms=1.0, exec_ms=4.0, kernel_ms=3.9, device="GPU", gr_ms=2.0, pr_ms=1.9,
+                     bfs_levels=6, global_relabels=2, levels_timed=6, levels_clocked=6, tile=8,
+                     launch=dict(blocks=132, threads=256, blocks_per_sm=1),
+                     level_frontier=np.array([1, 70, 70, 2000, 5000, 1]), level_us=np.array([3.0, 3.5, 3.3, 4.0, 6.0, 2.9]))
+    rows = mfbench.level_rows(Timed(), rep=0, verified=True, size="8x8")
+    assert [(r["frontier_lo"], r["levels"]) for r in rows] == [(1, 2), (65, 2), (1025, 1), (4097, 1)]
+    assert sum(r["levels"] for r in rows) == 6 and abs(sum(r["share"] for r in rows) - 1) < 1e-12
+    assert rows[1]["median_us"] == 3.4 and rows[0]["ms"] == (3.0 + 2.9) / 1e3
+    assert all(r["tiles"] == 132 * 256 // 8 and r["size"] == "8x8" and r["verified"] for r in rows)
+    from gpualgo.maxflow import analysis
+    lines = analysis.level_widths([dict(r, barrier_us=1.1) for r in rows])
+    assert len(lines) == 1 + len(rows) and "1.10 us" in lines[0]
+    assert analysis.level_flatness(rows) == {"8x8": (2.95, 4.0)}
+    assert mfbench.PRESETS["levels"].needs_gpu and mfbench.LEVEL_BUCKETS[0][0] == 1
+    assert all(a[1] + 1 == b[0] for a, b in zip(mfbench.LEVEL_BUCKETS, mfbench.LEVEL_BUCKETS[1:]))
+
+
 def test_serial_heuristics_quick_rows_are_verified_and_capped():
     p = bench._params(mfbench.PRESETS["serial_heuristics"], {"quick": True})
     assert not mfbench.PRESETS["serial_heuristics"].needs_gpu

@@ -128,7 +128,7 @@ def test_scipy_peer_refuses_capacities_beyond_int32():
         peers.scipy_max_flow(3, [0, 1], [1, 2], [2**40, 2**40], 0, 2)
 
 
-RECORDED = ["report", "peers", "targets", "tuning"]
+RECORDED = ["report", "peers", "targets", "tuning", "levels"]
 
 
 @pytest.mark.parametrize("preset", RECORDED)
@@ -175,3 +175,22 @@ def test_analysis_of_the_recorded_results():
         grid = per[size, "BFS by the grid"]
         assert all(per[size, f"block_bfs={w}"] >= 0.95 * grid for w in (128, 256))
         assert per[size, "block_bfs=1024"] > 1.3 * grid
+
+
+def test_recorded_levels_say_what_notebook_02_says():
+    # section 10: a BFS level costs about the same whatever its frontier, as long as one pass of the
+    # grid's tiles takes it (latency, not work), more than a bare grid barrier, and more beyond the tiles
+    rows = results.read("maxflow", "levels").rows
+    assert all(r["verified"] is True for r in rows)
+    flat = analysis.level_flatness(rows)
+    assert set(flat) == {"64x64", "128x128"}
+    for size, (narrow, wide) in flat.items():
+        assert wide < 1.25 * narrow, size
+        barrier = max(r["barrier_us"] for r in rows if r["size"] == size)
+        assert barrier < 0.5 * narrow
+        beyond = [r["median_us"] for r in rows if r["size"] == size and r["frontier_hi"] > r["tiles"]]
+        assert beyond and min(beyond) > 1.3 * wide
+    for size in ("64x64", "128x128"):
+        for rep in {r["rep"] for r in rows if r["size"] == size}:
+            sel = [r for r in rows if r["size"] == size and r["rep"] == rep]
+            assert sum(r["levels"] for r in sel) == sel[0]["levels_timed"] == sel[0]["bfs_levels"]
