@@ -221,7 +221,7 @@ def check_host_relabel(cycle=None, block=256, upload="auto", rev_search="index",
 
 
 def check_vertex_centric(tile=None, block=256, gr_alpha=0.1, gr_max_iters=150, ops=32, blocks_per_sm=1,
-                         gr_balance=0.0, block_bfs=0, **_):
+                         gr_balance=0.0, block_bfs=0, time_levels=False, **_):
     """The options of version (c), checked before a GPU is asked for and again by the version."""
     if tile is not None:
         guards.threads(tile, "tile", allowed=(1, 2, 4, 8, 16, 32))
@@ -232,6 +232,7 @@ def check_vertex_centric(tile=None, block=256, gr_alpha=0.1, gr_max_iters=150, o
     guards.integer(blocks_per_sm, "blocks_per_sm")
     guards.integer(gr_max_iters, "gr_max_iters")
     guards.integer(block_bfs, "block_bfs", lo=0, hi=SOLO_CAP)
+    guards.one_of(time_levels, "time_levels", (False, True))
     if not gr_alpha > 0:
         raise ValueError(f"gr_alpha must be > 0, got {gr_alpha}")
 
@@ -500,8 +501,7 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 2
     _check_sizes(net)
     n = net.n
     dtype = _cap_dtype(net)
-    check_vertex_centric(tile, block, gr_alpha, gr_max_iters, ops, blocks_per_sm, gr_balance, block_bfs)
-    guards.one_of(time_levels, "time_levels", (False, True))
+    check_vertex_centric(tile, block, gr_alpha, gr_max_iters, ops, blocks_per_sm, gr_balance, block_bfs, time_levels)
     tile = default_tile(net) if tile is None else int(tile)
     memory_guard(net, "gpu_vertex_centric", force, bool(async_bfs))
     cupy = gpu.require()

@@ -73,8 +73,9 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     this many vertices, up to 1024, are run by the first block alone, with block barriers, while
     the other blocks wait at one grid barrier: a measurement of what the barriers cost, slower
     or no faster on genrmf), ``time_levels`` (True: the stats add each BFS level's frontier and
-    time, barrier to barrier: ``level_frontier``, ``level_us``). Defaults from the ``tuning`` preset on genrmf. Every GPU version takes
-    ``force`` (True: run even when its arrays would not fit in the GPU memory free now).
+    time, barrier to barrier: ``level_frontier``, ``level_us``). Defaults from the ``tuning``
+    preset on genrmf. Every GPU version takes ``force`` (True: run even when its arrays would
+    not fit in the GPU memory free now).
 
     A sink that cannot be reached is not an error: the flow is 0 and the cut valid.
 

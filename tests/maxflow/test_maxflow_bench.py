@@ -158,6 +158,8 @@ def test_level_rows_group_the_timed_levels_by_frontier():
     assert len(lines) == 1 + len(rows) and "1.10 us" in lines[0]
     assert analysis.level_flatness(rows) == {"8x8": (2.95, 4.0)}
     assert mfbench.PRESETS["levels"].needs_gpu and mfbench.LEVEL_BUCKETS[0][0] == 1
+    with pytest.raises(ValueError, match="time_levels"):          # refused before a GPU is asked for
+        mfbench.check_solve("gpu_vertex_centric", time_levels="yes")
     assert all(a[1] + 1 == b[0] for a, b in zip(mfbench.LEVEL_BUCKETS, mfbench.LEVEL_BUCKETS[1:]))
 
 
