@@ -276,11 +276,22 @@ struct Stepper {
         return read(grid, ring);
     }
     // The second half of sync, for a caller that issues its own loads between the barrier
-    // and this one, so that they overlap.
+    // and this one, so that they overlap. The whole block calls it, after a grid barrier
+    // (which also ends the previous call's reads of the shared copy). One thread a block
+    // reads the counters and hands them on through shared memory: a read by every warp
+    // would queue a thousand loads of the same three words at one L2 slice after every
+    // barrier.
     __device__ int read(cg::grid_group& grid, int* ring) {
-        int v = ring_read(ring, k);
-        rel = ring_read(ring + 3, k);
-        aux = ring_read(ring + 6, k);
+        __shared__ int counters[3];
+        if (threadIdx.x == 0) {
+            counters[0] = ring_read(ring, k);
+            counters[1] = ring_read(ring + 3, k);
+            counters[2] = ring_read(ring + 6, k);
+        }
+        __syncthreads();
+        const int v = counters[0];
+        rel = counters[1];
+        aux = counters[2];
         if (grid.thread_rank() == 0)
             for (int c = 0; c < 9; c += 3) ring[c + (k + 2) % 3] = 0;
         ++k;
@@ -488,6 +499,24 @@ __device__ unsigned long long level_clock[2 * LEVEL_CAP];
 __device__ unsigned long long level_count;
 #endif
 
+// One arc a = x -> y of a frontier vertex x, in the BFS by levels (below): y gets `level` when
+// it has none yet and y -> x is residual (the reverse arc of x -> y has capacity left).
+// atomicCAS claims it, and a queue slot is reserved at the same time (a loser leaves an empty
+// range). Returns 1 when y was marked (height n + 1: it holds excess).
+__device__ __forceinline__ int bfs_arc(int a, int n, int s, int level, const int* __restrict__ offsets,
+                                       const int* __restrict__ heads, const int* __restrict__ rev,
+                                       const cap_t* __restrict__ res, int* __restrict__ height,
+                                       int2* __restrict__ fb, int* counter) {
+    const int y = __ldg(heads + a);
+    const cap_t r = ld_cap(res + __ldg(rev + a));
+    const int hy = ld_int(height + y);
+    const int y0 = __ldg(offsets + y), y1 = __ldg(offsets + y + 1);
+    if (y == s || hy < n || r <= 0) return 0;
+    const bool won = atomicCAS(height + y, hy, level) == hy;
+    fb[queue_slot(counter)] = won ? make_int2(y0, y1) : make_int2(0, 0);
+    return won && hy == n + 1;
+}
+
 // ------------------------------------------------------------------------------------
 // Version (c), step 1b: the global relabel by levels, one grid barrier per level
 // ------------------------------------------------------------------------------------
@@ -568,18 +597,14 @@ __device__ __forceinline__ int bfs_by_levels(
         int found = 0;
         const int2* fa = reinterpret_cast<const int2*>(qa);
         int2* fb = reinterpret_cast<int2*>(qb);
-        for (int i = tile_id; i < frontier; i += tiles) {
-            int2 e = i == tile_id ? first : __ldcg(fa + i);
-            for (int a = e.x + lane; a < e.y; a += TILE) {
-                int y = __ldg(heads + a);
-                cap_t r = ld_cap(res + __ldg(rev + a));   // y -> x is residual: the reverse arc of x -> y
-                int hy = ld_int(height + y);
-                int y0 = __ldg(offsets + y), y1 = __ldg(offsets + y + 1);
-                if (y != s && hy >= n && r > 0) {
-                    bool won = atomicCAS(height + y, hy, level) == hy;
-                    fb[queue_slot(ring + st.k % 3)] = won ? make_int2(y0, y1) : make_int2(0, 0);
-                    found += won && hy == n + 1;
-                }
+        if (level == 1) {    // the sink alone: an arc a thread (a vision grid's has 10^5 and more)
+            for (int a = __ldg(offsets + t) + gtid, end = __ldg(offsets + t + 1); a < end; a += stride)
+                found += bfs_arc(a, n, s, level, offsets, heads, rev, res, height, fb, ring + st.k % 3);
+        } else {
+            for (int i = tile_id; i < frontier; i += tiles) {
+                int2 e = i == tile_id ? first : __ldcg(fa + i);
+                for (int a = e.x + lane; a < e.y; a += TILE)
+                    found += bfs_arc(a, n, s, level, offsets, heads, rev, res, height, fb, ring + st.k % 3);
             }
         }
         if (found) atomicAdd(ring + 6 + st.k % 3, found);
