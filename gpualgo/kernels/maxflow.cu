@@ -117,6 +117,19 @@ __device__ __forceinline__ int ring_read(const int* ring, int k) {
     return *(volatile const int*)(ring + k % 3);
 }
 
+// Slot k % 3 of `count` (<= 3) consecutive counters (ring, ring + 3, ...) as every thread
+// needs them after a grid barrier: one thread a block reads them and hands them on through
+// shared memory, for a read by every warp would queue a thousand loads of the same words at
+// one L2 slice after every barrier. The whole block calls it, after a grid barrier (which
+// also ends the previous call's reads of the shared copy).
+__device__ __forceinline__ void ring_read_block(const int* ring, int k, int count, int* out) {
+    __shared__ int seen[3];
+    if (threadIdx.x == 0)
+        for (int c = 0; c < count; ++c) seen[c] = ring_read(ring + 3 * c, k);
+    __syncthreads();
+    for (int c = 0; c < count; ++c) out[c] = seen[c];
+}
+
 // The end of sweep k of versions (a) and (b): the thread's count of active vertices joins the
 // sweep's ring slot, the grid waits at the barrier, and every thread reads the same total, so
 // all leave the launch together. Returns true when the sweep found no active vertex.
@@ -125,7 +138,8 @@ __device__ __forceinline__ bool sweep_end(cg::grid_group& grid, int* ring, int k
     if (active) atomicAdd(ring + k % 3, active);
     grid.sync();
     ++sweeps;
-    int total = ring_read(ring, k);
+    int total;
+    ring_read_block(ring, k, 1, &total);
     if (grid.thread_rank() == 0) ring[(k + 2) % 3] = 0;
     return total == 0;
 }
@@ -276,19 +290,10 @@ struct Stepper {
         return read(grid, ring);
     }
     // The second half of sync, for a caller that issues its own loads between the barrier
-    // and this one, so that they overlap. The whole block calls it, after a grid barrier
-    // (which also ends the previous call's reads of the shared copy). One thread a block
-    // reads the counters and hands them on through shared memory: a read by every warp
-    // would queue a thousand loads of the same three words at one L2 slice after every
-    // barrier.
+    // and this one, so that they overlap. The whole block calls it (ring_read_block).
     __device__ int read(cg::grid_group& grid, int* ring) {
-        __shared__ int counters[3];
-        if (threadIdx.x == 0) {
-            counters[0] = ring_read(ring, k);
-            counters[1] = ring_read(ring + 3, k);
-            counters[2] = ring_read(ring + 6, k);
-        }
-        __syncthreads();
+        int counters[3];
+        ring_read_block(ring, k, 3, counters);
         const int v = counters[0];
         rel = counters[1];
         aux = counters[2];
