@@ -30,9 +30,10 @@
 // kernel adds its time to `tail_clock`, below) and the slots of the
 // int32 `counters` array every kernel shares: C_MATCHED (persons matched), C_ROUNDS
 // (rounds), C_CACHE_HITS and C_TAIL_SCANS (bids of the tail kernel decided by a cache,
-// and by a full scan); C_PERSONS0/1 and C_OBJECTS0/1 hold the lengths of the person and
-// object queues of the two round parities.  The fallbacks below only let the file compile
-// on its own (the compile test); the host's values win.
+// and by a full scan), C_TAIL_SOLO (its rounds run by one warp alone); C_PERSONS0/1 and
+// C_OBJECTS0/1 hold the lengths of the person and object queues of the two round
+// parities.  The fallbacks below only let the file compile on its own (the compile
+// test); the host's values win.
 #include "common.cuh"
 
 #ifndef TAIL_MAX
@@ -53,6 +54,7 @@
 #define C_ROUNDS 5
 #define C_CACHE_HITS 6
 #define C_TAIL_SCANS 7
+#define C_TAIL_SOLO 8
 #endif
 
 #define MISSING_EDGE (-2147483647 - 1)
@@ -305,7 +307,7 @@ struct DenseRows {
             int4 v[ROW_BATCH];
 #pragma unroll
             for (int u = 0; u < ROW_BATCH; ++u)
-                if (q + u * stride < n4) v[u] = __ldg(row + q + u * stride);
+                if (q + u * stride < n4) v[u] = __ldcs(row + q + u * stride);
 #pragma unroll
             for (int u = 0; u < ROW_BATCH; ++u)
                 if (q + u * stride < n4) fold4(v[u], p2, q + u * stride, scale, t);
@@ -353,6 +355,50 @@ struct BidCache {
     long long* thr;  // bound on the profit of every object outside the cache
 };
 
+// The warp's largest 64-bit value, every lane getting it: two redux.sync reductions (the
+// high words as signed, then the low words, unsigned, of the lanes with the largest high word).
+__device__ __forceinline__ long long warp_max64(long long v)
+{
+    const int hi = __reduce_max_sync(GPUALGO_FULL_MASK, (int)(v >> 32));
+    const unsigned lo = __reduce_max_sync(GPUALGO_FULL_MASK, (int)(v >> 32) == hi ? (unsigned)v : 0u);
+    return (long long)(((unsigned long long)(unsigned)hi << 32) | lo);
+}
+
+// The warp's top two of the S profits each lane holds (objects o, each object at most once,
+// unused slots NEG_PROFIT), every lane getting the result: the best (ties to the lowest
+// object), then the best of the rest.  One warp often runs alone (the tail), so what counts
+// is the length of the chain of dependent steps: each lane reduces its slots as a tree,
+// the warp with redux.sync (warp_max64, __reduce_min_sync), not five shuffle rounds of
+// top2_merge.
+template <int S>
+__device__ __forceinline__ void cached_top2(const long long (&p)[S], const int (&o)[S], long long& best,
+                                            long long& second, int& idx)
+{
+    long long m[S], r[S];
+    int k[S];
+#pragma unroll
+    for (int t = 0; t < S; ++t) m[t] = p[t];
+#pragma unroll
+    for (int w = 1; w < S; w <<= 1)
+#pragma unroll
+        for (int t = 0; t + w < S; t += 2 * w) m[t] = m[t] > m[t + w] ? m[t] : m[t + w];
+    best = warp_max64(m[0]);
+#pragma unroll
+    for (int t = 0; t < S; ++t) k[t] = p[t] == best ? o[t] : NO_INDEX;
+#pragma unroll
+    for (int w = 1; w < S; w <<= 1)
+#pragma unroll
+        for (int t = 0; t + w < S; t += 2 * w) k[t] = k[t] < k[t + w] ? k[t] : k[t + w];
+    idx = __reduce_min_sync(GPUALGO_FULL_MASK, k[0]);
+#pragma unroll
+    for (int t = 0; t < S; ++t) r[t] = p[t] == best && o[t] == idx ? NEG_PROFIT : p[t];
+#pragma unroll
+    for (int w = 1; w < S; w <<= 1)
+#pragma unroll
+        for (int t = 0; t + w < S; t += 2 * w) r[t] = r[t] > r[t + w] ? r[t] : r[t + w];
+    second = warp_max64(r[0]);
+}
+
 // One warp: person i's bid from its cache.  Returns false when the person has no cache
 // or the cache cannot decide; then lane 0 resets the cache for the refill.  The
 // length, the bound and all CACHE_K slots are loaded before any is used (two slots per
@@ -370,14 +416,18 @@ __device__ __forceinline__ bool cached_bid(const BidCache c, int i, int scale, c
     for (int u = 0; u < CACHE_K / 64; ++u) e[u] = entry[u * 32 + lane];
     bool hit = false;
     if (len > 0 && len <= CACHE_K) {  // warp-uniform
-        best = NEG_PROFIT; second = NEG_PROFIT; idx = NO_INDEX;
+        constexpr int S = CACHE_K / 32;  // slots per lane
+        long long p[S];
+        int o[S];
 #pragma unroll
         for (int u = 0; u < CACHE_K / 64; ++u) {
             const int slot = 2 * (u * 32 + lane);
-            if (slot < len) top2_merge(best, second, idx, scaled(e[u].y, scale) - price[e[u].x], NEG_PROFIT, e[u].x);
-            if (slot + 1 < len) top2_merge(best, second, idx, scaled(e[u].w, scale) - price[e[u].z], NEG_PROFIT, e[u].z);
+            o[2 * u] = e[u].x;
+            o[2 * u + 1] = e[u].z;
+            p[2 * u] = slot < len ? scaled(e[u].y, scale) - price[e[u].x] : NEG_PROFIT;
+            p[2 * u + 1] = slot + 1 < len ? scaled(e[u].w, scale) - price[e[u].z] : NEG_PROFIT;
         }
-        warp_top2(best, second, idx);
+        cached_top2<S>(p, o, best, second, idx);
         hit = best > thr && second >= thr;
     }
     if (!hit && lane == 0) c.len[i] = 0;
@@ -564,6 +614,10 @@ extern "C" __global__ void assign_winner_kernel(
 //       the bids;
 //   (c) tail_award: warp 0 decides the winners and updates prices, owners and the
 //       bidder list;                                                    __syncthreads()
+// Most rounds of a tail have a single bidder (a chain of displacements: the bidder wins,
+// its object's owner bids next).  Those run in (d) tail_solo, warp 0 alone, one round
+// after the other with no block barrier, for as long as the bidder's cache decides its
+// bid; the first miss is handed to (b) with one barrier.
 // With more than TAIL_MAX unassigned persons it returns without changing anything.
 // With state_in_shared, the launch provides dynamic shared memory for the prices
 // (n_price of them) and the owners (n_obj): they are copied in once, every round
@@ -591,6 +645,7 @@ struct TailState {
     long long inc[TAIL_MAX];
     int nb, nn, matched, hits, scans;
     int n_miss[2];  // by round parity: a round resets the next round's counter
+    int solo, solo_left, solo_miss;  // the last tail_solo: its rounds, bidders left (0 or 1), a miss
     long long part_best[32], part_second[32], part_thr[32];
     int part_idx[32];
 };
@@ -602,6 +657,7 @@ __device__ __forceinline__ void tail_gather(TailState& st, const int* __restrict
 {
     if (threadIdx.x == 0) {
         st.nb = 0; st.nn = 0; st.n_miss[0] = 0; st.n_miss[1] = 0; st.matched = 0; st.hits = 0; st.scans = 0;
+        st.solo = 0; st.solo_left = 0; st.solo_miss = 0;
     }
     __syncthreads();
     const int count = *list_len;
@@ -712,6 +768,49 @@ __device__ __forceinline__ void tail_award(TailState& st, long long* P, int* O, 
     __syncwarp();
     if (lane == 0) {
         st.hits += b_count - m_count; st.scans += m_count; st.nb = cnt; st.nn = 0; st.n_miss[parity ^ 1] = 0;
+        st.solo_miss = 0;
+    }
+}
+
+// (d) Warp 0 alone, while st.nb == 1: rounds with one bidder.  With no other bid the
+// bidder wins its target; the target's owner, if any, is the next round's only bidder.
+// The rounds follow each other with no block barrier, as long as the bidder's cache
+// decides its bid (the bid is then the one a full round would make).  Ends with nobody
+// left (the target was free) or at a cache miss: st.bidders[0] is then the bidder
+// whose row must be scanned, with st.solo_miss set.  It reports in st.solo (rounds
+// run) and st.solo_left, not st.nb: the other warps may still be reading st.nb.
+__device__ __forceinline__ void tail_solo(TailState& st, const BidCache cache, int scale, long long* P, int* O,
+                                         int* person_obj, long long eps, long long cap)
+{
+    const int lane = threadIdx.x & 31;
+    int i = st.bidders[0], steps = 0, left = 1;
+    bool miss = false;
+    while (true) {
+        long long g1, g2;
+        int x;
+        if (!cached_bid(cache, i, scale, P, g1, g2, x)) {  // warp-uniform (every lane has the warp's result)
+            miss = true;
+            break;
+        }
+        const int prev = O[x];
+        __syncwarp();  // every lane has read O[x] before lane 0 changes it
+        if (lane == 0) {
+            P[x] += bid_increment(g1, g2, eps, cap);
+            O[x] = i;
+            person_obj[i] = x;
+            if (prev >= 0) person_obj[prev] = -1;
+        }
+        __syncwarp();  // the next bid reads the new price
+        ++steps;
+        if (prev < 0) {
+            left = 0;
+            break;
+        }
+        i = prev;
+    }
+    if (lane == 0) {
+        st.bidders[0] = i; st.solo_left = left; st.solo = steps; st.solo_miss = miss;
+        st.hits += steps; st.matched += 1 - left;
     }
 }
 
@@ -738,10 +837,18 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
     const unsigned long long t_start = clock_ns();
     unsigned long long scan_ns = 0;
 #endif
-    int rounds = 0;
+    int rounds = 0, parity = 0, solo_rounds = 0;
     while (st.nb > 0) {
-        const int b_count = st.nb, parity = rounds & 1;
-        tail_cache_bids(st, cache, scale, P, eps, cap, b_count, parity);
+        if (st.nb == 1) {  // block-uniform
+            if ((threadIdx.x >> 5) == 0) tail_solo(st, cache, scale, P, O, person_obj, eps, cap);
+            __syncthreads();
+            rounds += st.solo;
+            solo_rounds += st.solo;
+            if (st.solo_left == 0) break;  // block-uniform; else st.bidders[0]'s cache missed
+        }
+        const int b_count = st.nb;
+        if (!st.solo_miss) tail_cache_bids(st, cache, scale, P, eps, cap, b_count, parity);
+        else if (threadIdx.x == 0) { st.miss[0] = 0; st.n_miss[parity] = 1; }
         __syncthreads();
         const int m_count = st.n_miss[parity];
         if (m_count > 0) {  // block-uniform
@@ -755,6 +862,7 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
         }
         if ((threadIdx.x >> 5) == 0) tail_award(st, P, O, person_obj, b_count, m_count, parity);
         ++rounds;
+        parity ^= 1;
         __syncthreads();
     }
 #if TAIL_CLOCK
@@ -773,6 +881,7 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
         counters[C_MATCHED] += st.matched;
         counters[C_CACHE_HITS] += st.hits;
         counters[C_TAIL_SCANS] += st.scans;
+        counters[C_TAIL_SOLO] += solo_rounds;
     }
 }
 

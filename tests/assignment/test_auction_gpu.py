@@ -104,6 +104,28 @@ def test_eps_scaling_options_equal_serial_twin(opts, rng):
     assert np.array_equal(s.assignment, g.assignment) and np.array_equal(s.prices, g.prices)
 
 
+def test_one_bidder_rounds_run_by_one_warp_change_no_result(rng):
+    """The tail's rounds with a single bidder whose cache decides run in tail_solo (one warp, no
+    block barrier), a cache miss handed back to the block's scan: prices, answer and rounds per
+    phase equal the serial twin's, and the rounds run that way are some, never more than the
+    serial twin's rounds with one bidder, and all decided by a cache."""
+    cases = [A.uniform_instance(n, n, 1, lim, seed=rng) for n, lim in ((1100, 10000), (900, 4))]
+    cases.append(A.geom_instance(700, 700, seed=rng))
+    for B in cases:
+        s = A.solve(B, variant="serial", scaling=True, record_rounds=10**7)
+        g = A.solve(B, variant="gpu_eps_scaling")
+        assert np.array_equal(s.assignment, g.assignment) and np.array_equal(s.prices, g.prices), B.shape
+        assert s.stats["rounds_per_phase"] == g.stats["rounds_per_phase"]
+        ones = int((s.stats["active_bidders"] == 1).sum())
+        solo = g.stats["tail_solo_rounds"]
+        assert 0 < solo <= min(ones, g.stats["tail_cache_hits"]), (solo, ones, g.stats["tail_cache_hits"])
+    B = A.report_instance(1200, 1200, 0.1, seed=rng)
+    s = A.solve(B, variant="serial", scaling=True, record_rounds=10**7)
+    g = A.solve(B, variant="gpu_sparse")
+    assert np.array_equal(s.assignment, g.assignment) and np.array_equal(s.prices, g.prices)
+    assert 0 < g.stats["tail_solo_rounds"] <= int((s.stats["active_bidders"] == 1).sum())
+
+
 @pytest.mark.parametrize("cache_k", [64, 256])
 def test_bid_caches_of_any_size_change_no_result(cache_k, rng, monkeypatch):
     """Each scanning thread offers its best two objects, above the largest third best of all

@@ -208,15 +208,16 @@ def factor_table(rows, default=None, value: str = "kernel_ms") -> str:
 
 def tail_lines(rows) -> list[str]:
     """One line per instance of the ``tail`` preset: the median kernel time of the plain runs,
-    and from the clocked run the rounds the single-block tail ran, its time in them (in row
-    scans, and per round) against its own kernel time, and the time per round of the others
-    (two kernel launches each, in CUDA graphs with a host check every few rounds).
+    and from the clocked run the rounds the single-block tail ran (and, in records that count
+    them, how many of those one warp ran alone), its time in them (in row scans, and per round)
+    against its own kernel time, and the time per round of the others (two kernel launches
+    each, in CUDA graphs with a host check every few rounds).
 
     >>> rows = [dict(n=64, range="0-999", time_tail=0, kernel_ms=10.0, rounds=1000),
     ...         dict(n=64, range="0-999", time_tail=1, kernel_ms=10.5, rounds=1000, tail_rounds=900,
-    ...              tail_ms=6.0, tail_scan_ms=1.5)]
+    ...              tail_ms=6.0, tail_scan_ms=1.5, tail_solo_rounds=600)]
     >>> print(tail_lines(rows)[0])
-    n = 64, 0-999: kernel 10.0 ms (median of 1); the tail block ran 900 of the 1000 rounds (90%) in 6.0 ms of 10.5 ms (57%), 6.7 us per round, 1.5 ms of it in row scans; the other 100 rounds took 45.0 us each
+    n = 64, 0-999: kernel 10.0 ms (median of 1); the tail block ran 900 of the 1000 rounds (90%; 600 of them, 67%, by one warp alone) in 6.0 ms of 10.5 ms (57%), 6.7 us per round, 1.5 ms of it in row scans; the other 100 rounds took 45.0 us each
     """
     out = []
     for key in sorted({(r["n"], r["range"]) for r in rows}):
@@ -226,8 +227,10 @@ def tail_lines(rows) -> list[str]:
             continue
         t = timed[0]
         rounds, tr = int(t["rounds"]), int(t["tail_rounds"])
+        solo = t.get("tail_solo_rounds")
+        solo = "" if solo in (None, "") else f"; {int(solo)} of them, {int(solo) / max(tr, 1):.0%}, by one warp alone"
         line = (f"n = {key[0]}, {key[1]}: kernel {statistics.median(plain):.1f} ms (median of {len(plain)}); "
-                f"the tail block ran {tr} of the {rounds} rounds ({tr / rounds:.0%}) in {t['tail_ms']:.1f} ms of "
+                f"the tail block ran {tr} of the {rounds} rounds ({tr / rounds:.0%}{solo}) in {t['tail_ms']:.1f} ms of "
                 f"{t['kernel_ms']:.1f} ms ({t['tail_ms'] / t['kernel_ms']:.0%}), "
                 f"{1e3 * t['tail_ms'] / max(tr, 1):.1f} us per round, {t['tail_scan_ms']:.1f} ms of it in row scans")
         if rounds > tr:

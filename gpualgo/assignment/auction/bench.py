@@ -86,7 +86,7 @@ def _row(r, rep=0, verified=None, verified_by=None, **fields) -> dict:
     s = r.stats
     out = bench.row(r, rep=rep, verified=verified, **fields)
     out.update(verified_by=verified_by, rounds=s["rounds"])
-    out.update({k: s[k] for k in ("tail_cache_hits", "tail_scans") if k in s})
+    out.update({k: s[k] for k in ("tail_cache_hits", "tail_scans", "tail_solo_rounds") if k in s})
     return out
 
 

@@ -46,10 +46,10 @@ _NULL = np.uint64(0)          # a null pointer argument
 #: defines: the lengths of the person and object queues of the two round parities (the host
 #: hands those to the kernels as pointers), then the counts the run reports
 COUNTERS = {"C_PERSONS0": 0, "C_PERSONS1": 1, "C_OBJECTS0": 2, "C_OBJECTS1": 3,
-            "C_MATCHED": 4, "C_ROUNDS": 5, "C_CACHE_HITS": 6, "C_TAIL_SCANS": 7}
+            "C_MATCHED": 4, "C_ROUNDS": 5, "C_CACHE_HITS": 6, "C_TAIL_SCANS": 7, "C_TAIL_SOLO": 8}
 _N_COUNTERS = len(COUNTERS)
-_C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS = (COUNTERS[k] for k in
-                                                      ("C_MATCHED", "C_ROUNDS", "C_CACHE_HITS", "C_TAIL_SCANS"))
+_C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS, _C_TAIL_SOLO = (
+    COUNTERS[k] for k in ("C_MATCHED", "C_ROUNDS", "C_CACHE_HITS", "C_TAIL_SCANS", "C_TAIL_SOLO"))
 TAIL_THREADS = 1024
 CACHE_K = 256                 # entries of a person's bid cache
 TAIL_MAX = 8                  # the single-block tail kernel takes over at this many bidders
@@ -559,13 +559,15 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
     a = auction.person_obj.get()
     pr = auction.price[:prob.n].get()
     t3 = time.perf_counter()
-    hits, scans = (int(v) for v in auction.counters[_C_CACHE_HITS:_C_TAIL_SCANS + 1].get())
+    counts = auction.counters.get()
+    hits, scans, solo = (int(counts[k]) for k in (_C_CACHE_HITS, _C_TAIL_SCANS, _C_TAIL_SOLO))
     stats = {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3, "kernel_ms": timer.ms,
              "device": gpu.device_name(), "rounds": int(sum(per_phase)), "rounds_per_phase": per_phase,
              "eps_schedule": sched, "phases": len(sched), "host_checks": auction.checks_done,
              "rounds_per_check": rounds_per_check,
              "upload_ms": rows.upload_ms, "download_ms": (t3 - t2) * 1e3, "launch": cfg,
-             "tail_shared": auction.tail_shared, "tail_cache_hits": hits, "tail_scans": scans}
+             "tail_shared": auction.tail_shared, "tail_cache_hits": hits, "tail_scans": scans,
+             "tail_solo_rounds": solo}
     if time_tail:
         ns_rounds, ns_scans, tail_rounds = (int(v) for v in auction.clock.get())
         stats.update(tail_ms=ns_rounds / 1e6, tail_scan_ms=ns_scans / 1e6, tail_rounds=tail_rounds)
