@@ -242,7 +242,9 @@ def test_the_default_divisor_is_the_recorded_sweeps_best():
 
 
 def test_the_recorded_tail_sweep_says_what_notebook_01_says():
-    """Most rounds, and most of the kernel time, belong to the single-block tail on every instance."""
+    """Most rounds belong to the single-block tail on every instance, and so does the largest part
+    of the kernel time (over half from n = 8192); a good share of the tail's rounds ran in one
+    warp alone (tail_solo)."""
     from gpualgo import results
     from gpualgo.assignment.auction import analysis
     rows = results.read("auction", "tail").rows
@@ -250,7 +252,8 @@ def test_the_recorded_tail_sweep_says_what_notebook_01_says():
     timed = [r for r in rows if r["time_tail"] == 1]
     assert len(timed) == len({(r["n"], r["range"]) for r in rows}) >= 6
     for r in timed:
-        assert r["tail_rounds"] > 0.8 * r["rounds"] and r["tail_ms"] > 0.5 * r["kernel_ms"]
+        assert r["tail_rounds"] > 0.8 * r["rounds"] and r["tail_ms"] > (0.5 if r["n"] >= 8192 else 0.4) * r["kernel_ms"]
+        assert 0.3 * r["tail_rounds"] < r["tail_solo_rounds"] < r["tail_rounds"]
         assert 0 < r["tail_scan_ms"] < r["tail_ms"]
     assert len(analysis.tail_lines(rows)) == len(timed)
 
@@ -260,6 +263,6 @@ def test_the_recorded_targets_against_their_goals():
     from gpualgo.assignment.auction import analysis
     lines = analysis.targets_lines(results.read("auction", "targets").rows)
     assert len(lines) == 3
-    assert lines[0].startswith("n = 16384, 1-10000, whole solve from int32 611.4-621.3 ms") and lines[0].endswith("missed")
-    assert lines[1] == "n = 8192, 0-999, int64 input: 50.5x-51.2x scipy in the same run; goal 40x: met"
-    assert lines[2] == "n = 8192, geom, int64 input: 60.1x-60.2x scipy in the same run; goal 40x: met"
+    assert lines[0].startswith("n = 16384, 1-10000, whole solve from int32 458.2-474.4 ms") and lines[0].endswith("missed")
+    assert lines[1] == "n = 8192, 0-999, int64 input: 55.3x-57.8x scipy in the same run; goal 40x: met"
+    assert lines[2] == "n = 8192, geom, int64 input: 93.4x-93.9x scipy in the same run; goal 40x: met"
