@@ -504,8 +504,9 @@ extern "C" __global__ void grid_barriers(int iters, int* out) {
 def grid_barrier_us(threads: int = 256, blocks_per_sm: int = 1, iters: int = 20000, reps: int = 5) -> float:
     """Microseconds one grid barrier (``cooperative_groups::this_grid().sync()``) takes with
     nothing else to do: a cooperative kernel of ``blocks_per_sm`` blocks of ``threads`` per SM
-    (the vertex-centric max-flow kernel's launch by default) runs ``iters`` of them, the median
-    of ``reps`` launches after one untimed. The floor under any step that ends in a grid barrier."""
+    (the max-flow ``levels`` preset passes its solve's launch) runs ``iters`` of them, the
+    median of ``reps`` launches after one untimed. The floor under any step that ends in a
+    grid barrier."""
     cp = require()
     kern = cp.RawModule(code=_BARRIER_KERNEL, options=("-std=c++17",),
                         enable_cooperative_groups=True).get_function("grid_barriers")

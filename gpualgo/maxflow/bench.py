@@ -49,7 +49,7 @@ from ..bench import Case, Preset
 from ..gpu import cpu_label
 from . import checks, instances, serial
 from .analysis import parse_options, parse_size
-from .gpu import REV_SEARCH, UPLOADS, default_tile
+from .gpu import BLOCK, REV_SEARCH, UPLOADS, default_tile
 from .solve import VARIANTS, solve
 from .solve import check as check_solve
 
@@ -333,7 +333,7 @@ def _tuning_cases(p):
     for size in p["sizes"]:
         def run(size=parse_size(size)):
             net = instances.genrmf(size[0], size[1], seed=seed)
-            for tile, block in sorted({(c.get("tile", default_tile(net)), c.get("block", 256)) for c in configs}):
+            for tile, block in sorted({(c.get("tile", default_tile(net)), c.get("block", BLOCK)) for c in configs}):
                 warm("gpu_vertex_centric", net, tile=tile, block=block)
             rows = []
             for rep in range(int(p["reps"])):
@@ -391,10 +391,12 @@ def _levels_cases(p):
             from ..gpu import grid_barrier_us
             net = instances.genrmf(size[0], size[1], seed=seed)
             warm("gpu_vertex_centric", net, time_levels=True)
-            barrier = grid_barrier_us()
-            rows = []
+            rows, barrier = [], None
             for rep in range(int(p["reps"])):
                 r = solve(net, "gpu_vertex_centric", time_levels=True)
+                if barrier is None:  # a bare barrier with the solve's own launch
+                    launch = r.stats["launch"]
+                    barrier = grid_barrier_us(threads=launch["threads"], blocks_per_sm=launch["blocks_per_sm"])
                 for row in level_rows(r, rep=rep, verified=certified(r), algorithm="maxflow", family="genrmf",
                                       size=f"{size[0]}x{size[1]}", n=net.n, seed=seed):
                     rows.append(dict(row, barrier_us=barrier))
@@ -588,7 +590,7 @@ def _caps(table: dict, **changes) -> dict:
     return {f"cap_{k}": int(v) for k, v in dict(table, **changes).items()}
 
 
-_BASE = "tile=8,ops=32,blocks_per_sm=1,incremental=True,block=256"
+_BASE = "tile=8,ops=32,blocks_per_sm=1,incremental=True,block=512"
 _LEVELS = "async_bfs=False,early_stop=True"
 _DEF = "gr_alpha=0.1,gr_max_iters=150"
 _ONCE = "gr_alpha=100.0,gr_max_iters=1000000"     # the relabel frequency left to gr_balance alone
@@ -611,10 +613,11 @@ TUNING_CONFIGS = [f"{_BASE},{c}" for c in (
     f"{_LEVELS},{_DEF},block_bfs=1024",
 )] + [f"{c},{_LEVELS},{_DEF}" for c in (
     "tile=8,ops=32,blocks_per_sm=1,incremental=True,block=1024",
-    "tile=8,ops=8,blocks_per_sm=1,incremental=True,block=256",
-    "tile=4,ops=32,blocks_per_sm=1,incremental=True,block=256",
-    "tile=8,ops=32,blocks_per_sm=2,incremental=True,block=256",
-)] + [f"tile=8,ops=1,blocks_per_sm=1,incremental=False,block=256,async_bfs=False,early_stop=False,{_DEF}"]
+    "tile=8,ops=32,blocks_per_sm=1,incremental=True,block=256",     # the default before 512
+    "tile=8,ops=8,blocks_per_sm=1,incremental=True,block=512",
+    "tile=4,ops=32,blocks_per_sm=1,incremental=True,block=512",
+    "tile=8,ops=32,blocks_per_sm=2,incremental=True,block=256",     # two blocks of 512 do not fit an SM
+)] + [f"tile=8,ops=1,blocks_per_sm=1,incremental=False,block=512,async_bfs=False,early_stop=False,{_DEF}"]
 
 PRESETS = {
     "report": Preset(

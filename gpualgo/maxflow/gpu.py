@@ -88,6 +88,10 @@ def default_tile(net: FlowNetwork) -> int:
     return tile
 
 
+#: version (c)'s threads per block by default: 512 is as fast as 256 on small networks and faster
+#: on large ones (more threads for the sweeps; notebook 02 section 10 has the same-run figures)
+BLOCK = 512
+
 #: the slots of the kernels' statistics array (uint64), passed to maxflow.cu as defines (the
 #: fallbacks there agree: tests/test_kernels_compile.py)
 STATS = {"ST_PUSH": 0, "ST_RELABEL": 1, "ST_SWEEP": 2, "ST_GR": 3, "ST_LEVEL": 4, "ST_GR_NS": 5, "ST_PR_NS": 6,
@@ -220,7 +224,7 @@ def check_host_relabel(cycle=None, block=256, upload="auto", rev_search="index",
         guards.threads(tile, "tile", allowed=(1, 2, 4, 8, 16, 32))
 
 
-def check_vertex_centric(tile=None, block=256, gr_alpha=0.1, gr_max_iters=150, ops=32, blocks_per_sm=1,
+def check_vertex_centric(tile=None, block=BLOCK, gr_alpha=0.1, gr_max_iters=150, ops=32, blocks_per_sm=1,
                          gr_balance=0.0, block_bfs=0, time_levels=False, **_):
     """The options of version (c), checked before a GPU is asked for and again by the version."""
     if tile is not None:
@@ -487,7 +491,7 @@ def _async_capacity(n: int) -> int:
     return 2 * n + 1024
 
 
-def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = 256, gr_alpha: float = 0.1,
+def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = BLOCK, gr_alpha: float = 0.1,
                        gr_max_iters: int = 150, ops: int = 32, incremental: bool = True, blocks_per_sm: int = 1,
                        early_stop: bool = True, gr_balance: float = 0.0, async_bfs: bool = False,
                        block_bfs: int = 0, time_levels: bool = False, force: bool = False) -> MaxFlowResult:

@@ -58,7 +58,7 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     ``relabel`` ("host", the default, or "gpu": the global relabel as a BFS kernel, ``tile``
     threads per frontier vertex); ``gpu_vertex_centric``: ``tile`` (threads per
     active vertex, a power of two <= 32, default from the mean degree), ``block`` (256, 512
-    or 1024 threads), ``gr_alpha`` (a global relabel after gr_alpha * n relabels, default
+    or 1024 threads, default 512), ``gr_alpha`` (a global relabel after gr_alpha * n relabels, default
     0.1), ``gr_max_iters`` (and at least every this many sweeps, default 150), ``gr_balance``
     (and, when > 0, once the sweeps since the last global relabel took gr_balance times as
     long as it did; default 0: off), ``async_bfs`` (True: the global relabel is a
