@@ -188,8 +188,9 @@ def test_recorded_levels_say_what_notebook_02_says():
         assert wide < 1.25 * narrow, size
         barrier = max(r["barrier_us"] for r in rows if r["size"] == size)
         assert barrier < 0.5 * narrow
-        beyond = [r["median_us"] for r in rows if r["size"] == size and r["frontier_hi"] > r["tiles"]]
-        assert beyond and min(beyond) > 1.3 * wide
+        beyond = [r["median_us"] for r in rows if r["size"] == size and r["frontier_lo"] > r["tiles"]]
+        assert min(beyond, default=float("inf")) > 1.3 * wide
+        assert beyond or size == "64x64"   # its frontiers stay within twice the tiles
     for size in ("64x64", "128x128"):
         for rep in {r["rep"] for r in rows if r["size"] == size}:
             sel = [r for r in rows if r["size"] == size and r["rep"] == rep]
