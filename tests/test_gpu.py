@@ -58,6 +58,36 @@ extern "C" __global__ void reductions(const double* x, int n, double* out_v, lon
         out_v[2] = b; out_v[3] = s; out_i[2] = ib; out_v[4] = total; out_v[5] = m2;
     }
 }
+
+// One warp, integer keys (the overloads that take redux.sync where the GPU has it): lane l
+// folds elements l, l + 32, ... of x; out[0..9]: max and min of x as long long, of its low
+// words as int, unsigned and unsigned long long, the sums of the low words as int and
+// unsigned, the warp_top2 of (x, element index).
+extern "C" __global__ void int_reductions(const long long* x, int n, long long* out) {
+    long long mx = -(1LL << 62), mn = 1LL << 62, b = -(1LL << 62), s = -(1LL << 62);
+    int imx = -2147483647 - 1, imn = 2147483647, ib = 0x7fffffff;
+    unsigned umx = 0, umn = 0xffffffffu, usum = 0;
+    unsigned long long ullmx = 0, ullmn = ~0ull;
+    for (int i = threadIdx.x; i < n; i += 32) {
+        const long long v = x[i];
+        const int w = (int)v;
+        const unsigned long long u = (unsigned long long)v;
+        mx = v > mx ? v : mx; mn = v < mn ? v : mn;
+        imx = w > imx ? w : imx; imn = w < imn ? w : imn;
+        umx = (unsigned)w > umx ? (unsigned)w : umx; umn = (unsigned)w < umn ? (unsigned)w : umn; usum += (unsigned)w;
+        ullmx = u > ullmx ? u : ullmx; ullmn = u < ullmn ? u : ullmn;
+        top2_merge(b, s, ib, v, -(1LL << 62), i);
+    }
+    const int isum = warp_sum((int)usum);   // the lane's sum, wrapped like the warp's
+    mx = warp_max(mx); mn = warp_min(mn); imx = warp_max(imx); imn = warp_min(imn);
+    umx = warp_max(umx); umn = warp_min(umn); usum = warp_sum(usum);
+    ullmx = warp_max(ullmx); ullmn = warp_min(ullmn);
+    warp_top2(b, s, ib);
+    if (threadIdx.x == 0) {
+        out[0] = mx; out[1] = mn; out[2] = imx; out[3] = imn; out[4] = isum; out[5] = umx; out[6] = umn;
+        out[7] = usum; out[8] = (long long)ullmx; out[9] = (long long)ullmn; out[10] = b; out[11] = s; out[12] = ib;
+    }
+}
 '''
 
 
@@ -103,6 +133,35 @@ def test_block_reductions_match_numpy(rng, threads):
         assert v[2] == order[0] and i[2] == np.argmax(x)
         assert v[3] == (order[1] if n > 1 else -1e300)
         assert v[4] == x.sum() and v[5] == x.max()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("build", [(), ("-DGPUALGO_NO_REDUX",)], ids=["redux where the GPU has it", "shuffles"])
+def test_integer_warp_reductions_match_numpy(rng, build):
+    """common.cuh's integer overloads, with redux.sync (compute capability 8.0 and newer) and
+    with the shuffles older GPUs take: the same answers, ties to the lowest index."""
+    cp = gpu.require()
+    mod = cp.RawModule(code=REDUCTIONS_KERNEL, options=("-std=c++17", f"-I{gpu.kernel_path('common.cuh').parent}")
+                       + build)
+    kern = mod.get_function("int_reductions")
+    for n, lo, hi in ((1, -5, 5), (31, -3, 3), (32, -(1 << 40), 1 << 40), (100, -20, 20), (1000, -(1 << 62), 1 << 62),
+                      (77, 0, 1 << 33), (64, -(1 << 33), 0)):
+        x = rng.integers(lo, hi, size=n, dtype=np.int64)
+        out = cp.zeros(13, dtype=cp.int64)
+        kern((1,), (32,), (cp.asarray(x), np.int32(n), out))
+        got = out.get()
+        w = x.astype(np.int32)           # the low words, as the kernel's casts take them
+        wu, u = w.view(np.uint32), x.view(np.uint64)
+        usum = int(wu.sum(dtype=np.uint64)) & 0xFFFFFFFF
+        order = np.sort(x)[::-1]
+        want = [x.max(), x.min(), w.max(), w.min(), usum - (1 << 32) if usum >= 1 << 31 else usum,
+                wu.max(), wu.min(), usum, _signed64(int(u.max())), _signed64(int(u.min())),
+                order[0], order[1] if n > 1 else -(1 << 62), np.argmax(x)]
+        assert [int(g) for g in got] == [int(v) for v in want], (n, lo, hi, build)
+
+
+def _signed64(v: int) -> int:
+    return v - (1 << 64) if v >= 1 << 63 else v
 
 
 @pytest.mark.gpu

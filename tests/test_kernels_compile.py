@@ -35,7 +35,7 @@ OPTIONAL_PATHS = [("auction.cu", "-DTAIL_CLOCK=1")]
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_90"])
 @pytest.mark.parametrize("src", SOURCES + ["common.cuh"] + OPTIONAL_PATHS,
                          ids=lambda p: " ".join(p) if isinstance(p, tuple) else getattr(p, "name", p))
 def test_compiles(src, arch, tmp_path):

@@ -355,21 +355,12 @@ struct BidCache {
     long long* thr;  // bound on the profit of every object outside the cache
 };
 
-// The warp's largest 64-bit value, every lane getting it: two redux.sync reductions (the
-// high words as signed, then the low words, unsigned, of the lanes with the largest high word).
-__device__ __forceinline__ long long warp_max64(long long v)
-{
-    const int hi = __reduce_max_sync(GPUALGO_FULL_MASK, (int)(v >> 32));
-    const unsigned lo = __reduce_max_sync(GPUALGO_FULL_MASK, (int)(v >> 32) == hi ? (unsigned)v : 0u);
-    return (long long)(((unsigned long long)(unsigned)hi << 32) | lo);
-}
-
 // The warp's top two of the S profits each lane holds (objects o, each object at most once,
 // unused slots NEG_PROFIT), every lane getting the result: the best (ties to the lowest
 // object), then the best of the rest.  One warp often runs alone (the tail), so what counts
 // is the length of the chain of dependent steps: each lane reduces its slots as a tree,
-// the warp with redux.sync (warp_max64, __reduce_min_sync), not five shuffle rounds of
-// top2_merge.
+// the warp with warp_max and warp_min (common.cuh: redux.sync where the GPU has it), not
+// five shuffle rounds of top2_merge.
 template <int S>
 __device__ __forceinline__ void cached_top2(const long long (&p)[S], const int (&o)[S], long long& best,
                                             long long& second, int& idx)
@@ -382,21 +373,21 @@ __device__ __forceinline__ void cached_top2(const long long (&p)[S], const int (
     for (int w = 1; w < S; w <<= 1)
 #pragma unroll
         for (int t = 0; t + w < S; t += 2 * w) m[t] = m[t] > m[t + w] ? m[t] : m[t + w];
-    best = warp_max64(m[0]);
+    best = warp_max(m[0]);
 #pragma unroll
     for (int t = 0; t < S; ++t) k[t] = p[t] == best ? o[t] : NO_INDEX;
 #pragma unroll
     for (int w = 1; w < S; w <<= 1)
 #pragma unroll
         for (int t = 0; t + w < S; t += 2 * w) k[t] = k[t] < k[t + w] ? k[t] : k[t + w];
-    idx = __reduce_min_sync(GPUALGO_FULL_MASK, k[0]);
+    idx = warp_min(k[0]);
 #pragma unroll
     for (int t = 0; t < S; ++t) r[t] = p[t] == best && o[t] == idx ? NEG_PROFIT : p[t];
 #pragma unroll
     for (int w = 1; w < S; w <<= 1)
 #pragma unroll
         for (int t = 0; t + w < S; t += 2 * w) r[t] = r[t] > r[t + w] ? r[t] : r[t + w];
-    second = warp_max64(r[0]);
+    second = warp_max(r[0]);
 }
 
 // One warp: person i's bid from its cache.  Returns false when the person has no cache

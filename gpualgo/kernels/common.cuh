@@ -13,9 +13,20 @@
 //    max, or LLONG_MAX for a min) because only the caller knows its sentinel values.
 //  * Types: T is int, unsigned, long long, unsigned long long, float or double (what
 //    __shfl_xor_sync accepts); I is int or long long.
+//  * One mechanism for every type: xor-butterfly shuffles, five rounds.  Integer maxima,
+//    minima and 32-bit sums (and warp_top2 on 64-bit keys with int indices) take the
+//    hardware's warp reduction instead, redux.sync, on compute capability 8.0 and newer: one
+//    instruction for 32 bits, two for 64 (the high words, then the low words of the lanes
+//    holding the winning high word).  Older GPUs, and a build with -DGPUALGO_NO_REDUX, take
+//    the shuffles; both give the same results.
 #pragma once
 
 #define GPUALGO_FULL_MASK 0xffffffffu
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(GPUALGO_NO_REDUX)
+#define GPUALGO_REDUX 1
+#else
+#define GPUALGO_REDUX 0
+#endif
 
 template <class T>
 __device__ __forceinline__ T warp_max(T v) {
@@ -39,6 +50,88 @@ template <class T>
 __device__ __forceinline__ T warp_sum(T v) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(GPUALGO_FULL_MASK, v, o);
     return v;
+}
+
+// The integer overloads (an exact match, so they win over the templates above).
+__device__ __forceinline__ int warp_max(int v) {
+#if GPUALGO_REDUX
+    return __reduce_max_sync(GPUALGO_FULL_MASK, v);
+#else
+    return warp_max<int>(v);
+#endif
+}
+__device__ __forceinline__ unsigned warp_max(unsigned v) {
+#if GPUALGO_REDUX
+    return __reduce_max_sync(GPUALGO_FULL_MASK, v);
+#else
+    return warp_max<unsigned>(v);
+#endif
+}
+__device__ __forceinline__ int warp_min(int v) {
+#if GPUALGO_REDUX
+    return __reduce_min_sync(GPUALGO_FULL_MASK, v);
+#else
+    return warp_min<int>(v);
+#endif
+}
+__device__ __forceinline__ unsigned warp_min(unsigned v) {
+#if GPUALGO_REDUX
+    return __reduce_min_sync(GPUALGO_FULL_MASK, v);
+#else
+    return warp_min<unsigned>(v);
+#endif
+}
+__device__ __forceinline__ int warp_sum(int v) {
+#if GPUALGO_REDUX
+    return __reduce_add_sync(GPUALGO_FULL_MASK, v);
+#else
+    return warp_sum<int>(v);
+#endif
+}
+__device__ __forceinline__ unsigned warp_sum(unsigned v) {
+#if GPUALGO_REDUX
+    return __reduce_add_sync(GPUALGO_FULL_MASK, v);
+#else
+    return warp_sum<unsigned>(v);
+#endif
+}
+// 64 bits: the high words decide (signed for long long), then the low words (unsigned) of the
+// lanes that hold the winning high word; the other lanes offer the low words' identity.
+__device__ __forceinline__ long long warp_max(long long v) {
+#if GPUALGO_REDUX
+    const int hi = warp_max((int)(v >> 32));
+    const unsigned lo = warp_max((int)(v >> 32) == hi ? (unsigned)v : 0u);
+    return (long long)(((unsigned long long)(unsigned)hi << 32) | lo);
+#else
+    return warp_max<long long>(v);
+#endif
+}
+__device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
+#if GPUALGO_REDUX
+    const unsigned hi = warp_max((unsigned)(v >> 32));
+    const unsigned lo = warp_max((unsigned)(v >> 32) == hi ? (unsigned)v : 0u);
+    return ((unsigned long long)hi << 32) | lo;
+#else
+    return warp_max<unsigned long long>(v);
+#endif
+}
+__device__ __forceinline__ long long warp_min(long long v) {
+#if GPUALGO_REDUX
+    const int hi = warp_min((int)(v >> 32));
+    const unsigned lo = warp_min((int)(v >> 32) == hi ? (unsigned)v : 0xffffffffu);
+    return (long long)(((unsigned long long)(unsigned)hi << 32) | lo);
+#else
+    return warp_min<long long>(v);
+#endif
+}
+__device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
+#if GPUALGO_REDUX
+    const unsigned hi = warp_min((unsigned)(v >> 32));
+    const unsigned lo = warp_min((unsigned)(v >> 32) == hi ? (unsigned)v : 0xffffffffu);
+    return ((unsigned long long)hi << 32) | lo;
+#else
+    return warp_min<unsigned long long>(v);
+#endif
 }
 
 // (v, idx) <- the largest (Max) or smallest v, ties to the lowest idx.
@@ -81,6 +174,23 @@ __device__ __forceinline__ void warp_top2(T& best, T& second, I& idx) {
         I j = __shfl_xor_sync(GPUALGO_FULL_MASK, idx, o);
         top2_merge(best, second, idx, b, s, j);
     }
+}
+
+// 64-bit keys and int indices (the auction's profits and objects) as three reductions: the
+// largest best; the lowest index among the lanes holding it; the largest of the other lanes'
+// bests and of the winning lane's second.  The same result as the merges above when each
+// index is held by one lane at most (a lane that holds nothing holds the identity and an
+// index above every real one).
+__device__ __forceinline__ void warp_top2(long long& best, long long& second, int& idx) {
+#if GPUALGO_REDUX
+    const long long g1 = warp_max(best);
+    const int x = warp_min(best == g1 ? idx : 0x7fffffff);
+    second = warp_max(best == g1 && idx == x ? second : best);
+    best = g1;
+    idx = x;
+#else
+    warp_top2<long long, int>(best, second, idx);
+#endif
 }
 
 template <class T>
