@@ -727,6 +727,17 @@ __device__ __forceinline__ void tail_scan_bids(TailState& st, const Rows& rows, 
 // target (the largest increment, ties to the lowest person), updates prices, owners and
 // assignments, and the next round's bidders (the losers and the persons outbid) replace
 // this round's.
+// Person i takes object j, whose price rises by inc; prev, j's owner until now (or -1), loses it.
+// The stores of an award, in (c) and (d) alike.
+__device__ __forceinline__ void tail_take(long long* P, int* O, int* person_obj, int i, int j, long long inc,
+                                         int prev)
+{
+    P[j] += inc;
+    O[j] = i;
+    person_obj[i] = j;
+    if (prev >= 0) person_obj[prev] = -1;
+}
+
 __device__ __forceinline__ void tail_award(TailState& st, long long* P, int* O, int* person_obj,
                                           int b_count, int m_count, int parity)
 {
@@ -740,15 +751,9 @@ __device__ __forceinline__ void tail_award(TailState& st, long long* P, int* O, 
                 wins = false;
         if (wins) {
             const int prev = O[j];
-            if (prev < 0) {
-                atomicAdd(&st.matched, 1);
-            } else {
-                person_obj[prev] = -1;
-                st.next[atomicAdd(&st.nn, 1)] = prev;
-            }
-            P[j] += st.inc[t];
-            O[j] = i;
-            person_obj[i] = j;
+            if (prev < 0) atomicAdd(&st.matched, 1);
+            else st.next[atomicAdd(&st.nn, 1)] = prev;
+            tail_take(P, O, person_obj, i, j, st.inc[t], prev);
         } else {
             st.next[atomicAdd(&st.nn, 1)] = i;
         }
@@ -785,12 +790,7 @@ __device__ __forceinline__ void tail_solo(TailState& st, const BidCache cache, i
         }
         const int prev = O[x];
         __syncwarp();  // every lane has read O[x] before lane 0 changes it
-        if (lane == 0) {
-            P[x] += bid_increment(g1, g2, eps, cap);
-            O[x] = i;
-            person_obj[i] = x;
-            if (prev >= 0) person_obj[prev] = -1;
-        }
+        if (lane == 0) tail_take(P, O, person_obj, i, x, bid_increment(g1, g2, eps, cap), prev);
         __syncwarp();  // the next bid reads the new price
         ++steps;
         if (prev < 0) {
