@@ -37,7 +37,7 @@
 #include "common.cuh"
 
 #ifndef TAIL_MAX
-#define TAIL_MAX 8
+#define TAIL_MAX 12
 #endif
 #ifndef CACHE_K
 #define CACHE_K 256

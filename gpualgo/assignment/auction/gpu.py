@@ -52,7 +52,7 @@ _C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS, _C_TAIL_SOLO = (
     COUNTERS[k] for k in ("C_MATCHED", "C_ROUNDS", "C_CACHE_HITS", "C_TAIL_SCANS", "C_TAIL_SOLO"))
 TAIL_THREADS = 1024
 CACHE_K = 256                 # entries of a person's bid cache
-TAIL_MAX = 8                  # the single-block tail kernel takes over at this many bidders
+TAIL_MAX = 12                 # the single-block tail kernel takes over at this many bidders
 
 _REPORT_KERNELS = ("bid_kernel", "assign_kernel", "rebuild_queue_kernel")
 #: the kernels each GPU version launches (auction.cu), in the order of a round
