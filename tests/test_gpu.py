@@ -60,7 +60,7 @@ extern "C" __global__ void reductions(const double* x, int n, double* out_v, lon
 }
 
 // One warp, integer keys (the overloads that take redux.sync where the GPU has it): lane l
-// folds elements l, l + 32, ... of x; out[0..9]: max and min of x as long long, of its low
+// folds elements l, l + 32, ... of x; out[0..12]: max and min of x as long long, of its low
 // words as int, unsigned and unsigned long long, the sums of the low words as int and
 // unsigned, the warp_top2 of (x, element index).
 extern "C" __global__ void int_reductions(const long long* x, int n, long long* out) {

@@ -723,10 +723,6 @@ __device__ __forceinline__ void tail_scan_bids(TailState& st, const Rows& rows, 
     }
 }
 
-// (c) Warp 0 alone (no block barrier inside): lane t decides whether bidder t wins its
-// target (the largest increment, ties to the lowest person), updates prices, owners and
-// assignments, and the next round's bidders (the losers and the persons outbid) replace
-// this round's.
 // Person i takes object j, whose price rises by inc; prev, j's owner until now (or -1), loses it.
 // The stores of an award, in (c) and (d) alike.
 __device__ __forceinline__ void tail_take(long long* P, int* O, int* person_obj, int i, int j, long long inc,
@@ -738,6 +734,10 @@ __device__ __forceinline__ void tail_take(long long* P, int* O, int* person_obj,
     if (prev >= 0) person_obj[prev] = -1;
 }
 
+// (c) Warp 0 alone (no block barrier inside): lane t decides whether bidder t wins its
+// target (the largest increment, ties to the lowest person), updates prices, owners and
+// assignments, and the next round's bidders (the losers and the persons outbid) replace
+// this round's.
 __device__ __forceinline__ void tail_award(TailState& st, long long* P, int* O, int* person_obj,
                                           int b_count, int m_count, int parity)
 {
