@@ -306,6 +306,19 @@ struct Stepper {
 
 typedef cg::thread_block_tile<TILE> tile_t;
 
+// The rank of this thread's tile in the order queued vertices are handed out: the first
+// entries of a queue go to one tile of every block, then to one tile of every warp, and
+// only then to a second tile of a warp, so that a short queue (most BFS levels and sweeps on
+// genrmf hold a few hundred vertices) is spread over every SM instead of filling the
+// first few blocks, whose load units would then serve all its scattered reads.
+__device__ __forceinline__ int tile_rank() {
+    constexpr int per_warp = 32 / TILE;
+    const int warps = blockDim.x / 32, local = threadIdx.x / TILE;
+    const int j = (local % per_warp) * warps + local / per_warp;
+    return j * gridDim.x + blockIdx.x;
+}
+
+
 // ------------------------------------------------------------------------------------
 // Version (c), step 1a: the global relabel without levels (async_bfs), on a work list
 // ------------------------------------------------------------------------------------
@@ -549,7 +562,7 @@ __device__ __forceinline__ int bfs_by_levels(
         int block_bfs, int& solo) {
     const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
     const int stride = gridDim.x * blockDim.x;
-    const int tile_id = gtid / TILE, tiles = stride / TILE, lane = tile.thread_rank();
+    const int tile_id = tile_rank(), tiles = stride / TILE, lane = tile.thread_rank();
     int marked = 0;
     for (int v = gtid; v < n; v += stride) {
         bool mark = early_stop && !async_bfs && v != s && v != t && ld_int(height + v) < n &&
@@ -681,6 +694,16 @@ __device__ __forceinline__ int gather_active(
 // ------------------------------------------------------------------------------------
 // Version (c), step 3: discharge one queued vertex with its tile of TILE threads
 // ------------------------------------------------------------------------------------
+// The vertices a tile will queue for the next sweep (step 3, below), one held by each lane:
+// every lane that holds one claims it with its stamp and takes a slot, all lanes at once,
+// and holds none after.
+__device__ __forceinline__ void flush_held(int& held, int k, int* __restrict__ qb, int* __restrict__ stamp,
+                                           int* __restrict__ ring) {
+    if (held >= 0 && atomicExch(stamp + held, k) != k)
+        qb[queue_slot(ring + k % 3)] = held;
+    held = -1;
+}
+
 // Up to max_ops rounds of (lowest residual neighbour, then push or relabel), a bounded
 // discharge, so fewer sweeps are needed.  The tile's lanes scan x's arcs side by side and
 // reduce (height, arc) with shuffles; lane 0 alone pushes or relabels, so x's excess and
@@ -688,6 +711,13 @@ __device__ __forceinline__ int gather_active(
 // incremental: the next queue (qb) is built here, the vertices that received excess and x
 // itself when excess is left, each vertex once per sweep k thanks to its stamp.
 // pushes and relabels count lane 0's work.
+//   A sweep lasts as long as its longest discharge, a chain of dependent memory accesses
+// op after op, so the ops carry as few as they can: each lane reads the head of its first
+// arc once (heads never change), so its residual and the head's height are read side by
+// side; lane 0 reads x's excess meanwhile and keeps x's height in a register (only x's tile
+// writes it during the sweeps); and a push's target is not queued at once (an exchange on
+// its stamp, then a slot, two round trips) but handed to a lane, and the lanes queue what
+// they hold together, once TILE are held and at the end (flush_held).
 __device__ __forceinline__ void discharge(
         tile_t& tile, int x, int k, int n, int t, const int* __restrict__ offsets,
         const int* __restrict__ heads, const int* __restrict__ rev, cap_t* __restrict__ res,
@@ -695,50 +725,75 @@ __device__ __forceinline__ void discharge(
         int* __restrict__ stamp, int* __restrict__ ring, int max_ops, int incremental,
         unsigned long long& pushes, int& relabels) {
     const int lane = tile.thread_rank();
-    int live = 0;
-    if (lane == 0) live = ld_cap(excess + x) > 0 && ld_int(height + x) < n;
-    if (!tile.shfl(live, 0)) return;
+    const int a0 = __ldg(offsets + x), a1 = __ldg(offsets + x + 1);
+    const int my_a = a0 + lane;                              // the lane's first arc and its head,
+    const int my_y = my_a < a1 ? __ldg(heads + my_a) : 0;    // which no op changes
+    int hx = 0;                 // lane 0: x's height (during the sweeps only x's tile writes it)
+    int held = -1, nheld = 0;   // the vertex this lane will queue; how many the tile holds
+    int again = 0;
     for (int op = 0; op < max_ops; ++op) {
+        // lane 0 reads x's excess (and at first its height) while the lanes read the arcs
+        cap_t e = 0;
+        if (lane == 0) {
+            e = ld_cap(excess + x);
+            if (op == 0) hx = ld_int(height + x);
+        }
         int hmin = n, amin = -1;
-        for (int a = __ldg(offsets + x) + lane, end = __ldg(offsets + x + 1); a < end; a += TILE) {
-            if (ld_cap(res + a) > 0) {
-                int hy = ld_int(height + __ldg(heads + a));
-                if (hy < hmin) { hmin = hy; amin = a; }
-            }
+        for (int a = my_a; a < a1; a += TILE) {
+            const int y = a == my_a ? my_y : __ldg(heads + a);
+            const cap_t r = ld_cap(res + a);
+            const int hy = ld_int(height + y);
+            if (r > 0 && hy < hmin) { hmin = hy; amin = a; }
         }
         for (int o = TILE / 2; o > 0; o >>= 1) {   // (height, arc) min, ties to the lower arc
             int h2 = tile.shfl_xor(hmin, o), a2 = tile.shfl_xor(amin, o);
             if (h2 < hmin || (h2 == hmin && (unsigned)a2 < (unsigned)amin)) { hmin = h2; amin = a2; }
         }
-        int again = 0;
+        int pushed = -1;
+        again = 0;
         if (lane == 0) {
-            int hx = ld_int(height + x);
-            if (amin < 0) {
-                height[x] = n;
+            if (op == 0 && !(e > 0 && hx < n)) {
+                // not active (any more): nothing to do
+            } else if (amin < 0) {
+                height[x] = hx = n;
                 ++relabels;
             } else if (hmin < hx) {
-                cap_t e = ld_cap(excess + x), r = ld_cap(res + amin);
-                cap_t d = e < r ? e : r;
-                int y = __ldg(heads + amin);
+                // the residual again, by the lane that alone decreases it (a lane's scan may
+                // predate its last decrease)
+                const cap_t r = ld_cap(res + amin);
+                const int y = __ldg(heads + amin), b = __ldg(rev + amin);
+                const cap_t d = e < r ? e : r;
                 cap_add(res + amin, -d);
-                cap_add(res + __ldg(rev + amin), d);
+                cap_add(res + b, d);
                 cap_add(excess + x, -d);
                 cap_add(excess + y, d);
                 ++pushes;
-                if (incremental && y != t && atomicExch(stamp + y, k) != k)
-                    qb[queue_slot(ring + k % 3)] = y;
+                if (incremental && y != t) pushed = y;
                 again = e > d;            // excess left: look for the next arc
             } else {
-                height[x] = hmin + 1 < n ? hmin + 1 : n;
+                hx = hmin + 1 < n ? hmin + 1 : n;
+                height[x] = hx;
                 ++relabels;
                 again = hmin + 1 < n;     // now above its lowest neighbour: push next
             }
         }
-        if (!tile.shfl(again, 0)) break;
+        pushed = tile.shfl(pushed, 0);
+        if (pushed >= 0) {
+            if (nheld == TILE) { flush_held(held, k, qb, stamp, ring); nheld = 0; }
+            if (lane == nheld) held = pushed;
+            ++nheld;
+        }
+        again = tile.shfl(again, 0);
+        if (!again) break;
     }
-    if (incremental && lane == 0 && ld_cap(excess + x) > 0 && ld_int(height + x) < n &&
-        atomicExch(stamp + x, k) != k)
-        qb[queue_slot(ring + k % 3)] = x;
+    // the ops ran out with excess left: x queues itself (a vertex that receives excess is
+    // queued by its pusher)
+    if (incremental && again) {
+        if (nheld == TILE) { flush_held(held, k, qb, stamp, ring); nheld = 0; }
+        if (lane == nheld) held = x;
+        ++nheld;
+    }
+    if (nheld) flush_held(held, k, qb, stamp, ring);
 }
 
 // ------------------------------------------------------------------------------------
@@ -776,9 +831,8 @@ extern "C" __global__ void __launch_bounds__(VC_BLOCK, 1) vertex_centric_kernel(
         int async_bfs, float gr_balance, long long max_steps, int block_bfs) {
     cg::grid_group grid = cg::this_grid();
     tile_t tile = cg::tiled_partition<TILE>(cg::this_thread_block());
-    const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
     const int stride = gridDim.x * blockDim.x;
-    const int tile_id = gtid / TILE, tiles = stride / TILE;
+    const int tile_id = tile_rank(), tiles = stride / TILE;
     const bool leader = grid.thread_rank() == 0;
     unsigned long long pushes = 0, relabels = 0, t0 = 0, gr_last = 0;   // times: leader only
     Stepper st{0, 0, 0};
