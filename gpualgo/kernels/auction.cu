@@ -355,6 +355,17 @@ struct BidCache {
     long long* thr;  // bound on the profit of every object outside the cache
 };
 
+// The largest (Max) or smallest of the S values a lane holds, reduced as a tree: log2(S)
+// steps of independent comparisons instead of a chain of S - 1 (v is overwritten).
+template <bool Max, int S, class T>
+__device__ __forceinline__ T lane_tree(T (&v)[S]) {
+#pragma unroll
+    for (int w = 1; w < S; w <<= 1)
+#pragma unroll
+        for (int t = 0; t + w < S; t += 2 * w) v[t] = (Max ? v[t] > v[t + w] : v[t] < v[t + w]) ? v[t] : v[t + w];
+    return v[0];
+}
+
 // The warp's top two of the S profits each lane holds (objects o, each object at most once,
 // unused slots NEG_PROFIT), every lane getting the result: the best (ties to the lowest
 // object), then the best of the rest.  One warp often runs alone (the tail), so what counts
@@ -369,25 +380,13 @@ __device__ __forceinline__ void cached_top2(const long long (&p)[S], const int (
     int k[S];
 #pragma unroll
     for (int t = 0; t < S; ++t) m[t] = p[t];
-#pragma unroll
-    for (int w = 1; w < S; w <<= 1)
-#pragma unroll
-        for (int t = 0; t + w < S; t += 2 * w) m[t] = m[t] > m[t + w] ? m[t] : m[t + w];
-    best = warp_max(m[0]);
+    best = warp_max(lane_tree<true>(m));
 #pragma unroll
     for (int t = 0; t < S; ++t) k[t] = p[t] == best ? o[t] : NO_INDEX;
-#pragma unroll
-    for (int w = 1; w < S; w <<= 1)
-#pragma unroll
-        for (int t = 0; t + w < S; t += 2 * w) k[t] = k[t] < k[t + w] ? k[t] : k[t + w];
-    idx = warp_min(k[0]);
+    idx = warp_min(lane_tree<false>(k));
 #pragma unroll
     for (int t = 0; t < S; ++t) r[t] = p[t] == best && o[t] == idx ? NEG_PROFIT : p[t];
-#pragma unroll
-    for (int w = 1; w < S; w <<= 1)
-#pragma unroll
-        for (int t = 0; t + w < S; t += 2 * w) r[t] = r[t] > r[t + w] ? r[t] : r[t + w];
-    second = warp_max(r[0]);
+    second = warp_max(lane_tree<true>(r));
 }
 
 // One warp: person i's bid from its cache.  Returns false when the person has no cache
