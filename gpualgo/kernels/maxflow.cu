@@ -712,12 +712,14 @@ __device__ __forceinline__ void flush_held(int& held, int k, int* __restrict__ q
 // itself when excess is left, each vertex once per sweep k thanks to its stamp.
 // pushes and relabels count lane 0's work.
 //   A sweep lasts as long as its longest discharge, a chain of dependent memory accesses
-// op after op, so the ops carry as few as they can: each lane reads the head of its first
-// arc once (heads never change), so its residual and the head's height are read side by
-// side; lane 0 reads x's excess meanwhile and keeps x's height in a register (only x's tile
-// writes it during the sweeps); and a push's target is not queued at once (an exchange on
-// its stamp, then a slot, two round trips) but handed to a lane, and the lanes queue what
-// they hold together, once TILE are held and at the end (flush_held).
+// op after op, so the ops carry as few as they can: each lane reads the head and reverse
+// arc of its first arc once (they never change), so its residual and the head's height are
+// read side by side; lane 0 reads x's excess meanwhile and keeps x's height in a register
+// (only x's tile writes it during the sweeps); lane 0 pushes what the lane that read the
+// chosen arc saw, handed over by a shuffle, instead of reading it again (a lower bound: see
+// the push); and a push's target is not queued at once (an exchange on its stamp, then a
+// slot, two round trips) but handed to a lane, and the lanes queue what they hold together,
+// once TILE are held and at the end (flush_held).
 __device__ __forceinline__ void discharge(
         tile_t& tile, int x, int k, int n, int t, const int* __restrict__ offsets,
         const int* __restrict__ heads, const int* __restrict__ rev, cap_t* __restrict__ res,
@@ -726,8 +728,10 @@ __device__ __forceinline__ void discharge(
         unsigned long long& pushes, int& relabels) {
     const int lane = tile.thread_rank();
     const int a0 = __ldg(offsets + x), a1 = __ldg(offsets + x + 1);
-    const int my_a = a0 + lane;                              // the lane's first arc and its head,
-    const int my_y = my_a < a1 ? __ldg(heads + my_a) : 0;    // which no op changes
+    const int my_a = a0 + lane;       // the lane's first arc, its head and its reverse arc,
+    int my_y = 0, my_b = 0;           // which no op changes
+    if (my_a < a1) { my_y = __ldg(heads + my_a); my_b = __ldg(rev + my_a); }
+    unsigned emptied = 0;       // bit i: the lane's arc my_a + i TILE was emptied by a push of this discharge
     int hx = 0;                 // lane 0: x's height (during the sweeps only x's tile writes it)
     int held = -1, nheld = 0;   // the vertex this lane will queue; how many the tile holds
     int again = 0;
@@ -738,18 +742,25 @@ __device__ __forceinline__ void discharge(
             e = ld_cap(excess + x);
             if (op == 0) hx = ld_int(height + x);
         }
-        int hmin = n, amin = -1;
-        for (int a = my_a; a < a1; a += TILE) {
+        int hmin = n, amin = -1, ymin = 0;
+        cap_t rmin = 0;
+        int i = 0;
+        for (int a = my_a; a < a1; a += TILE, ++i) {
             const int y = a == my_a ? my_y : __ldg(heads + a);
-            const cap_t r = ld_cap(res + a);
+            cap_t r = ld_cap(res + a);
             const int hy = ld_int(height + y);
-            if (r > 0 && hy < hmin) { hmin = hy; amin = a; }
+            if (i < 32 && (emptied >> i & 1u)) r = 0;   // this read may predate the push that emptied it
+            if (r > 0 && hy < hmin) { hmin = hy; amin = a; rmin = r; ymin = y; }
         }
         for (int o = TILE / 2; o > 0; o >>= 1) {   // (height, arc) min, ties to the lower arc
             int h2 = tile.shfl_xor(hmin, o), a2 = tile.shfl_xor(amin, o);
             if (h2 < hmin || (h2 == hmin && (unsigned)a2 < (unsigned)amin)) { hmin = h2; amin = a2; }
         }
-        int pushed = -1;
+        // the chosen arc's residual, head and reverse arc, from the lane that read them
+        const int owner = amin >= 0 ? (amin - a0) % TILE : 0, slot = amin >= 0 ? (amin - a0) / TILE : 0;
+        const cap_t r_seen = tile.shfl(rmin, owner);
+        const int y_seen = tile.shfl(ymin, owner), b_first = tile.shfl(my_b, owner);
+        int pushed = -1, gone = -1;
         again = 0;
         if (lane == 0) {
             if (op == 0 && !(e > 0 && hx < n)) {
@@ -758,10 +769,11 @@ __device__ __forceinline__ void discharge(
                 height[x] = hx = n;
                 ++relabels;
             } else if (hmin < hx) {
-                // the residual again, by the lane that alone decreases it (a lane's scan may
-                // predate its last decrease)
-                const cap_t r = ld_cap(res + amin);
-                const int y = __ldg(heads + amin), b = __ldg(rev + amin);
+                // Only this lane decreases the residuals of x's arcs, and others only increase
+                // them, so the value a lane read is a lower bound, once the arcs this discharge
+                // emptied count as empty: push that much (an arc past a lane's 32nd is read again)
+                const cap_t r = slot < 32 ? r_seen : ld_cap(res + amin);
+                const int y = y_seen, b = slot == 0 ? b_first : __ldg(rev + amin);
                 const cap_t d = e < r ? e : r;
                 cap_add(res + amin, -d);
                 cap_add(res + b, d);
@@ -769,6 +781,7 @@ __device__ __forceinline__ void discharge(
                 cap_add(excess + y, d);
                 ++pushes;
                 if (incremental && y != t) pushed = y;
+                if (d == r) gone = amin;
                 again = e > d;            // excess left: look for the next arc
             } else {
                 hx = hmin + 1 < n ? hmin + 1 : n;
@@ -777,6 +790,8 @@ __device__ __forceinline__ void discharge(
                 again = hmin + 1 < n;     // now above its lowest neighbour: push next
             }
         }
+        gone = tile.shfl(gone, 0);
+        if (gone >= 0 && (gone - a0) % TILE == lane && (gone - a0) / TILE < 32) emptied |= 1u << ((gone - a0) / TILE);
         pushed = tile.shfl(pushed, 0);
         if (pushed >= 0) {
             if (nheld == TILE) { flush_held(held, k, qb, stamp, ring); nheld = 0; }
