@@ -95,44 +95,24 @@ __device__ __forceinline__ unsigned warp_sum(unsigned v) {
     return warp_sum<unsigned>(v);
 #endif
 }
-// 64 bits: the high words decide (signed for long long), then the low words (unsigned) of the
-// lanes that hold the winning high word; the other lanes offer the low words' identity.
-__device__ __forceinline__ long long warp_max(long long v) {
+// 64 bits: the high words decide (H: int for long long, unsigned for unsigned long long), then
+// the low words (unsigned) of the lanes that hold the winning high word; the other lanes offer
+// the low words' identity.
+template <bool Max, class H, class T>
+__device__ __forceinline__ T warp_extreme64(T v) {
 #if GPUALGO_REDUX
-    const int hi = warp_max((int)(v >> 32));
-    const unsigned lo = warp_max((int)(v >> 32) == hi ? (unsigned)v : 0u);
-    return (long long)(((unsigned long long)(unsigned)hi << 32) | lo);
+    const H hi = Max ? warp_max((H)(v >> 32)) : warp_min((H)(v >> 32));
+    const unsigned mine = (H)(v >> 32) == hi ? (unsigned)v : (Max ? 0u : 0xffffffffu);
+    const unsigned lo = Max ? warp_max(mine) : warp_min(mine);
+    return (T)(((unsigned long long)(unsigned)hi << 32) | lo);
 #else
-    return warp_max<long long>(v);
+    return Max ? warp_max<T>(v) : warp_min<T>(v);
 #endif
 }
-__device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
-#if GPUALGO_REDUX
-    const unsigned hi = warp_max((unsigned)(v >> 32));
-    const unsigned lo = warp_max((unsigned)(v >> 32) == hi ? (unsigned)v : 0u);
-    return ((unsigned long long)hi << 32) | lo;
-#else
-    return warp_max<unsigned long long>(v);
-#endif
-}
-__device__ __forceinline__ long long warp_min(long long v) {
-#if GPUALGO_REDUX
-    const int hi = warp_min((int)(v >> 32));
-    const unsigned lo = warp_min((int)(v >> 32) == hi ? (unsigned)v : 0xffffffffu);
-    return (long long)(((unsigned long long)(unsigned)hi << 32) | lo);
-#else
-    return warp_min<long long>(v);
-#endif
-}
-__device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
-#if GPUALGO_REDUX
-    const unsigned hi = warp_min((unsigned)(v >> 32));
-    const unsigned lo = warp_min((unsigned)(v >> 32) == hi ? (unsigned)v : 0xffffffffu);
-    return ((unsigned long long)hi << 32) | lo;
-#else
-    return warp_min<unsigned long long>(v);
-#endif
-}
+__device__ __forceinline__ long long warp_max(long long v) { return warp_extreme64<true, int>(v); }
+__device__ __forceinline__ unsigned long long warp_max(unsigned long long v) { return warp_extreme64<true, unsigned>(v); }
+__device__ __forceinline__ long long warp_min(long long v) { return warp_extreme64<false, int>(v); }
+__device__ __forceinline__ unsigned long long warp_min(unsigned long long v) { return warp_extreme64<false, unsigned>(v); }
 
 // (v, idx) <- the largest (Max) or smallest v, ties to the lowest idx.
 template <bool Max, class T, class I>
