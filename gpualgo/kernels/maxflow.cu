@@ -704,6 +704,15 @@ __device__ __forceinline__ void flush_held(int& held, int k, int* __restrict__ q
     held = -1;
 }
 
+// v joins the vertices the tile holds (the whole tile calls it with the same v): the next lane
+// holds it, after a flush when every lane holds one already.
+__device__ __forceinline__ void hold(int v, int lane, int& held, int& nheld, int k, int* __restrict__ qb,
+                                     int* __restrict__ stamp, int* __restrict__ ring) {
+    if (nheld == TILE) { flush_held(held, k, qb, stamp, ring); nheld = 0; }
+    if (lane == nheld) held = v;
+    ++nheld;
+}
+
 // Up to max_ops rounds of (lowest residual neighbour, then push or relabel), a bounded
 // discharge, so fewer sweeps are needed.  The tile's lanes scan x's arcs side by side and
 // reduce (height, arc) with shuffles; lane 0 alone pushes or relabels, so x's excess and
@@ -793,21 +802,13 @@ __device__ __forceinline__ void discharge(
         gone = tile.shfl(gone, 0);
         if (gone >= 0 && (gone - a0) % TILE == lane && (gone - a0) / TILE < 32) emptied |= 1u << ((gone - a0) / TILE);
         pushed = tile.shfl(pushed, 0);
-        if (pushed >= 0) {
-            if (nheld == TILE) { flush_held(held, k, qb, stamp, ring); nheld = 0; }
-            if (lane == nheld) held = pushed;
-            ++nheld;
-        }
+        if (pushed >= 0) hold(pushed, lane, held, nheld, k, qb, stamp, ring);
         again = tile.shfl(again, 0);
         if (!again) break;
     }
     // the ops ran out with excess left: x queues itself (a vertex that receives excess is
     // queued by its pusher)
-    if (incremental && again) {
-        if (nheld == TILE) { flush_held(held, k, qb, stamp, ring); nheld = 0; }
-        if (lane == nheld) held = x;
-        ++nheld;
-    }
+    if (incremental && again) hold(x, lane, held, nheld, k, qb, stamp, ring);
     if (nheld) flush_held(held, k, qb, stamp, ring);
 }
 
