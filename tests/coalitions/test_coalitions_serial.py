@@ -147,3 +147,20 @@ def test_odp_launches_of_the_gpu_versions():
             assert set(pruned) <= set(full) and all(pruned[h] <= full[h] for h in pruned)
             if s == n:
                 assert pruned == full          # the last level merges into the grand coalition: every split
+
+
+def test_odp_finds_optima_of_two_equal_parts():
+    """Optima of parts of x, y and y agents (x < y, ``paired.paired_values``): ODP's merges of
+    such a partition end with a split whose larger part holds as many agents as the rest, the
+    edge of its rule; serial_odp against brute force (or the unpruned DP above 11 agents)."""
+    from paired import paired_classes, paired_values
+    tried = 0
+    for n in range(5, 17):
+        for x, y in paired_classes(n):
+            v = paired_values(n, x, y, seed=100 * n + y)
+            best = co.brute_force(v)[0] if n <= co.BRUTE_FORCE_MAX else co.solve(v, variant="serial").value
+            r = co.solve(v, variant="serial_odp")
+            _agrees(v, r, best)
+            assert sorted(int(co.popcounts(n)[c]) for c in r.partition) == [x, y, y]
+            tried += 1
+    assert tried == 16

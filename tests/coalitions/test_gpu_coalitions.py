@@ -236,3 +236,23 @@ def test_odp_starts_while_the_table_is_uploaded(n, low_bits, pin_bytes, rng, mon
     levels = r.stats["ms_per_level"]        # a level's two parts add up to one entry
     assert n in levels and set(levels) <= set(range(2, n + 1))
     assert all(0 < ms <= 2 * r.stats["kernel_ms"] + 0.01 for ms in levels.values())
+
+
+def test_gpu_odp_finds_optima_of_two_equal_parts():
+    """Optima of parts of x, y and y agents (x < y, ``paired.paired_values``), at the edge of
+    ODP's rule: gpu_odp against the unpruned serial DP (the numba ODP at 20 agents), float32 and
+    float64, and with the table in two parts (n = 26: the optimum's sizes, and its value)."""
+    from paired import paired_classes, paired_values
+    for n in (7, 11, 14, 17, 20):
+        for x, y in paired_classes(n):
+            for dtype in (np.float32, np.float64):
+                v = paired_values(n, x, y, seed=n * 31 + y, dtype=dtype)
+                ref = co.solve(v, variant="serial" if n <= 17 else "serial_odp")
+                r = co.solve(v, variant="gpu_odp")
+                co.check_partition(r.partition, n)
+                assert _close(r.value, ref.value, dtype), (n, x, y, r.value, ref.value)
+                assert sorted(int(co.popcounts(n)[c]) for c in r.partition) == [x, y, y]
+    v = paired_values(26, 6, 10, seed=7, dtype=np.float32)
+    r = co.solve(v, variant="gpu_odp", force=True)
+    assert sorted(int(co.popcounts(26)[c]) for c in r.partition) == [6, 10, 10]
+    assert _close(r.value, co.partition_value(v, r.partition), np.float32)
