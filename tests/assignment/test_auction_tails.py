@@ -24,6 +24,8 @@ def test_every_method_ends_optimal(m, n, density, limit, tail_max, rng):
             assert r["bulk"] >= 0 and r["chain"] >= r["last_chain"] >= 0
         stop = next(r for r in rows if r["method"] == "stop_early")
         assert stop["chain"] == stop["last_chain"]      # only the last phase is finished
+        guarded = next(r for r in rows if r["method"] == "stop_guarded")
+        assert guarded["chain"] - guarded["last_chain"] <= 256 * (guarded["phases"] - 1)
         if tail_max == 0:                                # nothing left to finish
             assert all(r["chain"] == 0 for r in rows)
 
@@ -88,3 +90,27 @@ def test_bad_tail_max_is_refused(bad):
 def test_unknown_method_is_refused():
     with pytest.raises(ValueError, match="unknown method 'hungarian'"):
         tails.alternatives(np.eye(3, dtype=int), methods=("jacobi", "hungarian"))
+
+
+def test_the_guard_bounds_the_early_phases_and_its_ends_are_the_other_methods(rng):
+    """stop_guarded with guard 0 is stop_early; with a guard no early tail reaches, it is jacobi;
+    in between, every early phase's tail runs at most guard rounds, and the answer is optimal."""
+    for limit in (10000, 50):
+        B = A.report_instance(80, 80, 1.0, seed=rng, limit=limit)
+        best = A.reference_objective(B)
+        by = lambda rows: {r["method"]: r for r in rows}
+        base = by(tails.alternatives(B, tail_max=8, methods=("jacobi", "stop_early")))
+        zero = by(tails.alternatives(B, tail_max=8, methods=("stop_guarded",), guard=0))["stop_guarded"]
+        wide = by(tails.alternatives(B, tail_max=8, methods=("stop_guarded",), guard=10**9))["stop_guarded"]
+        assert {k: zero[k] for k in ("bulk", "chain")} == {k: base["stop_early"][k] for k in ("bulk", "chain")}
+        assert {k: wide[k] for k in ("bulk", "chain")} == {k: base["jacobi"][k] for k in ("bulk", "chain")}
+        for guard in (1, 3, 10):
+            r = by(tails.alternatives(B, tail_max=8, methods=("stop_guarded",), guard=guard))["stop_guarded"]
+            assert r["objective"] == best
+            assert r["chain"] - r["last_chain"] <= guard * (r["phases"] - 1)
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "64"])
+def test_bad_guard_is_refused(bad):
+    with pytest.raises(ValueError, match="guard"):
+        tails.alternatives(np.eye(3, dtype=int), guard=bad)

@@ -1,4 +1,4 @@
-"""The last rounds of each eps-scaling phase, and four ways to shorten them that do not pay.
+"""The last rounds of each eps-scaling phase, and five ways to shorten them that do not pay.
 
 On the GPU most of ``gpu_eps_scaling``'s time goes to the few persons left at the end of each
 phase (the single-block tail of :mod:`.gpu`): each round waits for the one before, so what
@@ -18,7 +18,9 @@ steps of the chain each method needs, so the comparison holds for any machine:
                     next phase starts with everybody unassigned anyway); the last one runs
                     Jacobi rounds to the end;
 ``coarse_eps``      every phase but the last finishes its tail with the previous phase's eps
-                    (``eps_factor`` times larger, so larger bids); the last one with its own.
+                    (``eps_factor`` times larger, so larger bids); the last one with its own;
+``stop_guarded``    ``stop_early`` held back: every phase but the last runs at most ``guard``
+                    Jacobi rounds of its tail, then stops with whoever is left unassigned.
 
 Every method ends with the last phase complete at the final eps, so every answer is optimal
 (the tests check it against scipy); they differ in the prices they hand to later phases, and
@@ -42,7 +44,7 @@ from . import serial
 __all__ = ["METHODS", "alternatives", "shortest_paths", "gauss_seidel", "table", "verdict"]
 
 #: the ways of finishing a phase's last rounds that :func:`alternatives` compares
-METHODS = ("jacobi", "gauss_seidel", "shortest_paths", "stop_early", "coarse_eps")
+METHODS = ("jacobi", "gauss_seidel", "shortest_paths", "stop_early", "coarse_eps", "stop_guarded")
 _NO_RECORD = np.zeros(0, np.int64)
 _FAR = 1 << 62
 
@@ -151,11 +153,15 @@ def shortest_paths(raw, scale, price, person_obj, obj_owner):
     return augmentations, scans
 
 
-def _finish(method, prob, eps, last, eps_factor, price, person_obj, obj_owner) -> int:
+def _finish(method, prob, eps, last, eps_factor, price, person_obj, obj_owner, guard) -> int:
     """The steps of the chain that finishes one phase by ``method`` (see :data:`METHODS`)."""
     raw, scale = prob.raw, np.int64(prob.scale)
     if method == "stop_early" and not last:
         return 0
+    if method == "stop_guarded" and not last:
+        rounds = serial.auction_rounds(raw, scale, np.int64(eps), np.int64(max(prob.cap, eps)), price, person_obj,
+                                       obj_owner, np.int64(guard), _NO_RECORD, 0)
+        return guard if rounds < 0 else int(rounds)
     if method == "coarse_eps" and not last:
         eps = min(eps * eps_factor, prob.cap)
     cap = np.int64(max(prob.cap, eps))
@@ -170,14 +176,17 @@ def _finish(method, prob, eps, last, eps_factor, price, person_obj, obj_owner) -
                                      np.int64(serial.MAX_ROUNDS), _NO_RECORD, 0))
 
 
-def alternatives(B, tail_max: int = 8, methods=METHODS, eps_factor: int = serial.EPS_FACTOR) -> list[dict]:
+def alternatives(B, tail_max: int = 8, methods=METHODS, eps_factor: int = serial.EPS_FACTOR,
+                 guard: int = 256) -> list[dict]:
     """The serial eps-scaling auction on ``B`` once per method of ``methods``: Jacobi rounds
-    while more than ``tail_max`` persons are unassigned, then the method finishes the phase.
+    while more than ``tail_max`` persons are unassigned, then the method finishes the phase
+    (``guard``: the most tail rounds of an early phase under ``stop_guarded``).
     One dict per method: ``method``, ``bulk`` (rounds with more than ``tail_max`` bidders,
     all phases), ``chain`` (the steps of the finishing chains, all phases: rounds, bids or
     row scans), ``last_chain`` (those of the last phase), ``phases`` and ``objective`` (of
     the final assignment, in B's units)."""
     tail_max = guards.integer(tail_max, "tail_max", lo=0)
+    guard = guards.integer(guard, "guard", lo=0)
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         raise ValueError(f"unknown method {unknown[0]!r}; known: {list(METHODS)}")
@@ -197,7 +206,7 @@ def alternatives(B, tail_max: int = 8, methods=METHODS, eps_factor: int = serial
                                               np.int64(max(prob.cap, eps)), price, person_obj, obj_owner,
                                               np.int64(serial.MAX_ROUNDS), _NO_RECORD, tail_max))
             last = p == len(sched) - 1
-            last_chain = _finish(method, prob, eps, last, eps_factor, price, person_obj, obj_owner)
+            last_chain = _finish(method, prob, eps, last, eps_factor, price, person_obj, obj_owner, guard)
             chain += last_chain
         out.append(dict(method=method, bulk=bulk, chain=chain, last_chain=last_chain, phases=len(sched),
                         objective=checks.objective(B, person_obj[:prob.m])))
