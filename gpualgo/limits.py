@@ -109,8 +109,10 @@ def _tsp(variant: str, n: int):
 def _coalitions(variant: str, n: int):
     from .coalitions import random_values, solve
     import numpy as np
+    # gpu_odp without its bound: the profile is of its tiles, at every level
+    opts = {"bound": False} if variant == "gpu_odp" else {}
     return (lambda seed: random_values(n, seed=seed, dtype=np.float32),
-            lambda v: solve(v, variant=variant))
+            lambda v: solve(v, variant=variant, **opts))
 
 
 def _odp_launch(n: int, s: int, h: int) -> int:

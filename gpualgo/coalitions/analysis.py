@@ -30,7 +30,7 @@ from .serial import RULES
 from .solve import VARIANTS, table_need, total_splits
 
 __all__ = ["REPORT", "LABELS", "L2_BYTES", "num", "median_ms", "largest_n", "speedups_over_serial",
-           "shared_splits_gain", "seconds_at", "headline", "speedup_parts", "against_report", "speedups_by_n",
+           "shared_splits_gain", "seconds_at", "headline", "speedup_parts", "NO_BOUND", "against_report", "speedups_by_n",
            "growth_per_agent", "outside_kernels", "largest_n_in_l2", "SECTOR_BYTES", "traffic", "traffic_lines",
            "report_lines", "copy_bandwidth_of",
            "bandwidth_at_largest", "bandwidth_lines", "target_lines", "best_speedup", "PHASES", "phase_shares",
@@ -151,11 +151,18 @@ def headline(rows, gpu: str = "gpu_report", cpu: str = "serial") -> dict | None:
     return {"n": n, "gpu_s": g[0], "gpu_from": g[1], "cpu_s": c[0], "cpu_from": c[1], "factor": c[0] / g[0]}
 
 
+#: the label of ``gpu_odp``'s rows run without its bound (``bound=False``) beside it, in the
+#: ``targets`` preset: the same version, so that the bound's share can be taken apart
+NO_BOUND = "gpu_odp bound=False"
+
+
 def speedup_parts(rows, n: int | None = None) -> dict | None:
     """gpu_odp's speed-up over the serial DP taken apart, at ``n`` (default: the largest n
     the three versions share): ``pruning`` = serial DP / serial ODP (the algorithm, on one
     core), ``gpu`` = serial ODP / gpu_odp (pruned against pruned), ``total`` their product;
-    ``{"n", "total", "pruning", "gpu"}``, None where one is missing."""
+    where the rows hold gpu_odp without its bound at n too (:data:`NO_BOUND`), ``gpu`` is
+    serial ODP / that, and ``bound`` = that / gpu_odp. ``{"n", "total", "pruning", "gpu"}``
+    (and ``"bound"``), None where one is missing."""
     names = ("serial", "serial_odp", "gpu_odp")
     if n is None:
         top = largest_n(rows, names)
@@ -165,7 +172,11 @@ def speedup_parts(rows, n: int | None = None) -> dict | None:
     ser, sodp, godp = (median_ms(rows, v, n) for v in names)
     if not (ser and sodp and godp):
         return None
-    return {"n": n, "total": ser / godp, "pruning": ser / sodp, "gpu": sodp / godp}
+    out = {"n": n, "total": ser / godp, "pruning": ser / sodp, "gpu": sodp / godp}
+    tiles = median_ms(rows, NO_BOUND, n)
+    if tiles:
+        out.update(gpu=sodp / tiles, bound=tiles / godp)
+    return out
 
 
 def against_report(rows) -> dict | None:
@@ -315,6 +326,8 @@ def report_lines(rows, variants=None) -> list[str]:
         if v == "gpu_odp" and parts and parts["n"] == n:   # the pruned GPU DP against the unpruned serial
             line += (f" = {parts['pruning']:.1f}x from pruning (serial ODP) x {num(parts['gpu'])}x from the GPU "
                      f"(pruned against pruned)")
+            if "bound" in parts:
+                line += f" x {num(parts['bound'])}x from its bound"
         lines.append(line)
     gain = shared_splits_gain(rows)
     if gain is not None:
@@ -446,13 +459,17 @@ def part_use(n: int, b: int, rule: str = "odp") -> dict:
 
 def part_use_lines(rows, top: int = 3) -> list[str]:
     """For ``gpu_odp``'s ``targets`` runs at the sizes of :data:`FAST_GOALS`: its ``top`` most
-    expensive levels, each with its recorded time, its parts walked per nanosecond and the share
-    of them that give no allowed split (:func:`part_use`): where the time left above the goals goes."""
+    expensive levels in tiles, each with its recorded time, its parts walked per nanosecond and the
+    share of them that give no allowed split (:func:`part_use`): what the tiles cost where every
+    level runs in them (the runs without the bound, :data:`NO_BOUND`, where the rows hold them;
+    otherwise the levels the bound did not take)."""
     lines = []
+    label = NO_BOUND if any(r.get("variant") == NO_BOUND for r in rows) else "gpu_odp"
     for r in rows:
-        if r.get("variant") != "gpu_odp" or r.get("n") not in FAST_GOALS or not _present(r.get("ms_per_level")):
+        if r.get("variant") != label or r.get("n") not in FAST_GOALS or not _present(r.get("ms_per_level")):
             continue
-        ms = {int(k): float(v) for k, v in json.loads(r["ms_per_level"]).items()}
+        bounded = {int(k) for k in json.loads(r.get("bounded") or "{}")}
+        ms = {int(k): float(v) for k, v in json.loads(r["ms_per_level"]).items() if int(k) not in bounded}
         use = part_use(int(r["n"]), int(r["low_bits"]), r.get("rule") or "odp")
         for s in sorted((s for s in ms if s in use), key=lambda s: -ms[s])[:top]:
             parts, useful = use[s]

@@ -6,7 +6,8 @@
 - ``bandwidth``: splits per second and bytes per second of each GPU version against the
   GPU's device-to-device copy bandwidth, measured in the same run.
 - ``targets``: the performance goals: GPU against the numba serial DP at n = 22 (>= 100x),
-  n = 27 in <= 15 s and n = 29 in <= 2 min with gpu_odp.
+  n = 27 in <= 15 s and n = 29 in <= 2 min with gpu_odp; each also without its bound
+  (rows labelled :data:`~gpualgo.coalitions.analysis.NO_BOUND`), so that its share shows.
 - ``phases``: the report's Figs. 2-3: the clock cycles the report's two kernels spend in each
   phase (setup, fetching, evaluating, reducing), from their -DPHASE_CLOCKS build.
 - ``launch``: the report's launch configuration (threads per block, splits per thread,
@@ -33,6 +34,7 @@ from ..bench import Case, Preset
 from ..result import Result
 from . import checks, values
 from . import gpu as co_gpu
+from .analysis import NO_BOUND
 from .solve import VARIANTS, solve, table_need
 from .solve import check as check_solve
 
@@ -87,6 +89,8 @@ def _row(r, n, dist, seed, rep=0, verified=None, **extra) -> dict:
     if r.variant in ("gpu_odp", "gpu_odp_multi"):
         row.update(tiles_loaded=int(s["tiles_loaded"]), iterations=int(s["iterations"]),
                    low_bits=int(s["low_bits"]))
+    if r.variant == "gpu_odp":   # the levels its bound left to report_kernel: {level: coalitions kept}
+        row["bounded"] = json.dumps({str(k): int(c) for k, c in s.get("bounded", {}).items()})
     if r.variant == "gpu_odp_multi":
         row.update(devices=int(s["devices"]), peer_access=bool(s["peer_access"]), compute_ms=s["compute_ms"],
                    exchange_ms=s["exchange_ms"], exchanged_bytes=int(s["exchanged_bytes"]))
@@ -208,6 +212,7 @@ def _targets_cases(p):
         _warm("gpu_odp", "serial", "serial_odp")
         v = _instance(n, dist, seed)
         gpu_results = [solve(v, variant="gpu_odp") for _ in range(3)]
+        tile_results = [solve(v, variant="gpu_odp", bound=False) for _ in range(3)]   # its tiles alone
         # both serial baselines, each repeated (3 runs below a minute): the unpruned DP and the
         # pruned one, so that the pruned GPU DP is set against both in this run
         baselines = {b: [r for r, _ in bench.repeat(solve, v, variant=b, force=True)] for b in ("serial", "serial_odp")}
@@ -229,8 +234,12 @@ def _targets_cases(p):
                                  speedup_vs_serial=ser_ms / r.stats["total_ms"],
                                  speedup_vs_serial_odp=odp_ms / r.stats["total_ms"]))
         gpu_rows[0]["best_speedup"] = ser_ms / best
+        for i, r in enumerate(tile_results):
+            gpu_rows.append(_row(r, n, dist, seed, rep=i, verified=_verified(r, ser), variant=NO_BOUND,
+                                 speedup_vs_serial=ser_ms / r.stats["total_ms"],
+                                 speedup_vs_serial_odp=odp_ms / r.stats["total_ms"]))
         return gpu_rows + base_rows
-    yield Case("ratio against serial", ratio, _check(p["ratio_n"], dist, ("gpu_odp", {}),
+    yield Case("ratio against serial", ratio, _check(p["ratio_n"], dist, ("gpu_odp", {}), ("gpu_odp", dict(bound=False)),
                                                      ("serial", dict(force=True)), ("serial_odp", dict(force=True))))
 
     for n, limit_s in ((p["n_fast"], p["fast_limit_s"]), (p["n_large"], p["large_limit_s"])):
@@ -241,9 +250,14 @@ def _targets_cases(p):
             row = _row(r, n, dist, seed, goal=f"n={n} in <= {limit_s:g} s", limit_s=limit_s,
                        met=r.stats["total_ms"] <= limit_s * 1e3)
             _with_bandwidth(row, r, v.itemsize, _bandwidth(p["copy_bytes"]))
+            # the same instance in tiles alone (no bound), its answer against the bounded one's
+            t = solve(v, variant="gpu_odp", force=True, bound=False)
+            tiles = _with_bandwidth(_row(t, n, dist, seed, verified=_verified(t, r), variant=NO_BOUND), t,
+                                    v.itemsize, _bandwidth(p["copy_bytes"]))
             del v
-            return [row]
-        yield Case(f"gpu_odp n={n}", big, _check(n, dist, ("gpu_odp", dict(force=True))))
+            return [row, tiles]
+        yield Case(f"gpu_odp n={n}", big, _check(n, dist, ("gpu_odp", dict(force=True)),
+                                                 ("gpu_odp", dict(force=True, bound=False))))
 
 
 # ------------------------------------------------------------------------- several GPUs

@@ -46,7 +46,8 @@ __all__ = ["KERNELS", "report", "shared_splits", "odp", "odp_multi", "phase_cloc
 KERNELS = {
     "gpu_report": ("report_kernel", "find_split_kernel"),
     "gpu_shared_splits": ("shared_splits_kernel", "find_split_kernel"),
-    "gpu_odp": ("odp_tile_kernel", "find_split_kernel"),
+    "gpu_odp": ("odp_tile_kernel", "size_max_kernel", "split_max_kernel", "keep_kernel", "report_kernel",
+                "find_split_kernel"),
     "gpu_odp_multi": ("odp_tile_kernel", "find_split_kernel"),
 }
 
@@ -75,8 +76,16 @@ LEAD_BYTES = 1 << 28
 #: all their agents but one, so that the reads of the shared part serve them all
 #: (:func:`low_tasks`)
 EXTRAS = 4
-#: threads per block of find_split_kernel, the rebuild's search
+#: threads per block of find_split_kernel, the rebuild's search, and of the bound's kernels
 REBUILD_BLOCK = 256
+#: what a split costs report_kernel, which evaluates gpu_odp's kept coalitions of a bounded
+#: level from global memory, in splits of odp_tile_kernel (about 5.7e10 against 1.6e12 splits a
+#: second on an H100 in the recorded runs at n = 29): a level is bounded only when its kept
+#: coalitions' splits, so weighted, are fewer than the level's splits under ODP
+LIST_SPLIT_COST = 28
+#: the most coalitions of a level gpu_odp's bound lists, as a share of the level (beyond it
+#: the level runs in tiles anyway)
+LIST_SHARE = 1 / 16
 MAX_GRID = 2**31 - 1
 
 
@@ -127,7 +136,7 @@ def _low_bits(v, n: int, low_bits) -> int:
 
 
 def check_options(block=None, per_thread=None, share=None, low_bits=None, tiles_per_block=None, devices=None,
-                  coalitions_per_thread=None, **_) -> dict:
+                  coalitions_per_thread=None, bound=True, **_) -> dict:
     """The launch options of the GPU versions, their defaults filled in (``low_bits`` stays
     None: its default and its upper bound depend on the instance; ``coalitions_per_thread``
     None: its default depends on the version); checked before a GPU is asked for
@@ -140,7 +149,8 @@ def check_options(block=None, per_thread=None, share=None, low_bits=None, tiles_
                                              else tiles_per_block, "tiles_per_block"),
            "low_bits": None if low_bits is None else guards.integer(low_bits, "low_bits", 1, 12),
            "coalitions_per_thread": None if coalitions_per_thread is None else
-           guards.integer(coalitions_per_thread, "coalitions_per_thread", 1, MAX_VISITS)}
+           guards.integer(coalitions_per_thread, "coalitions_per_thread", 1, MAX_VISITS),
+           "bound": guards.one_of(bound, "bound", (True, False))}
     if isinstance(devices, (list, tuple)):        # ids: checked against the GPUs there by device_ids
         if not devices:
             raise ValueError("devices must be a count or a list of distinct GPU ids, got []")
@@ -169,6 +179,10 @@ def launch_config(kernel: str, **sizes) -> dict:
     - ``"find_split_kernel"``: sizes ``splits`` and ``sms`` (the GPU's multiprocessors): a
       grid-stride loop over the splits of one coalition, at most 8 blocks per SM of
       :data:`REBUILD_BLOCK` threads. Returns ``{"grid", "block"}``.
+    - ``"size_max_kernel"``: sizes ``n`` and ``low_bits``: a block of :data:`REBUILD_BLOCK`
+      threads per high mask. ``"split_max_kernel"``, ``"keep_kernel"``: size ``sms``: grid-stride
+      loops over the table, 8 blocks per SM of :data:`REBUILD_BLOCK` threads (:func:`odp_bound`).
+      Each returns ``{"grid", "block"}``.
 
     >>> launch_config("report_kernel", block=256, coalitions=10, size=5, per_thread=4)
     {'grid': 1, 'block': 256, 'group_log2': 2}
@@ -209,6 +223,10 @@ def launch_config(kernel: str, **sizes) -> dict:
                 "shared_bytes": (2 * (1 << b) + m) * sizes["itemsize"], "low_coalitions": m}
     if kernel == "find_split_kernel":
         return {"grid": min(_blocks(sizes["splits"], REBUILD_BLOCK), 8 * sizes["sms"]), "block": REBUILD_BLOCK}
+    if kernel == "size_max_kernel":
+        return {"grid": 1 << (sizes["n"] - sizes["low_bits"]), "block": REBUILD_BLOCK}
+    if kernel in ("split_max_kernel", "keep_kernel"):
+        return {"grid": 8 * sizes["sms"], "block": REBUILD_BLOCK}
     raise ValueError(f"unknown kernel {kernel!r}; known: {sorted({k for ks in KERNELS.values() for k in ks})}")
 
 
@@ -281,13 +299,17 @@ def phase_summary(cycles) -> dict:
             "phase_coverage": spent / c[-1] if c[-1] else 0.0}
 
 
-def odp(v, rule="odp", block=None, low_bits=None, tiles_per_block=None):
+def odp(v, rule="odp", block=None, low_bits=None, tiles_per_block=None, bound=True):
     """The version ``gpu_odp``: the DP pruned by ``rule`` (ODP by default; ``"dp"`` and
     ``"idp"`` too) on shared-memory tiles of ``low_bits`` agents (default
     :data:`LOW_BITS` of the dtype), a block walking up to ``tiles_per_block`` tiles.
+
+    ``bound`` (ODP only): the levels of more than n/2 agents, which only the grand coalition's
+    split reads, skip the coalitions that no optimal partition needs (:func:`odp_bound`), when
+    few are left. Exact either way; how much it saves depends on the values.
     Returns a CoalitionResult."""
     return run("gpu_odp", v, _agents(v), rule=rule, block=block, low_bits=low_bits,
-               tiles_per_block=tiles_per_block)
+               tiles_per_block=tiles_per_block, bound=bound)
 
 
 def _agents(v) -> int:
@@ -295,7 +317,7 @@ def _agents(v) -> int:
 
 
 def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_bits=None,
-        tiles_per_block=None, coalitions_per_thread=None, clocks=False):
+        tiles_per_block=None, coalitions_per_thread=None, clocks=False, bound=False):
     """Solve the validated value function ``v`` (``2**n`` values) with the GPU version
     ``variant``; returns its CoalitionResult (:func:`report`, :func:`shared_splits`,
     :func:`odp` and :func:`phase_clocks` call it; ``clocks``: the report's kernels built with
@@ -306,7 +328,7 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
     cp = gpu.require()
     serial.check_rule(rule)
     opts = check_options(block, per_thread, share, low_bits, tiles_per_block,
-                         coalitions_per_thread=coalitions_per_thread)
+                         coalitions_per_thread=coalitions_per_thread, bound=bound)
     block = opts["block"]
     mod = _module(v.dtype, clocks=clocks)
     stats = {"device": gpu.device_name(), "block": block}
@@ -321,7 +343,7 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
     with gpu.CudaTimer() as kt:
         if variant == "gpu_odp":
             work = _odp(cp, mod, f, v, n, rule, block, low_bits, opts["tiles_per_block"], events, stats,
-                        rest if lead else None)
+                        rest if lead else None, bound=opts["bound"] and rule == "odp")
         else:
             if rule != "dp":
                 raise ValueError(f"{variant} evaluates every split (rule 'dp'), got rule={rule!r}")
@@ -330,8 +352,10 @@ def run(variant, v, n, rule="dp", block=None, per_thread=None, share=None, low_b
     stats["ms_per_level"] = {}
     for s, a, b in events:   # gpu_odp's two parts: each level's two times added (they may overlap)
         stats["ms_per_level"][s] = stats["ms_per_level"].get(s, 0.0) + cp.cuda.get_elapsed_time(a, b)
+    splits = serial.level_splits(n, rule)
+    splits.update(work.pop("level_splits", {}))   # the levels a bound left to report_kernel
     stats.update(work)
-    stats["splits"] = sum(serial.level_splits(n, rule).values())
+    stats["splits"] = sum(splits.values())
     with gpu.CudaTimer() as rb:
         partition = _rebuild(cp, mod, f, v, n)
     stats["rebuild_ms"] = rb.ms
@@ -470,13 +494,15 @@ def odp_plan(n: int, b: int, r: int, lead: bool):
                     yield part, s, h, t, ok, lo, hi
 
 
-def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=None):
+def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=None, bound=False):
     """The ODP tiles, level by level (``tiles``: checked by :func:`run`), in the order of
     :func:`odp_plan`. With ``rest`` (the table's upload is in two parts, :data:`LEAD`): every
     level of the coalitions without the top LEAD agents, whose subsets all lie in the table's
     first part, is launched at once on the current stream; then, once ``rest()`` returns, every
     level of the others on a second stream, each level after the first part's levels below it.
-    The two parts' levels run side by side from then on."""
+    The two parts' levels run side by side from then on. With ``bound`` (the ODP rule), the
+    levels of more than n/2 agents come after all the others, on the current stream, each
+    bounded by :func:`odp_bound` when that leaves few of its coalitions."""
     b = _low_bits(v, n, low_bits)
     item = f.dtype.itemsize
     layout = _tile_layout(n, b)
@@ -485,13 +511,34 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=Non
                                                 ("bypop", "cnt_le", "all_highs", "tasks", "task_off"))
     kern = mod.get_function("odp_tile_kernel")
     r = serial.RULES.index(rule)
+    top = n // 2 + 1 if bound else n + 1     # levels from top on wait for all those below
     first = cp.cuda.get_current_stream()
     streams = [first]
     below = {}       # level -> the first part's event after its levels below it (done: after all)
-    tiles_loaded = blocks_run = 0
-    moved = 0
+    acc = {"tiles_loaded": 0, "blocks": 0, "bytes_moved": 0}
+
+    def launch(s, h, t, ok, lo, hi, stream):
+        count_h = hi - lo
+        cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
+                            tiles=tiles, itemsize=item)
+        grid, m = cfg["grid"], cfg["low_coalitions"]
+        kern((grid,), (cfg["block"],), (f, high_all[int(high_off[h]) + lo:], np.int32(cfg["chunks"]),
+                                 np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s),
+                                 np.int32(h), np.int32(r == 2), bypop, cnt_le, tasks, task_off,
+                                 np.int32(cfg["group"])),
+             shared_mem=cfg["shared_bytes"], stream=stream)
+        loaded = count_h * ok
+        acc["tiles_loaded"] += loaded
+        acc["blocks"] += grid
+        acc["bytes_moved"] += loaded * 2 * int(cnt_le_h[t]) * item + grid * m * item
+
     level = end = None
-    for part, s, h, t, ok, lo, hi in odp_plan(n, b, r, rest is not None):
+    later = []
+    for entry in odp_plan(n, b, r, rest is not None):
+        part, s, h, t, ok, lo, hi = entry
+        if s >= top:
+            later.append(entry)
+            continue
         if (part, s) != level:
             if end is not None:
                 end.record(streams[-1])
@@ -506,29 +553,93 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=Non
                 below[s] = stream.record()
             end = _level_events(cp, events, s, stream)
             level = (part, s)
-        count_h = hi - lo
-        cfg = launch_config("odp_tile_kernel", block=block, highs=count_h, h=h, t=t, low_bits=b,
-                            tiles=tiles, itemsize=item)
-        grid, m = cfg["grid"], cfg["low_coalitions"]
-        kern((grid,), (cfg["block"],), (f, high_all[int(high_off[h]) + lo:], np.int32(cfg["chunks"]),
-                                 np.int32(cfg["per"]), np.int32(n), np.int32(b), np.int32(s),
-                                 np.int32(h), np.int32(r == 2), bypop, cnt_le, tasks, task_off,
-                                 np.int32(cfg["group"])),
-             shared_mem=cfg["shared_bytes"], stream=stream)
-        loaded = count_h * ok
-        tiles_loaded += loaded
-        blocks_run += grid
-        moved += loaded * 2 * int(cnt_le_h[t]) * item + grid * m * item
+        launch(s, h, t, ok, lo, hi, stream)
     if end is not None:
         end.record(streams[-1])
-    # counted once the GPU has its work (a statistic: host time, not on the GPU's path)
-    iterations = sum(its for s in range(2, n + 1) for *_, its in odp_launches(n, b, s, r))
     if len(streams) > 1:
-        first.wait_event(streams[1].record())   # the rebuild and the timer's end come after both parts
+        first.wait_event(streams[1].record())   # what follows comes after both parts
     elif rest is not None:
         rest()
-    return {"low_bits": b, "tiles_per_block": int(tiles), "tiles_loaded": int(tiles_loaded),
-            "blocks": int(blocks_run), "iterations": int(iterations), "bytes_moved": int(moved)}
+    tiled = set(range(2, min(top, n + 1)))
+    found = {"level_splits": {}, "bounded": {}}
+    state = {}
+    for s in sorted({e[1] for e in later}):
+        end = _level_events(cp, events, s, first)
+        kept = odp_bound(cp, mod, f, v, n, s, b, bypop, cnt_le, state, r) if s < n else None
+        if kept is None:
+            tiled.add(s)
+            for _, _, h, t, ok, lo, hi in (e for e in later if e[1] == s):
+                launch(s, h, t, ok, lo, hi, first)
+        else:
+            count = int(kept.size)
+            cfg = launch_config("report_kernel", block=block, coalitions=count, size=s,
+                                per_thread=DEFAULTS["per_thread"])
+            mod.get_function("report_kernel")((cfg["grid"],), (cfg["block"],), (
+                f, kept, np.int64(count), np.int32(s), np.int32(DEFAULTS["per_thread"]),
+                np.int32(cfg["group_log2"]), np.int32(1)), stream=first)
+            splits = count * ((1 << (s - 1)) - 1)
+            found["level_splits"][s] = splits
+            found["bounded"][s] = count
+            acc["bytes_moved"] += (2 * splits + count) * item
+        end.record(first)
+    # counted once the GPU has its work (a statistic: host time, not on the GPU's path)
+    iterations = sum(its for s in tiled for *_, its in odp_launches(n, b, s, r))
+    return dict(acc, low_bits=b, tiles_per_block=int(tiles), iterations=int(iterations), **found)
+
+
+def odp_bound(cp, mod, f, v, n, s, b, bypop, cnt_le, state, r):
+    """The coalitions of level ``s`` (more than n/2 agents, below n) that an optimal partition
+    may still need, as a device array of masks; None when the level should run in tiles.
+
+    Under ODP such a coalition C is read only by the grand coalition's split {C, N \\ C}, and
+    N \\ C, of fewer than n/2 agents, has its final value. Every f is the value of some
+    partition, so the best split of the grand coalition with the table as it is, ``lb``
+    (``split_max_kernel``), is a lower bound of the optimum; and f(C) is at most ``ub``, the best
+    sum of the largest f of each size over the ways of writing s as a sum of sizes (the sizes'
+    maxima come from ``size_max_kernel`` once, before the first bounded level: a part P of an
+    optimal partition of C has v(P) <= f(P) <= the largest f of its size). A coalition with
+    ``ub + f(N \\ C) < lb - tol`` cannot be part of an optimal partition, so it keeps its value
+    and the grand coalition's split ignores it: exact, up to ``tol``, which covers the rounding
+    of the sums (8 n ulps of |lb| + n R, R the largest magnitude a coalition's value may have per
+    agent: of the sizes' maxima and of the single agents' values ``v``). The others are listed
+    (``keep_kernel``), and report_kernel evaluates them; the level runs in tiles instead when
+    they are more than :data:`LIST_SHARE` of it, or when their splits, weighted by
+    :data:`LIST_SPLIT_COST`, outnumber the level's under ODP. ``state`` holds the bounds between
+    levels; ``state["lb"]`` the last lower bound read."""
+    dtype = f.dtype
+
+    def kern(name, *args):
+        cfg = launch_config(name, n=n, low_bits=b, sms=gpu.sm_count())
+        mod.get_function(name)((cfg["grid"],), (cfg["block"],), args)
+
+    if "ub" not in state:
+        m = cp.full(n + 1, -np.inf, dtype=dtype)
+        kern("size_max_kernel", f, np.int32(b), bypop, cnt_le, m)
+        top = m.get().astype(np.float64)
+        ub = np.full(n + 1, -np.inf)
+        ub[0] = 0.0
+        for k in range(1, n + 1):
+            ub[k] = max(ub[k - j] + top[j] for j in range(1, k + 1))
+        per_agent = max([abs(top[k]) / k for k in range(1, n + 1) if np.isfinite(top[k])] +
+                        [float(np.abs(v[1 << np.arange(n)]).max())])
+        state.update(ub=ub, scale=n * per_agent)
+    lb = cp.full(1, -np.inf, dtype=dtype)
+    kern("split_max_kernel", f, np.int32(n), lb)
+    lb_host = float(lb.get()[0])
+    state["lb"] = lb_host
+    if not np.isfinite(lb_host) or not np.isfinite(state["ub"][s]):
+        return None
+    tol = 8 * n * float(np.finfo(dtype).eps) * (abs(lb_host) + state["scale"])
+    size = math.comb(n, s)
+    cap = max(1, int(size * LIST_SHARE))
+    keep = cp.empty(cap, dtype=cp.uint32)
+    count = cp.zeros(1, dtype=cp.uint64)
+    kern("keep_kernel", f, np.int32(n), np.int32(s), dtype.type(state["ub"][s]), lb, dtype.type(tol), keep,
+         np.uint64(cap), count)
+    kept = int(count.get()[0])
+    if kept > cap or kept * ((1 << (s - 1)) - 1) * LIST_SPLIT_COST >= serial.level_splits(n, serial.RULES[r])[s]:
+        return None
+    return keep[:kept]
 
 
 # ------------------------------------------------------------------- ODP tiles on several GPUs

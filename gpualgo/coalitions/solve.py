@@ -21,8 +21,8 @@ VARIANTS = variants.table(
             gpu=True, checks=_LAUNCH),
     Variant("gpu_shared_splits", "gpualgo.coalitions.gpu:shared_splits",
             {"block", "per_thread", "share", "coalitions_per_thread"}, gpu=True, checks=_LAUNCH),
-    Variant("gpu_odp", "gpualgo.coalitions.gpu:odp", {"rule", "block", "low_bits", "tiles_per_block"}, gpu=True,
-            checks=_LAUNCH),
+    Variant("gpu_odp", "gpualgo.coalitions.gpu:odp", {"rule", "block", "low_bits", "tiles_per_block", "bound"},
+            gpu=True, checks=_LAUNCH),
     Variant("gpu_odp_multi", "gpualgo.coalitions.gpu:odp_multi",
             {"devices", "rule", "block", "low_bits", "tiles_per_block"}, gpu=True, checks=_LAUNCH),
 )
@@ -85,8 +85,10 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
             ``coalitions_per_thread`` (gpu_report, gpu_shared_splits: coalitions a thread
             visits in turn, ``share`` at a time; the report's 32),
             ``low_bits`` (gpu_odp: agents per shared-memory tile, 1..12),
-            ``tiles_per_block`` (gpu_odp), ``devices`` (gpu_odp_multi: how many GPUs, or
-            their ids; default every visible GPU).
+            ``tiles_per_block`` (gpu_odp), ``bound`` (gpu_odp with the ODP rule: skip the top
+            levels' coalitions that no optimal partition needs, :func:`~gpualgo.coalitions.gpu.odp`;
+            default True), ``devices`` (gpu_odp_multi: how many GPUs, or their ids; default
+            every visible GPU).
 
     Returns:
         a :class:`CoalitionResult`.

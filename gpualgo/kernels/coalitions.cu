@@ -593,6 +593,61 @@ extern "C" __global__ void odp_tile_kernel(value_t* f, const unsigned* high_mask
 }
 
 // ------------------------------------------------------------------------------------
+// Version gpu_odp, its bound: the top levels' coalitions no optimal partition needs
+// ------------------------------------------------------------------------------------
+
+// Under ODP a coalition of more than n/2 agents is read only by the grand coalition's split
+// {C, N \ C}, whose other part has fewer than n/2 agents and so its final value.  If even an
+// upper bound of f(C) added to f(N \ C) falls short of a split already found, C is left
+// alone (gpu.odp_bound says how the three kernels below are used).
+
+// size_max_kernel: m[k] = the largest f(C) over the coalitions C of k agents (m starts at
+// NEG_INF).  A block per high mask H of the table (C = H * 2^b + L), the low masks by size
+// as odp_tile_kernel takes them (bypop, cnt_le).
+extern "C" __global__ void size_max_kernel(const value_t* f, int b, const unsigned short* bypop,
+                                           const int* cnt_le, value_t* m) {
+    const unsigned long long base = (unsigned long long)blockIdx.x << b;
+    const int hp = __popc(blockIdx.x);
+    for (int t = 0; t <= b; ++t) {
+        value_t best = NEG_INF;
+        for (int i = (t ? cnt_le[t - 1] : 0) + threadIdx.x; i < cnt_le[t]; i += blockDim.x)
+            best = vmax(best, f[base | bypop[i]]);
+        best = block_max(best, NEG_INF);
+        if (threadIdx.x == 0 && best > NEG_INF) atomic_max_value(&m[hp + t], best);
+    }
+}
+
+// split_max_kernel: *lb = the best split {C, N \ C} of the grand coalition with the table as
+// it is (a lower bound of the optimum: every f is the value of a partition); *lb starts at
+// NEG_INF.  C runs over the non-empty coalitions without agent n - 1, so each split comes once.
+extern "C" __global__ void split_max_kernel(const value_t* f, int n, value_t* lb) {
+    const unsigned full = (1u << n) - 1u;
+    const unsigned long long half = 1ull << (n - 1), stride = (unsigned long long)gridDim.x * blockDim.x;
+    value_t best = NEG_INF;
+    for (unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x + 1; c < half; c += stride)
+        best = vmax(best, f[c] + f[full ^ (unsigned)c]);
+    best = block_max(best, NEG_INF);
+    if (threadIdx.x == 0 && best > NEG_INF) atomic_max_value(lb, best);
+}
+
+// keep_kernel: the coalitions C of s agents that an optimal partition may still need,
+// ub + f(N \ C) >= *lb - tol (ub: an upper bound of f(C) for every C of s agents; tol covers
+// the rounding of the sums).  The first cap of them go to keep, in no particular order;
+// *count counts them all.
+extern "C" __global__ void keep_kernel(const value_t* f, int n, int s, value_t ub, const value_t* lb,
+                                       value_t tol, unsigned* keep, unsigned long long cap,
+                                       unsigned long long* count) {
+    const unsigned full = (1u << n) - 1u;
+    const unsigned long long end = 1ull << n, stride = (unsigned long long)gridDim.x * blockDim.x;
+    const value_t bar = *lb - tol;
+    for (unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; c < end; c += stride) {
+        if (__popcll(c) != s || ub + f[full ^ (unsigned)c] < bar) continue;
+        const unsigned long long slot = atomicAdd(count, 1ull);
+        if (slot < cap) keep[slot] = (unsigned)c;
+    }
+}
+
+// ------------------------------------------------------------------------------------
 // Every version, the rebuild (Algorithm 2): a split adding up to f(C), on the device
 // ------------------------------------------------------------------------------------
 

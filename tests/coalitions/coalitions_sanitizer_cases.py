@@ -1,6 +1,6 @@
 """Small cases for compute-sanitizer: every GPU variant, and the ODP tiles with every rule, both
 value types and several tile sizes, blocks and tiles per block (the top ODP levels, where a tile
-allows only some low sizes, included)."""
+allows only some low sizes, included), and gpu_odp's bound."""
 import numpy as np
 from gpualgo import coalitions as co
 
@@ -18,4 +18,10 @@ for n, dtype in ((1, np.float32), (4, np.float64), (9, np.float32), (13, np.floa
     for opts in (dict(low_bits=min(n, 2)), dict(low_bits=min(n, 5), block=64), dict(rule="dp"), dict(rule="idp"),
                  dict(low_bits=min(n, 11), tiles_per_block=2)):
         assert close(co.solve(v, variant="gpu_odp", **opts).value, ref, dtype), (n, opts)
+# uniform values: gpu_odp's bound takes the top levels (its kernels, and report_kernel on the kept list)
+for n, dtype in ((12, np.float32), (15, np.float64)):
+    v = co.random_values(n, "uniform", seed=n, dtype=dtype)
+    r = co.solve(v, variant="gpu_odp")
+    assert r.stats["bounded"], n
+    assert close(r.value, co.solve(v, variant="serial").value, dtype), (n, "bound")
 print("sanitizer cases ok")

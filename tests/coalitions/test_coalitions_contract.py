@@ -3,6 +3,7 @@
 import importlib
 import inspect
 import math
+import json
 import re
 
 import numpy as np
@@ -128,13 +129,14 @@ def test_kernel_banners_follow_the_readme():
     lines = gpu.kernel_source("coalitions").splitlines()
     rule = "// " + "-" * 84
     starts = [i for i, ln in enumerate(lines) if ln == rule]
-    assert len(starts) == 12 and all(lines[i + 2] == rule for i in starts[::2])
+    assert len(starts) == 14 and all(lines[i + 2] == rule for i in starts[::2])
     titles = [lines[i + 1] for i in starts[::2]]
     assert [t.split(":")[0] for t in titles] == ["// Every version",
                                                  "// Phase clocks (-DPHASE_CLOCKS)",
                                                  "// Version gpu_report (the report's kernel)",
                                                  "// Version gpu_shared_splits",
                                                  "// Version gpu_odp (beyond the report)",
+                                                 "// Version gpu_odp, its bound",
                                                  "// Every version, the rebuild (Algorithm 2)"]
     assert all(len(t) <= len(rule) for t in titles)
     # shared splits reuse values in registers: no __shared__ memory in that kernel
@@ -369,3 +371,26 @@ def test_analysis_takes_the_speedups_apart():
     assert analysis.outside_kernels([dict(variant="gpu_odp", n=9, total_ms=4.0, kernel_ms=3.0)], "gpu_odp") == (9, 0.25)
     assert analysis.largest_n_in_l2("NVIDIA H100 80GB HBM3", 8) == 22 and analysis.largest_n_in_l2("other") is None
     assert set(analysis.LABELS) == set(co.VARIANTS)
+
+
+@pytest.mark.parametrize("bad", [1, "yes", None])
+def test_bound_must_be_a_bool(bad):
+    with pytest.raises(ValueError, match="bound"):
+        solve_mod.check(5, "gpu_odp", bound=bad)     # what solve checks first, with or without a GPU
+    solve_mod.check(5, "gpu_odp", bound=False)
+
+
+def test_the_bound_is_taken_apart_from_the_gpu():
+    rows = [dict(variant="serial", n=22, total_ms=3000.0), dict(variant="serial_odp", n=22, total_ms=1500.0),
+            dict(variant="gpu_odp", n=22, total_ms=2.0, rule="odp"),
+            dict(variant=analysis.NO_BOUND, n=22, total_ms=8.0, rule="odp")]
+    parts = analysis.speedup_parts(rows)
+    assert parts == {"n": 22, "total": 1500.0, "pruning": 2.0, "gpu": 187.5, "bound": 4.0}
+    assert parts["pruning"] * parts["gpu"] * parts["bound"] == pytest.approx(parts["total"])
+    # part_use_lines reads the runs in tiles alone where there are some, else skips the bounded levels
+    ms = json.dumps({"18": 200.0, "17": 240.0, "16": 190.0})
+    both = [dict(variant="gpu_odp", n=27, low_bits=12, ms_per_level=ms, bounded=json.dumps({"18": 5, "17": 9})),
+            dict(variant=analysis.NO_BOUND, n=27, low_bits=12, ms_per_level=ms, bounded="{}")]
+    assert [ln.split(":")[0] for ln in analysis.part_use_lines(both)] == ["n = 27, level 17", "n = 27, level 18",
+                                                                         "n = 27, level 16"]
+    assert [ln.split(":")[0] for ln in analysis.part_use_lines(both[:1])] == ["n = 27, level 16"]
