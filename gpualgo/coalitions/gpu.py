@@ -660,7 +660,8 @@ def odp_multi(v, devices=None, rule="odp", block=None, low_bits=None, tiles_per_
     their memory (peer to peer where the GPUs allow it) in pieces of :data:`EXCHANGE_BYTES`
     and keeps the larger value of each entry. That is exact: the entries a GPU did not own
     are equal on every GPU (final from the earlier sizes, or still v), and the DP only ever
-    raises an entry. The partition is rebuilt on the first GPU as by :func:`odp`.
+    raises an entry. The partition is rebuilt on the first GPU as by :func:`odp`. Every level
+    runs in tiles: :func:`odp`'s bound (:func:`odp_bound`) is not applied here.
 
     Stats add ``devices``, ``peer_access`` (whether every pair of GPUs reads the other's
     memory directly), ``compute_ms`` and ``exchange_ms`` (wall clock, summed over the sizes)
