@@ -284,3 +284,34 @@ def test_the_bound_leaves_the_answer_alone(rng):
     # the other rules never bound (their levels are read by larger coalitions)
     v = co.random_values(15, "uniform", seed=5)
     assert co.solve(v, variant="gpu_odp", rule="dp").stats["bounded"] == {}
+
+
+def test_the_bound_on_values_built_against_it(rng):
+    """Optima the bound must not lose: one large coalition (a top level's, kept whole), a top
+    coalition whose own best is a split (two parts of six agents inside twelve), values scaled
+    far up and down (its rounding tolerance scales with them), and near-ties at the optimum."""
+    n = 18
+    pop = co.popcounts(n)
+    cases = []
+    v = co.random_values(n, "uniform", seed=11) * 0.5          # one coalition of 13 agents wins
+    big = int(rng.choice(np.flatnonzero(pop == 13)))
+    v[big] = 13.0
+    cases.append(("one coalition of 13", v))
+    v = np.zeros(1 << n)                                        # parts of 6 agents are worth most
+    v[pop == 6] = 6.5 + 0.01 * rng.random(int((pop == 6).sum()))
+    v[pop == 1] = 1.0
+    cases.append(("parts of six", v))
+    base = co.random_values(n, "uniform", seed=12)
+    for scale in (1e6, 1e-6):
+        cases.append((f"uniform x {scale:g}", base * scale))
+    v = np.round(co.random_values(n, "uniform", seed=13), 2)   # many partitions within 0.01
+    v[0] = 0.0
+    cases.append(("rounded to 0.01", v))
+    for what, v in cases:
+        for dtype in (np.float32, np.float64):
+            w = v.astype(dtype)
+            ref = co.solve(w, variant="serial")
+            r = co.solve(w, variant="gpu_odp")
+            co.check_partition(r.partition, n)
+            assert _close(r.value, ref.value, dtype), (what, dtype, r.value, ref.value, r.stats["bounded"])
+            assert _close(co.partition_value(w, r.partition), ref.value, dtype), (what, dtype)
