@@ -222,22 +222,14 @@ def _targets_cases(p):
         ser_ms = float(np.median([r["total_ms"] for r in base_rows if r["variant"] == "serial"]))
         odp_ms = float(np.median([r["total_ms"] for r in base_rows if r["variant"] == "serial_odp"]))
         best = min(r.stats["total_ms"] for r in gpu_results)
-        gpu_rows = []
-        for i, r in enumerate(gpu_results):
-            try:   # the GPU's answer against the serial DP's, in this run
-                checks.check_against_serial(r, ser)
-                same = True
-            except (AssertionError, ValueError):
-                same = False
-            gpu_rows.append(_row(r, n, dist, seed, rep=i, verified=same,
-                                 goal="gpu_odp >= 100x the numba serial DP",
-                                 speedup_vs_serial=ser_ms / r.stats["total_ms"],
-                                 speedup_vs_serial_odp=odp_ms / r.stats["total_ms"]))
+        # each GPU answer against the serial DP's, in this run
+        gpu_rows = [_row(r, n, dist, seed, rep=i, verified=_verified(r, ser), **label,
+                         speedup_vs_serial=ser_ms / r.stats["total_ms"],
+                         speedup_vs_serial_odp=odp_ms / r.stats["total_ms"])
+                    for results, label in ((gpu_results, {"goal": "gpu_odp >= 100x the numba serial DP"}),
+                                           (tile_results, {"variant": NO_BOUND}))
+                    for i, r in enumerate(results)]
         gpu_rows[0]["best_speedup"] = ser_ms / best
-        for i, r in enumerate(tile_results):
-            gpu_rows.append(_row(r, n, dist, seed, rep=i, verified=_verified(r, ser), variant=NO_BOUND,
-                                 speedup_vs_serial=ser_ms / r.stats["total_ms"],
-                                 speedup_vs_serial_odp=odp_ms / r.stats["total_ms"]))
         return gpu_rows + base_rows
     yield Case("ratio against serial", ratio, _check(p["ratio_n"], dist, ("gpu_odp", {}), ("gpu_odp", dict(bound=False)),
                                                      ("serial", dict(force=True)), ("serial_odp", dict(force=True))))

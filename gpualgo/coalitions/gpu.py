@@ -388,19 +388,13 @@ def _report(cp, mod, f, n, variant, block, opts, events, clocks=False):
         cycles = cp.ndarray((len(PHASES) + 1,), dtype=cp.uint64, memptr=mod.get_global("phase_cycles"))
         cycles.fill(0)
     name = "shared_splits_kernel" if shared else "report_kernel"
-    kern = mod.get_function(name)
+    extra = (np.int32(share), np.int32(visits), saved) if shared else (np.int32(visits),)
     reads = 0
     for s in range(2, n + 1):
         coal = gpu.to_device(masks_of_size(n, s))
         count = int(coal.size)
-        cfg = launch_config(name, block=block, coalitions=count, size=s, per_thread=per_thread, share=share,
-                            visits=visits)
-        args = (f, coal, np.int64(count), np.int32(s), np.int32(per_thread), np.int32(cfg["group_log2"]))
         end = _level_events(cp, events, s)
-        if shared:
-            kern((cfg["grid"],), (cfg["block"],), args + (np.int32(share), np.int32(visits), saved))
-        else:
-            kern((cfg["grid"],), (cfg["block"],), args + (np.int32(visits),))
+        _launch_listed(mod, name, f, coal, count, s, block, per_thread, extra, share=share, visits=visits)
         end.record()
         reads += count * (2 * ((1 << (s - 1)) - 1) + 1)   # two values per split + the list
         del coal
@@ -413,6 +407,17 @@ def _report(cp, mod, f, n, variant, block, opts, events, clocks=False):
     if clocks:
         out.update(phase_summary(cycles.get()))
     return out
+
+
+def _launch_listed(mod, name, f, coal, count, s, block, per_thread, extra, share=1, visits=1, stream=None):
+    """One launch of the report's ``report_kernel`` or ``shared_splits_kernel`` over the
+    ``count`` coalitions of size ``s`` listed in ``coal`` (``extra``: the kernel's arguments
+    after its shared ones), sized by :func:`launch_config`."""
+    cfg = launch_config(name, block=block, coalitions=count, size=s, per_thread=per_thread, share=share,
+                        visits=visits)
+    mod.get_function(name)((cfg["grid"],), (cfg["block"],), (
+        f, coal, np.int64(count), np.int32(s), np.int32(per_thread), np.int32(cfg["group_log2"])) + extra,
+        stream=stream)
 
 
 # ------------------------------------------------------------------------------ ODP tiles
@@ -572,11 +577,8 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=Non
                 launch(s, h, t, ok, lo, hi, first)
         else:
             count = int(kept.size)
-            cfg = launch_config("report_kernel", block=block, coalitions=count, size=s,
-                                per_thread=DEFAULTS["per_thread"])
-            mod.get_function("report_kernel")((cfg["grid"],), (cfg["block"],), (
-                f, kept, np.int64(count), np.int32(s), np.int32(DEFAULTS["per_thread"]),
-                np.int32(cfg["group_log2"]), np.int32(1)), stream=first)
+            _launch_listed(mod, "report_kernel", f, kept, count, s, block, DEFAULTS["per_thread"], (np.int32(1),),
+                           stream=first)
             splits = count * ((1 << (s - 1)) - 1)
             found["level_splits"][s] = splits
             found["bounded"][s] = count
@@ -604,8 +606,8 @@ def odp_bound(cp, mod, f, v, n, s, b, bypop, cnt_le, state, r):
     agent: of the sizes' maxima and of the single agents' values ``v``). The others are listed
     (``keep_kernel``), and report_kernel evaluates them; the level runs in tiles instead when
     they are more than :data:`LIST_SHARE` of it, or when their splits, weighted by
-    :data:`LIST_SPLIT_COST`, outnumber the level's under ODP. ``state`` holds the bounds between
-    levels; ``state["lb"]`` the last lower bound read."""
+    :data:`LIST_SPLIT_COST`, outnumber the level's under ODP. ``state`` keeps the upper bounds
+    between levels."""
     dtype = f.dtype
 
     def kern(name, *args):
@@ -626,7 +628,6 @@ def odp_bound(cp, mod, f, v, n, s, b, bypop, cnt_le, state, r):
     lb = cp.full(1, -np.inf, dtype=dtype)
     kern("split_max_kernel", f, np.int32(n), lb)
     lb_host = float(lb.get()[0])
-    state["lb"] = lb_host
     if not np.isfinite(lb_host) or not np.isfinite(state["ub"][s]):
         return None
     tol = 8 * n * float(np.finfo(dtype).eps) * (abs(lb_host) + state["scale"])
