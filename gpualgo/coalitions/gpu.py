@@ -39,7 +39,7 @@ from .result import make_result
 from .values import popcounts
 
 __all__ = ["KERNELS", "report", "shared_splits", "odp", "odp_multi", "phase_clocks", "phase_summary", "run", "run_multi",
-           "device_ids", "EXCHANGE_BYTES", "launch_config", "masks_of_size", "defines", "DEFAULTS",
+           "device_ids", "EXCHANGE_BYTES", "launch_config", "masks_of_size", "defines", "DEFAULTS", "PER_THREAD",
            "SHARE_MAX", "LOW_BITS", "REBUILD_BLOCK", "PHASES", "PHASE_BATCH", "MAX_VISITS"]
 
 #: the kernels each GPU version launches, in the order it launches them
@@ -51,9 +51,15 @@ KERNELS = {
     "gpu_odp_multi": ("odp_tile_kernel", "find_split_kernel"),
 }
 
-#: default options of each variant (``coalitions_per_thread``: None is 1 for gpu_report and
-#: ``share`` for gpu_shared_splits, one pass over the counters per group)
-DEFAULTS = {"block": 256, "per_thread": 16, "share": 4, "tiles_per_block": 16, "coalitions_per_thread": None}
+#: default options of each variant (``per_thread``: None is the version's :data:`PER_THREAD`;
+#: ``coalitions_per_thread``: None is 1 for gpu_report and ``share`` for gpu_shared_splits, one
+#: pass over the counters per group)
+DEFAULTS = {"block": 256, "per_thread": None, "share": 4, "tiles_per_block": 16, "coalitions_per_thread": None}
+#: the split counters per thread of each of the report's kernels by default (and of report_kernel
+#: where gpu_odp's bound lists coalitions): the fastest of 2, 4, 8 and 16 for gpu_report on an
+#: H100 at n = 22, 24 and 26 (16 took 1.43 times as long at n = 24); 16 for shared splits, whose
+#: registers reuse every read across the coalitions a thread shares
+PER_THREAD = {"gpu_report": 4, "gpu_shared_splits": 16}
 #: agents per shared-memory tile (float32 / float64): 2 segments of 2**b values + the bests
 LOW_BITS = {np.dtype(np.float32): 12, np.dtype(np.float64): 11}
 #: the most coalitions a thread of shared_splits_kernel evaluates together (compiled in as
@@ -138,12 +144,11 @@ def _low_bits(v, n: int, low_bits) -> int:
 def check_options(block=None, per_thread=None, share=None, low_bits=None, tiles_per_block=None, devices=None,
                   coalitions_per_thread=None, bound=True, **_) -> dict:
     """The launch options of the GPU versions, their defaults filled in (``low_bits`` stays
-    None: its default and its upper bound depend on the instance; ``coalitions_per_thread``
-    None: its default depends on the version); checked before a GPU is asked for
+    None: its default and its upper bound depend on the instance; ``per_thread`` and
+    ``coalitions_per_thread`` None: their defaults depend on the version); checked before a GPU is asked for
     (:class:`gpualgo.variants.Variant`'s ``checks``) and again by :func:`run`."""
     out = {"block": guards.power_of_two(DEFAULTS["block"] if block is None else block, "block", 32, 1024),
-           "per_thread": guards.power_of_two(DEFAULTS["per_thread"] if per_thread is None else per_thread,
-                                             "per_thread", 1, 1 << 20),
+           "per_thread": None if per_thread is None else guards.power_of_two(per_thread, "per_thread", 1, 1 << 20),
            "share": guards.integer(DEFAULTS["share"] if share is None else share, "share", 2, SHARE_MAX),
            "tiles_per_block": guards.integer(DEFAULTS["tiles_per_block"] if tiles_per_block is None
                                              else tiles_per_block, "tiles_per_block"),
@@ -381,7 +386,7 @@ def _report(cp, mod, f, n, variant, block, opts, events, clocks=False):
     """The report's kernels, level by level (``opts``: checked by :func:`run`); ``clocks``:
     ``mod`` is the phase-clock build, whose counters are zeroed first and read at the end."""
     shared = variant == "gpu_shared_splits"
-    per_thread, share = opts["per_thread"], opts["share"] if shared else 1
+    per_thread, share = opts["per_thread"] or PER_THREAD[variant], opts["share"] if shared else 1
     visits = opts["coalitions_per_thread"] or share
     saved = cp.zeros(1, dtype=cp.uint64)
     if clocks:
@@ -577,7 +582,7 @@ def _odp(cp, mod, f, v, n, rule, block, low_bits, tiles, events, stats, rest=Non
                 launch(s, h, t, ok, lo, hi, first)
         else:
             count = int(kept.size)
-            _launch_listed(mod, "report_kernel", f, kept, count, s, block, DEFAULTS["per_thread"], (np.int32(1),),
+            _launch_listed(mod, "report_kernel", f, kept, count, s, block, PER_THREAD["gpu_report"], (np.int32(1),),
                            stream=first)
             splits = count * ((1 << (s - 1)) - 1)
             found["level_splits"][s] = splits
