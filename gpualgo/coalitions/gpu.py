@@ -86,8 +86,10 @@ EXTRAS = 4
 REBUILD_BLOCK = 256
 #: what a split costs report_kernel, which evaluates gpu_odp's kept coalitions of a bounded
 #: level from global memory, in splits of odp_tile_kernel (about 5.7e10 against 1.6e12 splits a
-#: second on an H100 in the recorded runs at n = 29): a level is bounded only when its kept
-#: coalitions' splits, so weighted, are fewer than the level's splits under ODP
+#: second on an H100 at n = 29, with 16 counters a thread and the loop over visits; with 4 and
+#: no loop about 9.2e10, a ratio of 17, which bounded the same levels of the same instances at
+#: n = 27 and 29 in one run, and as fast): a level is bounded only when its kept coalitions'
+#: splits, so weighted, are fewer than the level's splits under ODP
 LIST_SPLIT_COST = 28
 #: the most coalitions of a level gpu_odp's bound lists, as a share of the level (beyond it
 #: the level runs in tiles anyway)
