@@ -39,7 +39,7 @@ from .result import make_result
 from .values import popcounts
 
 __all__ = ["KERNELS", "report", "shared_splits", "odp", "odp_multi", "phase_clocks", "phase_summary", "run", "run_multi",
-           "device_ids", "EXCHANGE_BYTES", "launch_config", "masks_of_size", "defines", "DEFAULTS", "PER_THREAD",
+           "device_ids", "EXCHANGE_BYTES", "launch_config", "masks_of_size", "defines", "DEFAULTS", "PER_THREAD", "fitting_per_thread",
            "SHARE_MAX", "LOW_BITS", "REBUILD_BLOCK", "PHASES", "PHASE_BATCH", "MAX_VISITS"]
 
 #: the kernels each GPU version launches, in the order it launches them
@@ -58,7 +58,8 @@ DEFAULTS = {"block": 256, "per_thread": None, "share": 4, "tiles_per_block": 16,
 #: the split counters per thread of each of the report's kernels by default (and of report_kernel
 #: where gpu_odp's bound lists coalitions): the fastest of 2, 4, 8 and 16 for gpu_report on an
 #: H100 at n = 22, 24 and 26 (16 took 1.43 times as long at n = 24); 16 for shared splits, whose
-#: registers reuse every read across the coalitions a thread shares
+#: registers reuse every read across the coalitions a thread shares. Raised where a level's grid
+#: would pass the hardware's limit (:func:`fitting_per_thread`: 16 for gpu_report at n = 29)
 PER_THREAD = {"gpu_report": 4, "gpu_shared_splits": 16}
 #: agents per shared-memory tile (float32 / float64): 2 segments of 2**b values + the bests
 LOW_BITS = {np.dtype(np.float32): 12, np.dtype(np.float64): 11}
@@ -388,13 +389,14 @@ def _report(cp, mod, f, n, variant, block, opts, events, clocks=False):
     """The report's kernels, level by level (``opts``: checked by :func:`run`); ``clocks``:
     ``mod`` is the phase-clock build, whose counters are zeroed first and read at the end."""
     shared = variant == "gpu_shared_splits"
-    per_thread, share = opts["per_thread"] or PER_THREAD[variant], opts["share"] if shared else 1
+    share = opts["share"] if shared else 1
     visits = opts["coalitions_per_thread"] or share
+    name = "shared_splits_kernel" if shared else "report_kernel"
+    per_thread = opts["per_thread"] or fitting_per_thread(name, n, block, PER_THREAD[variant], share, visits)
     saved = cp.zeros(1, dtype=cp.uint64)
     if clocks:
         cycles = cp.ndarray((len(PHASES) + 1,), dtype=cp.uint64, memptr=mod.get_global("phase_cycles"))
         cycles.fill(0)
-    name = "shared_splits_kernel" if shared else "report_kernel"
     extra = (np.int32(share), np.int32(visits), saved) if shared else (np.int32(visits),)
     reads = 0
     for s in range(2, n + 1):
@@ -414,6 +416,26 @@ def _report(cp, mod, f, n, variant, block, opts, events, clocks=False):
     if clocks:
         out.update(phase_summary(cycles.get()))
     return out
+
+
+def fitting_per_thread(name: str, n: int, block: int, per_thread: int, share: int = 1, visits: int = 1) -> int:
+    """``per_thread`` (a power of two), doubled until the grid of every level of ``n`` agents
+    fits the hardware's limit (:func:`launch_config`): the default of a report kernel when the
+    caller gives none (gpu_report's 4 becomes 16 at n = 29).
+
+    >>> fitting_per_thread("report_kernel", 28, 256, 4), fitting_per_thread("report_kernel", 29, 256, 4)
+    (4, 16)
+    """
+    while True:
+        try:
+            for s in range(2, n + 1):
+                launch_config(name, block=block, coalitions=math.comb(n, s), size=s, per_thread=per_thread,
+                              share=share, visits=visits)
+            return per_thread
+        except ValueError:
+            if per_thread >= 1 << 20:
+                raise
+            per_thread *= 2
 
 
 def _launch_listed(mod, name, f, coal, count, s, block, per_thread, extra, share=1, visits=1, stream=None):
