@@ -169,17 +169,25 @@ def bandwidth_bound(data):
     if profile is not None:
         measured += (f"; Nsight Compute, report kernel at n = 22: DRAM {num(profile['dram_gbs'])} GB/s "
                      f"({profile['dram_pct_of_peak']:.0f}% of its peak), L2 hit rate {profile['l2_hit_pct']:.0f}%, "
-                     f"memory pipelines at {profile['memory_pct_of_peak']:.0f}% of their peak")
+                     f"memory pipelines at {profile['memory_pct_of_peak']:.0f}% of their peak, compute at "
+                     f"{profile['sm_pct_of_peak']:.0f}%")
     if t["share"] >= FAST_SHARE:
         return holds(measured)
-    if profile is not None and profile["dram_pct_of_peak"] < LOW_SHARE * 100 <= profile["memory_pct_of_peak"]:
-        return fails(measured, f"Nsight Compute settles it: the kernel is bound by memory, but on chip: its loads "
-                     f"are served by the L1 and the L2 ({profile['l2_hit_pct']:.0f}% of the L2's sectors hit), whose "
-                     "pipelines are near their peak, while DRAM is almost idle; what limits it is issuing scattered "
-                     "loads, not DRAM bandwidth" +
-                     (f" (profiled at n = 22; at n = {t['out_n']}, its table far beyond the L2, the rate falls to "
-                      f"x{flat:.2f}: there the loads reach DRAM, yet the rate is "
-                      f"{t['out'] / t['copy']:.0%} of the copy bandwidth)" if flat is not None and flat < 0.85 else ""))
+    beyond = (f" (profiled at n = 22; at n = {t['out_n']}, its table far beyond the L2, the rate falls to x{flat:.2f}: "
+              f"there the loads reach DRAM, yet the rate is {t['out'] / t['copy']:.0%} of the copy bandwidth)"
+              if flat is not None and flat < 0.85 else "")
+    if profile is not None and profile["dram_pct_of_peak"] < LOW_SHARE * 100:
+        served = (f"its loads are served by the L1 and the L2 ({profile['l2_hit_pct']:.0f}% of the L2's sectors hit) "
+                  "while DRAM is almost idle")
+        if profile["sm_pct_of_peak"] >= LOW_SHARE * 100 and profile["sm_pct_of_peak"] > profile["memory_pct_of_peak"]:
+            return fails(measured, f"Nsight Compute settles it: {served}, and the kernel is bound by its instructions "
+                         f"(compute at {profile['sm_pct_of_peak']:.0f}% of the peak, above its memory pipelines' "
+                         f"{profile['memory_pct_of_peak']:.0f}%): making each split and its two addresses, not "
+                         "fetching them, is what limits it" + beyond)
+        if profile["memory_pct_of_peak"] >= LOW_SHARE * 100:
+            return fails(measured, f"Nsight Compute settles it: the kernel is bound by memory, but on chip: {served}, "
+                         "and its memory pipelines are the busiest; what limits it is issuing scattered loads, not "
+                         "DRAM bandwidth" + beyond)
     if t["share"] < LOW_SHARE and (flat is None or flat > 0.85):
         return fails(measured, f"the kernels request {t['share']:.0%} of the copy bandwidth, at a rate that "
                      + ("does not drop when the table leaves the L2 and " if flat is not None else "")
@@ -197,7 +205,7 @@ def _profiled(data, kernel: str):
     :mod:`gpualgo.limits`), or None where none is recorded."""
     rows = [r for r in data.get(LIMITS_SET) or [] if r.get("kernel") == kernel]
     out = {c: median(r.get(c) for r in rows) for c in ("dram_gbs", "dram_pct_of_peak", "l2_hit_pct",
-                                                        "memory_pct_of_peak")}
+                                                        "memory_pct_of_peak", "sm_pct_of_peak")}
     return out if all(v is not None for v in out.values()) else None
 
 

@@ -296,8 +296,18 @@ def test_degenerate_rows_give_a_verdict_not_an_error(data):
 def test_the_bandwidth_verdict_reads_the_nsight_compute_profile_when_there_is_one():
     data = nbtools.findings_data(cf.FINDINGS)[0]
     on_chip = [dict(kernel="report_kernel", dram_gbs=0.8, dram_pct_of_peak=0.1, l2_hit_pct=99.7,
-                    memory_pct_of_peak=89.0)]
+                    memory_pct_of_peak=89.0, sm_pct_of_peak=60.0)]
     v = cf.bandwidth_bound(dict(data, **{cf.LIMITS_SET: on_chip}))
     assert v.verdict == F.FAILS and "Nsight Compute settles it" in v.why and "L2 hit rate 100%" in v.measured
+    assert "bound by memory, but on chip" in v.why and "compute at 60%" in v.measured
+    # the same loads from the caches, but the instructions busier than the memory pipelines
+    busy = [dict(on_chip[0], memory_pct_of_peak=68.0, sm_pct_of_peak=84.0)]
+    v = cf.bandwidth_bound(dict(data, **{cf.LIMITS_SET: busy}))
+    assert v.verdict == F.FAILS and "bound by its instructions (compute at 84% of the peak" in v.why
+    assert "bound by memory" not in v.why
+    # a profile with DRAM busy decides nothing by itself
+    dram = [dict(on_chip[0], dram_pct_of_peak=70.0)]
+    v = cf.bandwidth_bound(dict(data, **{cf.LIMITS_SET: dram}))
+    assert "settles it" not in v.why
     v = cf.bandwidth_bound({k: r for k, r in data.items() if k != cf.LIMITS_SET})
     assert "Nsight Compute" not in v.measured and "settles it" not in v.why
