@@ -39,7 +39,7 @@ from .result import make_result
 from .values import popcounts
 
 __all__ = ["KERNELS", "report", "shared_splits", "odp", "odp_multi", "phase_clocks", "phase_summary", "run", "run_multi",
-           "device_ids", "EXCHANGE_BYTES", "launch_config", "masks_of_size", "defines", "DEFAULTS", "PER_THREAD", "fitting_per_thread",
+           "device_ids", "EXCHANGE_BYTES", "launch_config", "masks_of_size", "defines", "DEFAULTS", "PER_THREAD", "fitting_visits",
            "SHARE_MAX", "LOW_BITS", "REBUILD_BLOCK", "PHASES", "PHASE_BATCH", "MAX_VISITS"]
 
 #: the kernels each GPU version launches, in the order it launches them
@@ -58,8 +58,8 @@ DEFAULTS = {"block": 256, "per_thread": None, "share": 4, "tiles_per_block": 16,
 #: the split counters per thread of each of the report's kernels by default (and of report_kernel
 #: where gpu_odp's bound lists coalitions): the fastest of 2, 4, 8 and 16 for gpu_report on an
 #: H100 at n = 22, 24 and 26 (16 took 1.43 times as long at n = 24); 16 for shared splits, whose
-#: registers reuse every read across the coalitions a thread shares. Raised where a level's grid
-#: would pass the hardware's limit (:func:`fitting_per_thread`: 16 for gpu_report at n = 29)
+#: registers reuse every read across the coalitions a thread shares. Where a level's grid would
+#: pass the hardware's limit, a group takes several coalitions in turn (:func:`fitting_visits`)
 PER_THREAD = {"gpu_report": 4, "gpu_shared_splits": 16}
 #: agents per shared-memory tile (float32 / float64): 2 segments of 2**b values + the bests
 LOW_BITS = {np.dtype(np.float32): 12, np.dtype(np.float64): 11}
@@ -178,7 +178,7 @@ def launch_config(kernel: str, **sizes) -> dict:
       (coalitions a group walks in turn; default 1, and ``share`` for shared splits). A group
       of ``2**group_log2`` threads takes each ``visits`` consecutive coalitions: enough threads
       for the ``2**(s-1)`` counters. Returns ``{"grid", "block", "group_log2"}``; ValueError
-      when the grid would pass the hardware limit (raise per_thread).
+      when the grid would pass the hardware limit (raise per_thread or coalitions_per_thread).
     - ``"odp_tile_kernel"``: sizes ``block``, ``highs`` (high masks of size ``h``), ``h``,
       ``t`` (the low coalitions' size), ``low_bits`` (b), ``tiles`` (tiles a block walks at
       most), ``itemsize`` (of the table's values). A block per (high mask, chunk of ``per``
@@ -243,7 +243,7 @@ def _blocks(threads: int, block: int) -> int:
     grid = max(1, -(-int(threads) // block))
     if grid > MAX_GRID:
         raise ValueError(f"{threads} threads need {grid} blocks, above the grid limit; "
-                         "raise per_thread")
+                         "raise per_thread or coalitions_per_thread")
     return grid
 
 
@@ -390,9 +390,9 @@ def _report(cp, mod, f, n, variant, block, opts, events, clocks=False):
     ``mod`` is the phase-clock build, whose counters are zeroed first and read at the end."""
     shared = variant == "gpu_shared_splits"
     share = opts["share"] if shared else 1
-    visits = opts["coalitions_per_thread"] or share
     name = "shared_splits_kernel" if shared else "report_kernel"
-    per_thread = opts["per_thread"] or fitting_per_thread(name, n, block, PER_THREAD[variant], share, visits)
+    per_thread = opts["per_thread"] or PER_THREAD[variant]
+    visits = opts["coalitions_per_thread"] or fitting_visits(name, n, block, per_thread, share, share)
     saved = cp.zeros(1, dtype=cp.uint64)
     if clocks:
         cycles = cp.ndarray((len(PHASES) + 1,), dtype=cp.uint64, memptr=mod.get_global("phase_cycles"))
@@ -418,24 +418,24 @@ def _report(cp, mod, f, n, variant, block, opts, events, clocks=False):
     return out
 
 
-def fitting_per_thread(name: str, n: int, block: int, per_thread: int, share: int = 1, visits: int = 1) -> int:
-    """``per_thread`` (a power of two), doubled until the grid of every level of ``n`` agents
-    fits the hardware's limit (:func:`launch_config`): the default of a report kernel when the
-    caller gives none (gpu_report's 4 becomes 16 at n = 29).
+def fitting_visits(name: str, n: int, block: int, per_thread: int, share: int = 1, visits: int = 1) -> int:
+    """``visits`` (the coalitions a group takes in turn), doubled until the grid of every level
+    of ``n`` agents fits the hardware's limit (:func:`launch_config`): a report kernel's default
+    when the caller gives none (gpu_report, with its 4 counters a thread, takes 4 at n = 29).
 
-    >>> fitting_per_thread("report_kernel", 28, 256, 4), fitting_per_thread("report_kernel", 29, 256, 4)
-    (4, 16)
+    >>> fitting_visits("report_kernel", 28, 256, 4), fitting_visits("report_kernel", 29, 256, 4)
+    (1, 4)
     """
     while True:
         try:
             for s in range(2, n + 1):
                 launch_config(name, block=block, coalitions=math.comb(n, s), size=s, per_thread=per_thread,
                               share=share, visits=visits)
-            return per_thread
+            return visits
         except ValueError:
-            if per_thread >= 1 << 20:
+            if visits * 2 > MAX_VISITS:
                 raise
-            per_thread *= 2
+            visits *= 2
 
 
 def _launch_listed(mod, name, f, coal, count, s, block, per_thread, extra, share=1, visits=1, stream=None):

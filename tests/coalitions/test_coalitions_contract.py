@@ -155,22 +155,25 @@ def _old_report_grid(count, s, per_thread, share, block):
     return max(1, -(-((-(-count // share)) << group_log2) // block)), group_log2
 
 
-def test_the_default_per_thread_fits_every_level():
-    """gpu_report's default counters a thread are raised, the same for every level, only where a
-    level's grid would pass the hardware's limit; a per_thread the caller gives is not raised."""
-    assert co_gpu.fitting_per_thread("report_kernel", 24, 256, 4) == 4
-    assert co_gpu.fitting_per_thread("report_kernel", 28, 256, 4) == 4
-    assert co_gpu.fitting_per_thread("report_kernel", 29, 256, 4) == 16
-    assert co_gpu.fitting_per_thread("report_kernel", 29, 1024, 4) == 4
+def test_the_default_visits_fit_every_level():
+    """A report kernel whose caller gives no coalitions_per_thread takes, the same at every level,
+    as many coalitions a group as it needs for every level's grid to fit the hardware's limit
+    (1 for gpu_report, ``share`` for shared splits, wherever that fits)."""
+    assert co_gpu.fitting_visits("report_kernel", 24, 256, 4) == 1
+    assert co_gpu.fitting_visits("report_kernel", 28, 256, 4) == 1
+    assert co_gpu.fitting_visits("report_kernel", 29, 256, 4) == 4
+    assert co_gpu.fitting_visits("report_kernel", 29, 256, 16) == 1
+    assert co_gpu.fitting_visits("shared_splits_kernel", 29, 256, 16, 4, 4) == 4
     for n in (20, 28, 29, 30):
-        pt = co_gpu.fitting_per_thread("report_kernel", n, 256, co_gpu.PER_THREAD["gpu_report"])
-        for s in range(2, n + 1):   # every level fits, and half as many counters would not fit some level
-            co_gpu.launch_config("report_kernel", block=256, coalitions=math.comb(n, s), size=s, per_thread=pt)
-        if pt > co_gpu.PER_THREAD["gpu_report"]:
+        visits = co_gpu.fitting_visits("report_kernel", n, 256, co_gpu.PER_THREAD["gpu_report"])
+        for s in range(2, n + 1):   # every level fits, and half as many coalitions a group would not fit some level
+            co_gpu.launch_config("report_kernel", block=256, coalitions=math.comb(n, s), size=s,
+                                 per_thread=co_gpu.PER_THREAD["gpu_report"], visits=visits)
+        if visits > 1:
             with pytest.raises(ValueError, match="raise per_thread"):
                 for s in range(2, n + 1):
                     co_gpu.launch_config("report_kernel", block=256, coalitions=math.comb(n, s), size=s,
-                                         per_thread=pt // 2)
+                                         per_thread=co_gpu.PER_THREAD["gpu_report"], visits=visits // 2)
     assert co_gpu.check_options(per_thread=None)["per_thread"] is None    # resolved per version
 
 
