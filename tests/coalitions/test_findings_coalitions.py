@@ -234,9 +234,9 @@ def test_fewer_fetches_both_ways():
 # ------------------------------------------------------------------ the recorded data
 
 EXPECTED = {
-    cf.headline: F.HOLDS,                        # the report's kernel recorded at n = 29 (280 s)
+    cf.headline: F.HOLDS,                        # the report's kernel recorded at n = 29 (250 s)
     cf.speedup_grows: F.FAILS,                   # x3.45 a further agent against the serial DP's x3.35 at n = 22
-    cf.shared_splits_faster: F.HOLDS,            # 44 % at n = 29
+    cf.shared_splits_faster: F.CAVEAT,           # 29 % at n = 29, below the report's 40 %
     cf.bandwidth_bound: F.FAILS,                 # 54 % of the copy at n = 24, its loads served on chip
     cf.random_access_low_bandwidth: F.FAILS,     # the scattered reads request 54 % of the copy at n = 24
     cf.time_in_fetches: F.HOLDS,                 # Figs. 2-3: fetch 73% of the report kernel's cycles at n = 25
@@ -256,15 +256,15 @@ def test_every_finding_is_tested_on_the_recorded_data():
     assert all(isinstance(v, F.Verdict) for v in verdicts)
     assert {f.test: v.verdict for f, v in zip(cf.FINDINGS, verdicts)} == EXPECTED
     table = F.table(cf.FINDINGS, verdicts, sources)
-    assert table.splitlines()[-1] == "11 findings. holds: 8; does not hold: 3."
+    assert table.splitlines()[-1] == "11 findings. holds: 7; holds with a caveat: 1; does not hold: 3."
     assert "nan" not in table.lower()
 
 
 def test_the_headline_on_the_recorded_data():
     rows = nbtools.findings_data(cf.FINDINGS)[0]
     v = _verdict(_finding(cf.headline), rows)
-    assert v.verdict == F.HOLDS and "report kernel 4.7 min (measured)" in v.measured
-    assert "serial DP 24 h (extrapolated from n = 22): 311x" in v.measured
+    assert v.verdict == F.HOLDS and "report kernel 4.2 min (measured)" in v.measured
+    assert "serial DP 24 h (extrapolated from n = 22): 349x" in v.measured
 
 
 @pytest.mark.parametrize("name", [REP, BW, PH, LA])
