@@ -114,3 +114,25 @@ def test_the_guard_bounds_the_early_phases_and_its_ends_are_the_other_methods(rn
 def test_bad_guard_is_refused(bad):
     with pytest.raises(ValueError, match="guard"):
         tails.alternatives(np.eye(3, dtype=int), guard=bad)
+
+
+def test_keep_slack_keeps_exactly_the_pairs_within_eps(rng):
+    """keep_slack unassigns the persons whose pair breaks eps-complementary slackness at the new
+    eps and only those; the matching stays consistent both ways."""
+    partial = 0
+    for _ in range(3):
+        B = A.report_instance(40, 40, 0.6, seed=rng, limit=1000)
+        prob, price, po, oo = _phase_to_tail(B, eps=64, tail_max=0)
+        before = po.copy()
+        eps = 8
+        kept = tails.keep_slack(prob.raw, np.int64(prob.scale), np.int64(eps), price, po, oo)
+        raw, scale = prob.raw.astype(np.int64), np.int64(prob.scale)
+        profit = np.where(prob.raw == serial._MISSING, serial.NEG, raw * scale - price[None, :])
+        best = profit.max(axis=1)
+        within = np.array([j >= 0 and profit[i, j] >= best[i] - eps for i, j in enumerate(before)])
+        assert kept == within.sum()
+        partial += 0 < kept < prob.n
+        assert np.array_equal(po >= 0, within) and np.array_equal(po[within], before[within])
+        assert all(oo[j] == i for i, j in enumerate(po) if j >= 0)
+        assert np.count_nonzero(oo >= 0) == kept
+    assert partial > 0      # some pairs kept and some let go, on at least one instance

@@ -1,4 +1,4 @@
-"""The last rounds of each eps-scaling phase, and five ways to shorten them that do not pay.
+"""The last rounds of each eps-scaling phase, and six ways to shorten them that do not pay.
 
 On the GPU most of ``gpu_eps_scaling``'s time goes to the few persons left at the end of each
 phase (the single-block tail of :mod:`.gpu`): each round waits for the one before, so what
@@ -20,7 +20,11 @@ steps of the chain each method needs, so the comparison holds for any machine:
 ``coarse_eps``      every phase but the last finishes its tail with the previous phase's eps
                     (``eps_factor`` times larger, so larger bids); the last one with its own;
 ``stop_guarded``    ``stop_early`` held back: every phase but the last runs at most ``guard``
-                    Jacobi rounds of its tail, then stops with whoever is left unassigned.
+                    Jacobi rounds of its tail, then stops with whoever is left unassigned;
+``keep_assigned``   every phase after the first starts from the last one's assignment, less the
+                    pairs that break its eps-complementary slackness (a row scan per person:
+                    :func:`keep_slack`), instead of with everybody unassigned; Jacobi rounds then
+                    run it to the end.
 
 Every method ends with the last phase complete at the final eps, so every answer is optimal
 (the tests check it against scipy); they differ in the prices they hand to later phases, and
@@ -41,10 +45,10 @@ from ... import guards
 from .. import checks, problem
 from . import serial
 
-__all__ = ["METHODS", "alternatives", "shortest_paths", "gauss_seidel", "table", "verdict"]
+__all__ = ["METHODS", "alternatives", "shortest_paths", "gauss_seidel", "keep_slack", "table", "verdict"]
 
 #: the ways of finishing a phase's last rounds that :func:`alternatives` compares
-METHODS = ("jacobi", "gauss_seidel", "shortest_paths", "stop_early", "coarse_eps", "stop_guarded")
+METHODS = ("jacobi", "gauss_seidel", "shortest_paths", "stop_early", "coarse_eps", "stop_guarded", "keep_assigned")
 _NO_RECORD = np.zeros(0, np.int64)
 _FAR = 1 << 62
 
@@ -153,6 +157,25 @@ def shortest_paths(raw, scale, price, person_obj, obj_owner):
     return augmentations, scans
 
 
+@njit(cache=True)
+def keep_slack(raw, scale, eps, price, person_obj, obj_owner):
+    """Unassign every person whose object's profit is more than ``eps`` below its best profit
+    (its pair breaks eps-complementary slackness at the new ``eps``); the others keep their
+    objects. Returns how many kept theirs."""
+    m = raw.shape[0]
+    kept = 0
+    for i in range(m):
+        j = person_obj[i]
+        if j < 0:
+            continue
+        if np.int64(raw[i, j]) * scale - price[j] >= _best_profit(raw, i, scale, price) - eps:
+            kept += 1
+        else:
+            person_obj[i] = -1
+            obj_owner[j] = -1
+    return kept
+
+
 def _finish(method, prob, eps, last, eps_factor, price, person_obj, obj_owner, guard) -> int:
     """The steps of the chain that finishes one phase by ``method`` (see :data:`METHODS`)."""
     raw, scale = prob.raw, np.int64(prob.scale)
@@ -200,8 +223,11 @@ def alternatives(B, tail_max: int = 8, methods=METHODS, eps_factor: int = serial
         obj_owner = np.full(n, -1, np.int64)
         bulk = chain = last_chain = 0
         for p, eps in enumerate(sched):
-            person_obj[:] = -1
-            obj_owner[:] = -1
+            if method == "keep_assigned" and p > 0:
+                keep_slack(prob.raw, np.int64(prob.scale), np.int64(eps), price, person_obj, obj_owner)
+            else:
+                person_obj[:] = -1
+                obj_owner[:] = -1
             bulk += int(serial.auction_rounds(prob.raw, np.int64(prob.scale), np.int64(eps),
                                               np.int64(max(prob.cap, eps)), price, person_obj, obj_owner,
                                               np.int64(serial.MAX_ROUNDS), _NO_RECORD, tail_max))
