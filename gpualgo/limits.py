@@ -108,9 +108,9 @@ def _tsp(variant: str, n: int):
 
 def _coalitions(variant: str, n: int):
     from .coalitions import random_values, solve
+    from .coalitions.gpu import TILES_ONLY
     import numpy as np
-    # gpu_odp without its bound: the profile is of its tiles, at every level
-    opts = {"bound": False} if variant == "gpu_odp" else {}
+    opts = TILES_ONLY.get(variant, {})     # gpu_odp without its bound: the profile is of its tiles, at every level
     return (lambda seed: random_values(n, seed=seed, dtype=np.float32),
             lambda v: solve(v, variant=variant, **opts))
 

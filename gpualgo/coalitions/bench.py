@@ -183,16 +183,12 @@ def _report_cases(p):
 
 # -------------------------------------------------------------------------- bandwidth
 
-#: the options of each GPU version in the ``bandwidth`` preset: gpu_odp without its bound, so that
-#: every level runs in the tiles whose traffic the rows count (its bound is a rule about which
-#: coalitions to evaluate, not a way of moving bytes; ``targets`` times it)
-_TILES_ONLY = {"gpu_odp": dict(bound=False)}
-
-
 def _bandwidth_cases(p):
     yield _copy_case(p["copy_bytes"])
     for variant in GPU_VARIANTS:
-        opts = _TILES_ONLY.get(variant, {})
+        # gpu_odp without its bound, so that every level runs in the tiles whose traffic the rows
+        # count (the bound decides which coalitions are evaluated, not how bytes move; ``targets`` times it)
+        opts = co_gpu.TILES_ONLY.get(variant, {})
         for n in p["sizes"]:
             if variant != "gpu_odp" and n > p["report_max"]:
                 continue

@@ -39,7 +39,7 @@ from .result import make_result
 from .values import popcounts
 
 __all__ = ["KERNELS", "report", "shared_splits", "odp", "odp_multi", "phase_clocks", "phase_summary", "run", "run_multi",
-           "device_ids", "EXCHANGE_BYTES", "launch_config", "masks_of_size", "defines", "DEFAULTS", "PER_THREAD", "fitting_visits",
+           "device_ids", "EXCHANGE_BYTES", "launch_config", "masks_of_size", "defines", "DEFAULTS", "PER_THREAD", "TILES_ONLY", "fitting_visits",
            "SHARE_MAX", "LOW_BITS", "REBUILD_BLOCK", "PHASES", "PHASE_BATCH", "MAX_VISITS"]
 
 #: the kernels each GPU version launches, in the order it launches them
@@ -61,6 +61,10 @@ DEFAULTS = {"block": 256, "per_thread": None, "share": 4, "tiles_per_block": 16,
 #: registers reuse every read across the coalitions a thread shares. Where a level's grid would
 #: pass the hardware's limit, a group takes several coalitions in turn (:func:`fitting_visits`)
 PER_THREAD = {"gpu_report": 4, "gpu_shared_splits": 16}
+#: the options that make each GPU version run every level in its own kernels, where a
+#: measurement of those kernels needs it: gpu_odp without its bound (:func:`odp_bound`), whose
+#: listed coalitions would go to report_kernel instead of the tiles
+TILES_ONLY = {"gpu_odp": {"bound": False}}
 #: agents per shared-memory tile (float32 / float64): 2 segments of 2**b values + the bests
 LOW_BITS = {np.dtype(np.float32): 12, np.dtype(np.float64): 11}
 #: the most coalitions a thread of shared_splits_kernel evaluates together (compiled in as
