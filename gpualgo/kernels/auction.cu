@@ -373,10 +373,9 @@ __device__ __forceinline__ T lane_tree(T (&v)[S]) {
 // the warp with warp_max and warp_min (common.cuh: redux.sync where the GPU has it), not
 // five shuffle rounds of top2_merge.
 template <int S>
-__device__ __forceinline__ void cached_top2(const long long (&p)[S], const int (&o)[S], long long& best,
-                                            long long& second, int& idx)
+__device__ __forceinline__ void cached_best(const long long (&p)[S], const int (&o)[S], long long& best, int& idx)
 {
-    long long m[S], r[S];
+    long long m[S];
     int k[S];
 #pragma unroll
     for (int t = 0; t < S; ++t) m[t] = p[t];
@@ -384,44 +383,91 @@ __device__ __forceinline__ void cached_top2(const long long (&p)[S], const int (
 #pragma unroll
     for (int t = 0; t < S; ++t) k[t] = p[t] == best ? o[t] : NO_INDEX;
     idx = warp_min(lane_tree<false>(k));
+}
+template <int S>
+__device__ __forceinline__ long long cached_second(const long long (&p)[S], const int (&o)[S], long long best,
+                                                   int idx)
+{
+    long long r[S];
 #pragma unroll
     for (int t = 0; t < S; ++t) r[t] = p[t] == best && o[t] == idx ? NEG_PROFIT : p[t];
-    second = warp_max(lane_tree<true>(r));
+    return warp_max(lane_tree<true>(r));
+}
+template <int S>
+__device__ __forceinline__ void cached_top2(const long long (&p)[S], const int (&o)[S], long long& best,
+                                            long long& second, int& idx)
+{
+    cached_best<S>(p, o, best, idx);
+    second = cached_second<S>(p, o, best, idx);
+}
+
+// Person i's cache as one warp holds it: the length, the bound and all CACHE_K slots,
+// loaded before any is used (two slots per 16-byte load), so their latencies overlap.
+struct CacheLoad {
+    int len;
+    long long thr;
+    int4 e[CACHE_K / 64];
+};
+__device__ __forceinline__ CacheLoad cache_load(const BidCache c, int i)
+{
+    const int lane = threadIdx.x & 31;
+    CacheLoad l;
+    l.len = c.len[i];
+    l.thr = c.thr[i];
+    const int4* entry = reinterpret_cast<const int4*>(c.entry + (size_t)i * CACHE_K);
+#pragma unroll
+    for (int u = 0; u < CACHE_K / 64; ++u) l.e[u] = entry[u * 32 + lane];
+    return l;
+}
+
+// The profits of a loaded cache against the current prices (unused slots NEG_PROFIT); false
+// when the person has no cache.  Warp-uniform.
+__device__ __forceinline__ bool cache_profits(const CacheLoad& l, int scale, const long long* price,
+                                              long long (&p)[CACHE_K / 32], int (&o)[CACHE_K / 32])
+{
+    const int lane = threadIdx.x & 31;
+    if (l.len <= 0 || l.len > CACHE_K) return false;
+#pragma unroll
+    for (int u = 0; u < CACHE_K / 64; ++u) {
+        const int slot = 2 * (u * 32 + lane);
+        o[2 * u] = l.e[u].x;
+        o[2 * u + 1] = l.e[u].z;
+        p[2 * u] = slot < l.len ? scaled(l.e[u].y, scale) - price[l.e[u].x] : NEG_PROFIT;
+        p[2 * u + 1] = slot + 1 < l.len ? scaled(l.e[u].w, scale) - price[l.e[u].z] : NEG_PROFIT;
+    }
+    return true;
+}
+
+// Whether a cache's best and second best profits decide the bid: both above every object
+// outside the cache (the second may tie the bound: ties go to objects in the cache).
+__device__ __forceinline__ bool cache_decides(long long best, long long second, long long thr)
+{
+    return best > thr && second >= thr;
+}
+
+// A miss: lane 0 resets person i's cache for the refill, ordered before the refill's slot claims.
+__device__ __forceinline__ void cache_reset(const BidCache c, int i)
+{
+    if ((threadIdx.x & 31) == 0) c.len[i] = 0;
+    __syncwarp();
 }
 
 // One warp: person i's bid from its cache.  Returns false when the person has no cache
-// or the cache cannot decide; then lane 0 resets the cache for the refill.  The
-// length, the bound and all CACHE_K slots are loaded before any is used (two slots per
-// 16-byte load), so their latencies overlap.  Entries are in no particular order, so
-// ties are broken explicitly by the lowest object index.
+// or the cache cannot decide; then the cache is reset for the refill.  Entries are in no
+// particular order, so ties are broken explicitly by the lowest object index.
 __device__ __forceinline__ bool cached_bid(const BidCache c, int i, int scale, const long long* price,
                                            long long& best, long long& second, int& idx)
 {
-    const int lane = threadIdx.x & 31;
-    const int len = c.len[i];
-    const long long thr = c.thr[i];
-    int4 e[CACHE_K / 64];
-    const int4* entry = reinterpret_cast<const int4*>(c.entry + (size_t)i * CACHE_K);
-#pragma unroll
-    for (int u = 0; u < CACHE_K / 64; ++u) e[u] = entry[u * 32 + lane];
+    const CacheLoad l = cache_load(c, i);
+    long long p[CACHE_K / 32];
+    int o[CACHE_K / 32];
     bool hit = false;
-    if (len > 0 && len <= CACHE_K) {  // warp-uniform
-        constexpr int S = CACHE_K / 32;  // slots per lane
-        long long p[S];
-        int o[S];
-#pragma unroll
-        for (int u = 0; u < CACHE_K / 64; ++u) {
-            const int slot = 2 * (u * 32 + lane);
-            o[2 * u] = e[u].x;
-            o[2 * u + 1] = e[u].z;
-            p[2 * u] = slot < len ? scaled(e[u].y, scale) - price[e[u].x] : NEG_PROFIT;
-            p[2 * u + 1] = slot + 1 < len ? scaled(e[u].w, scale) - price[e[u].z] : NEG_PROFIT;
-        }
-        cached_top2<S>(p, o, best, second, idx);
-        hit = best > thr && second >= thr;
+    if (cache_profits(l, scale, price, p, o)) {
+        cached_top2<CACHE_K / 32>(p, o, best, second, idx);
+        hit = cache_decides(best, second, l.thr);
     }
-    if (!hit && lane == 0) c.len[i] = 0;
-    __syncwarp();  // the reset is ordered before the refill's slot claims
+    if (!hit) cache_reset(c, i);
+    else __syncwarp();
     return hit;
 }
 
@@ -770,7 +816,10 @@ __device__ __forceinline__ void tail_award(TailState& st, long long* P, int* O, 
 // (d) Warp 0 alone, while st.nb == 1: rounds with one bidder.  With no other bid the
 // bidder wins its target; the target's owner, if any, is the next round's only bidder.
 // The rounds follow each other with no block barrier, as long as the bidder's cache
-// decides its bid (the bid is then the one a full round would make).  Ends with nobody
+// decides its bid (the bid is then the one a full round would make).  As soon as a bid's
+// target is known, so is the next bidder (the target's owner): its cache is loaded then,
+// while the bid is finished and awarded, so that the next round does not wait for it
+// (only this warp writes caches here, and only its own bidder's, on a miss).  Ends with nobody
 // left (the target was free) or at a cache miss: st.bidders[0] is then the bidder
 // whose row must be scanned, with st.solo_miss set.  It reports in st.solo (rounds
 // run) and st.solo_left, not st.nb: the other warps may still be reading st.nb.
@@ -780,14 +829,26 @@ __device__ __forceinline__ void tail_solo(TailState& st, const BidCache cache, i
     const int lane = threadIdx.x & 31;
     int i = st.bidders[0], steps = 0, left = 1;
     bool miss = false;
+    CacheLoad l = cache_load(cache, i);
     while (true) {
-        long long g1, g2;
-        int x;
-        if (!cached_bid(cache, i, scale, P, g1, g2, x)) {  // warp-uniform (every lane has the warp's result)
+        long long p[CACHE_K / 32], g1, g2;
+        int o[CACHE_K / 32], x;
+        if (!cache_profits(l, scale, P, p, o)) {  // warp-uniform
+            cache_reset(cache, i);
             miss = true;
             break;
         }
+        // cached_top2 in two halves: once the target x is known, so is the next bidder
+        // (its owner), whose cache is loaded while this bid is decided and awarded.
+        cached_best<CACHE_K / 32>(p, o, g1, x);
         const int prev = O[x];
+        const CacheLoad next = cache_load(cache, prev < 0 ? i : prev);
+        g2 = cached_second<CACHE_K / 32>(p, o, g1, x);
+        if (!cache_decides(g1, g2, l.thr)) {
+            cache_reset(cache, i);
+            miss = true;
+            break;
+        }
         __syncwarp();  // every lane has read O[x] before lane 0 changes it
         if (lane == 0) tail_take(P, O, person_obj, i, x, bid_increment(g1, g2, eps, cap), prev);
         __syncwarp();  // the next bid reads the new price
@@ -797,6 +858,7 @@ __device__ __forceinline__ void tail_solo(TailState& st, const BidCache cache, i
             break;
         }
         i = prev;
+        l = next;
     }
     if (lane == 0) {
         st.bidders[0] = i; st.solo_left = left; st.solo = steps; st.solo_miss = miss;
