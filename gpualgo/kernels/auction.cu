@@ -264,11 +264,18 @@ struct Top2 {
     __device__ __forceinline__ void clear() {
         best = NEG_PROFIT; second = NEG_PROFIT; third = NEG_PROFIT; idx = NO_INDEX; val = 0; idx2 = NO_INDEX; val2 = 0;
     }
+    // Written with selects, not branches: a scan folds every object of its row, so what it
+    // costs is the instructions of one fold (with branches the compiler moved the whole
+    // state between registers around each one).  c1 implies c2 (best >= second).
     __device__ __forceinline__ void push(long long p, int j, int v) {
-        if (p > best) { third = second; idx2 = idx; val2 = val; val = v; }
-        else if (p > second) { third = second; idx2 = j; val2 = v; }
-        else if (p > third) third = p;
-        top2_push(p, j, best, second, idx);
+        const bool c1 = p > best, c2 = p > second, c3 = p > third;
+        third = c2 ? second : (c3 ? p : third);
+        idx2 = c1 ? idx : (c2 ? j : idx2);
+        val2 = c1 ? val : (c2 ? v : val2);
+        second = c1 ? best : (c2 ? p : second);
+        best = c1 ? p : best;
+        idx = c1 ? j : idx;
+        val = c1 ? v : val;
     }
 };
 
@@ -280,14 +287,21 @@ __device__ __forceinline__ long long scaled(int a, int scale)
     return r;
 }
 
+// The profit of benefit a at price p; a missing edge gets NEG_PROFIT, which changes nothing
+// when pushed (a select, not a branch: see Top2::push).
+__device__ __forceinline__ long long profit_of(int a, long long p, int scale)
+{
+    return a != MISSING_EDGE ? scaled(a, scale) - p : NEG_PROFIT;
+}
+
 __device__ __forceinline__ void fold4(int4 v, const longlong2* p2, int q, int scale, Top2& t)
 {
     const longlong2 pa = p2[2 * q], pb = p2[2 * q + 1];
     const int j = q << 2;
-    if (v.x != MISSING_EDGE) t.push(scaled(v.x, scale) - pa.x, j, v.x);
-    if (v.y != MISSING_EDGE) t.push(scaled(v.y, scale) - pa.y, j + 1, v.y);
-    if (v.z != MISSING_EDGE) t.push(scaled(v.z, scale) - pb.x, j + 2, v.z);
-    if (v.w != MISSING_EDGE) t.push(scaled(v.w, scale) - pb.y, j + 3, v.w);
+    t.push(profit_of(v.x, pa.x, scale), j, v.x);
+    t.push(profit_of(v.y, pa.y, scale), j + 1, v.y);
+    t.push(profit_of(v.z, pb.x, scale), j + 2, v.z);
+    t.push(profit_of(v.w, pb.y, scale), j + 3, v.w);
 }
 
 // Dense rows: int32 benefits, row pitch ld (a multiple of 4, padded with MISSING_EDGE).
@@ -816,10 +830,10 @@ __device__ __forceinline__ void tail_award(TailState& st, long long* P, int* O, 
 // (d) Warp 0 alone, while st.nb == 1: rounds with one bidder.  With no other bid the
 // bidder wins its target; the target's owner, if any, is the next round's only bidder.
 // The rounds follow each other with no block barrier, as long as the bidder's cache
-// decides its bid (the bid is then the one a full round would make).  As soon as a bid's
-// target is known, so is the next bidder (the target's owner): its cache is loaded then,
-// while the bid is finished and awarded, so that the next round does not wait for it
-// (only this warp writes caches here, and only its own bidder's, on a miss).  Ends with nobody
+// decides its bid (the bid is then the one a full round would make).  Once a bid is
+// known, so is the next bidder (the target's owner): its cache is loaded then, while the
+// bid is checked and awarded, so that the next round waits less for it (only this warp
+// writes caches here, and only its own bidder's, on a miss).  Ends with nobody
 // left (the target was free) or at a cache miss: st.bidders[0] is then the bidder
 // whose row must be scanned, with st.solo_miss set.  It reports in st.solo (rounds
 // run) and st.solo_left, not st.nb: the other warps may still be reading st.nb.
@@ -838,12 +852,15 @@ __device__ __forceinline__ void tail_solo(TailState& st, const BidCache cache, i
             miss = true;
             break;
         }
-        // cached_top2 in two halves: once the target x is known, so is the next bidder
-        // (its owner), whose cache is loaded while this bid is decided and awarded.
+        // cached_top2 in its two halves (best and target, then the second best); the target
+        // x gives the next bidder (its owner), whose cache is loaded before this bid is
+        // checked and awarded.  (Loaded between the two halves, as soon as x is known, it kept
+        // more registers live: with the 64 a thread of a 1024-thread block has, the compiler
+        // spilled inside this loop, and the rounds were slower.)
         cached_best<CACHE_K / 32>(p, o, g1, x);
         const int prev = O[x];
-        const CacheLoad next = cache_load(cache, prev < 0 ? i : prev);
         g2 = cached_second<CACHE_K / 32>(p, o, g1, x);
+        const CacheLoad next = cache_load(cache, prev < 0 ? i : prev);
         if (!cache_decides(g1, g2, l.thr)) {
             cache_reset(cache, i);
             miss = true;
