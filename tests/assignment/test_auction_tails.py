@@ -70,6 +70,31 @@ def test_finishing_keeps_eps_complementary_slackness(method, rng):
         assert _slack(prob, price, po) <= eps
 
 
+def test_forward_reverse_ends_with_eps_complementary_slackness(rng):
+    """Reverse rounds lower prices, so the prices may fall; the assignment must still be whole
+    and every person within eps of its best profit at the final prices."""
+    for limit, density in ((10000, 1.0), (5, 1.0), (1000, 0.4)):
+        B = A.report_instance(60, 60, density, seed=rng, limit=limit)
+        prob0 = problem.prepare(B, None, square=True)
+        eps = max(1, prob0.span // 50)
+        prob, price, po, oo = _phase_to_tail(B, eps, 6)
+        left = int((po < 0).sum())
+        steps = tails.forward_reverse(prob.raw, np.int64(prob.scale), np.int64(eps), np.int64(max(prob.cap, eps)),
+                                      price, po, oo, np.int64(serial.MAX_ROUNDS))
+        assert steps >= left
+        assert (po >= 0).all() and sorted(po) == list(range(prob.n))
+        assert (oo[po] == np.arange(prob.n)).all()
+        assert _slack(prob, price, po) <= eps
+
+
+def test_forward_reverse_stops_at_its_round_limit():
+    B = A.report_instance(60, 60, 1.0, seed=7, limit=10000)
+    prob, price, po, oo = _phase_to_tail(B, 1, 6)
+    assert (po < 0).any()
+    assert tails.forward_reverse(prob.raw, np.int64(prob.scale), np.int64(1), np.int64(prob.cap), price, po, oo,
+                                 np.int64(0)) == -1
+
+
 def test_table_and_verdict_name_every_instance(rng):
     B = A.report_instance(30, 30, 1.0, seed=rng, limit=100)
     results = {"first": tails.alternatives(B, tail_max=4), "second": tails.alternatives(B.T.copy(), tail_max=4)}

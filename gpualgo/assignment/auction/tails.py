@@ -1,4 +1,4 @@
-"""The last rounds of each eps-scaling phase, and six ways to shorten them that do not pay.
+"""The last rounds of each eps-scaling phase, and seven ways to shorten them that do not pay.
 
 On the GPU most of ``gpu_eps_scaling``'s time goes to the few persons left at the end of each
 phase (the single-block tail of :mod:`.gpu`): each round waits for the one before, so what
@@ -25,6 +25,10 @@ steps of the chain each method needs, so the comparison holds for any machine:
                     pairs that break its eps-complementary slackness (a row scan per person:
                     :func:`keep_slack`), instead of with everybody unassigned; Jacobi rounds then
                     run it to the end.
+``forward_reverse`` Bertsekas' forward-reverse auction (:func:`forward_reverse`): forward rounds
+                    until one more pair is assigned, then rounds in which the unassigned objects
+                    bid for persons by lowering their prices, until one more is, and so on (one
+                    step a round either way).
 
 Every method ends with the last phase complete at the final eps, so every answer is optimal
 (the tests check it against scipy); they differ in the prices they hand to later phases, and
@@ -45,10 +49,12 @@ from ... import guards
 from .. import checks, problem
 from . import serial
 
-__all__ = ["METHODS", "alternatives", "shortest_paths", "gauss_seidel", "keep_slack", "table", "verdict"]
+__all__ = ["METHODS", "alternatives", "shortest_paths", "gauss_seidel", "forward_reverse", "keep_slack", "table",
+           "verdict"]
 
 #: the ways of finishing a phase's last rounds that :func:`alternatives` compares
-METHODS = ("jacobi", "gauss_seidel", "shortest_paths", "stop_early", "coarse_eps", "stop_guarded", "keep_assigned")
+METHODS = ("jacobi", "gauss_seidel", "shortest_paths", "stop_early", "coarse_eps", "stop_guarded", "keep_assigned",
+           "forward_reverse")
 _NO_RECORD = np.zeros(0, np.int64)
 _FAR = 1 << 62
 
@@ -158,6 +164,124 @@ def shortest_paths(raw, scale, price, person_obj, obj_owner):
 
 
 @njit(cache=True)
+def _column_top2(raw, j, scale, profit):
+    """(person, best, second) of object j's reverse bid: the largest and second largest
+    ``raw[i, j] * scale - profit[i]`` over the persons with an edge to j."""
+    m = raw.shape[0]
+    b1 = serial.NEG
+    b2 = serial.NEG
+    best = -1
+    for i in range(m):
+        if raw[i, j] == serial._MISSING:
+            continue
+        v = np.int64(raw[i, j]) * scale - profit[i]
+        if v > b1:
+            b2 = b1
+            b1 = v
+            best = i
+        elif v > b2:
+            b2 = v
+    return best, b1, b2
+
+
+@njit(cache=True)
+def forward_reverse(raw, scale, eps, cap, price, person_obj, obj_owner, max_rounds):
+    """Finish a phase by Bertsekas' forward-reverse auction, Jacobi rounds both ways: forward
+    rounds (the unassigned persons bid, as in :func:`.serial.auction_rounds`) until one more
+    pair is assigned, then reverse rounds until one more is, and so on. In a reverse round
+    every unassigned object j bids for the person i with the largest ``raw[i, j] * scale -
+    profit[i]`` (``profit``: each person's profit; the best one's value beta, the second's
+    omega): its price falls to ``omega - eps``, so that i gains at least eps by taking it, and
+    a person with several offers takes the best one (ties to the lowest object); the object i
+    leaves becomes unassigned. Both directions keep eps-complementary slackness between the
+    profits and the prices. Returns the steps: the rounds both ways, plus one row scan a
+    switch to reverse rounds takes (each unassigned person's profit is its best one then), or
+    -1 after ``max_rounds`` rounds."""
+    m, n = raw.shape
+    profit = np.empty(m, np.int64)
+    for i in range(m):
+        j = person_obj[i]
+        profit[i] = np.int64(raw[i, j]) * scale - price[j] if j >= 0 else _best_profit(raw, i, scale, price)
+    bid_inc = np.zeros(n, np.int64)
+    bid_from = np.full(n, -1, np.int64)
+    offer = np.full(m, serial.NEG, np.int64)
+    offer_from = np.full(m, -1, np.int64)
+    offer_price = np.zeros(m, np.int64)
+    unassigned = 0
+    for i in range(m):
+        unassigned += person_obj[i] < 0
+    steps = rounds = 0
+    forward = True
+    start = unassigned
+    while unassigned > 0:
+        if rounds >= max_rounds:
+            return -1
+        rounds += 1
+        steps += 1
+        if forward:
+            for i in range(m):
+                if person_obj[i] < 0:
+                    j, inc = serial._person_bid(raw, i, scale, price, eps, cap)
+                    if bid_from[j] < 0 or inc > bid_inc[j] or (inc == bid_inc[j] and i < bid_from[j]):
+                        bid_inc[j] = inc
+                        bid_from[j] = i
+            for j in range(n):
+                w = bid_from[j]
+                if w < 0:
+                    continue
+                prev = obj_owner[j]
+                if prev >= 0:
+                    person_obj[prev] = -1
+                else:
+                    unassigned -= 1
+                price[j] += bid_inc[j]
+                obj_owner[j] = w
+                person_obj[w] = j
+                profit[w] = np.int64(raw[w, j]) * scale - price[j]
+                bid_from[j] = -1
+                bid_inc[j] = 0
+            if unassigned < start and unassigned > 0:
+                for i in range(m):               # the persons left: their best profit, a row scan each
+                    if person_obj[i] < 0:
+                        profit[i] = _best_profit(raw, i, scale, price)
+                steps += 1
+                forward = False
+                start = unassigned
+        else:
+            for j in range(n):
+                if obj_owner[j] >= 0:
+                    continue
+                i, b1, b2 = _column_top2(raw, j, scale, profit)
+                if i < 0:
+                    continue
+                new_price = (b2 if b2 != serial.NEG else b1 - cap) - eps
+                gain = np.int64(raw[i, j]) * scale - new_price
+                if gain > offer[i] or (gain == offer[i] and j < offer_from[i]):
+                    offer[i] = gain
+                    offer_from[i] = j
+                    offer_price[i] = new_price
+            for i in range(m):
+                j = offer_from[i]
+                if j < 0:
+                    continue
+                prev = person_obj[i]
+                if prev >= 0:
+                    obj_owner[prev] = -1
+                else:
+                    unassigned -= 1
+                price[j] = offer_price[i]
+                obj_owner[j] = i
+                person_obj[i] = j
+                profit[i] = offer[i]
+                offer[i] = serial.NEG
+                offer_from[i] = -1
+            if unassigned < start:
+                forward = True
+                start = unassigned
+    return steps
+
+
+@njit(cache=True)
 def keep_slack(raw, scale, eps, price, person_obj, obj_owner):
     """Unassign every person whose object's profit is more than ``eps`` below its best profit
     (its pair breaks eps-complementary slackness at the new ``eps``); the others keep their
@@ -195,6 +319,12 @@ def _finish(method, prob, eps, last, eps_factor, price, person_obj, obj_owner, g
         if aug < 0:
             raise RuntimeError("no augmenting path: the problem has no complete assignment")
         return int(scans)
+    if method == "forward_reverse":
+        steps = forward_reverse(raw, scale, np.int64(eps), cap, price, person_obj, obj_owner,
+                                np.int64(serial.MAX_ROUNDS))
+        if steps < 0:
+            raise RuntimeError(f"forward_reverse did not finish a phase in {serial.MAX_ROUNDS} rounds")
+        return int(steps)
     return int(serial.auction_rounds(raw, scale, np.int64(eps), cap, price, person_obj, obj_owner,
                                      np.int64(serial.MAX_ROUNDS), _NO_RECORD, 0))
 
