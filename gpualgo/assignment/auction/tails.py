@@ -185,6 +185,21 @@ def _column_top2(raw, j, scale, profit):
 
 
 @njit(cache=True)
+def _take(i, j, new_price, price, person_obj, obj_owner):
+    """Person i takes object j at ``new_price``; j's owner and i's object, if any, lose their
+    partners. Returns 1 when that matched one more pair (neither had a partner), else 0."""
+    owner, held = obj_owner[j], person_obj[i]
+    if owner >= 0:
+        person_obj[owner] = -1
+    if held >= 0:
+        obj_owner[held] = -1
+    price[j] = new_price
+    obj_owner[j] = i
+    person_obj[i] = j
+    return 1 if owner < 0 and held < 0 else 0
+
+
+@njit(cache=True)
 def forward_reverse(raw, scale, eps, cap, price, person_obj, obj_owner, max_rounds):
     """Finish a phase by Bertsekas' forward-reverse auction, Jacobi rounds both ways: forward
     rounds (the unassigned persons bid, as in :func:`.serial.auction_rounds`) until one more
@@ -229,14 +244,7 @@ def forward_reverse(raw, scale, eps, cap, price, person_obj, obj_owner, max_roun
                 w = bid_from[j]
                 if w < 0:
                     continue
-                prev = obj_owner[j]
-                if prev >= 0:
-                    person_obj[prev] = -1
-                else:
-                    unassigned -= 1
-                price[j] += bid_inc[j]
-                obj_owner[j] = w
-                person_obj[w] = j
+                unassigned -= _take(w, j, price[j] + bid_inc[j], price, person_obj, obj_owner)
                 profit[w] = np.int64(raw[w, j]) * scale - price[j]
                 bid_from[j] = -1
                 bid_inc[j] = 0
@@ -264,14 +272,7 @@ def forward_reverse(raw, scale, eps, cap, price, person_obj, obj_owner, max_roun
                 j = offer_from[i]
                 if j < 0:
                     continue
-                prev = person_obj[i]
-                if prev >= 0:
-                    obj_owner[prev] = -1
-                else:
-                    unassigned -= 1
-                price[j] = offer_price[i]
-                obj_owner[j] = i
-                person_obj[i] = j
+                unassigned -= _take(i, j, offer_price[i], price, person_obj, obj_owner)
                 profit[i] = offer[i]
                 offer[i] = serial.NEG
                 offer_from[i] = -1
