@@ -68,11 +68,12 @@
 #define KEY_MASK ((1ULL << KEY_BITS) - 1ULL)
 
 // ------------------------------------------------------------------------------------
-// Shared by every version: a thread's top-2 fold and the bid increment
+// Shared: a thread's top-2 fold (the report's kernels) and the bid increment (all)
 // ------------------------------------------------------------------------------------
 
 // Fold one profit into a thread's running (best, second, argmax).  Objects arrive in
-// increasing index order within a thread, so a strict > keeps the lowest index.
+// increasing index order within a thread, so a strict > keeps the lowest index.  (The
+// scans of the eps-scaling kernels fold with Top2::push, below, which also keeps a third.)
 __device__ __forceinline__ void top2_push(long long profit, int j, long long& best, long long& second, int& idx) {
     // exercise auction.top2: begin
     if (profit > best) {
