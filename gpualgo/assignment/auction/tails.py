@@ -185,24 +185,9 @@ def _column_top2(raw, j, scale, profit):
 
 
 @njit(cache=True)
-def _take(i, j, new_price, price, person_obj, obj_owner):
-    """Person i takes object j at ``new_price``; j's owner and i's object, if any, lose their
-    partners. Returns 1 when that matched one more pair (neither had a partner), else 0."""
-    owner, held = obj_owner[j], person_obj[i]
-    if owner >= 0:
-        person_obj[owner] = -1
-    if held >= 0:
-        obj_owner[held] = -1
-    price[j] = new_price
-    obj_owner[j] = i
-    person_obj[i] = j
-    return 1 if owner < 0 and held < 0 else 0
-
-
-@njit(cache=True)
 def forward_reverse(raw, scale, eps, cap, price, person_obj, obj_owner, max_rounds):
     """Finish a phase by Bertsekas' forward-reverse auction, Jacobi rounds both ways: forward
-    rounds (the unassigned persons bid, as in :func:`.serial.auction_rounds`) until one more
+    rounds (:func:`.serial.auction_rounds`, one at a time) until one more
     pair is assigned, then reverse rounds until one more is, and so on. In a reverse round
     every unassigned object j bids for the person i with the largest ``raw[i, j] * scale -
     profit[i]`` (``profit``: each person's profit; the best one's value beta, the second's
@@ -217,9 +202,8 @@ def forward_reverse(raw, scale, eps, cap, price, person_obj, obj_owner, max_roun
     for i in range(m):
         j = person_obj[i]
         profit[i] = np.int64(raw[i, j]) * scale - price[j] if j >= 0 else _best_profit(raw, i, scale, price)
-    bid_inc = np.zeros(n, np.int64)
-    bid_from = np.full(n, -1, np.int64)
     offer = np.full(m, serial.NEG, np.int64)
+    no_record = np.zeros(0, np.int64)        # (a global array would be read-only here)
     offer_from = np.full(m, -1, np.int64)
     offer_price = np.zeros(m, np.int64)
     unassigned = 0
@@ -233,21 +217,15 @@ def forward_reverse(raw, scale, eps, cap, price, person_obj, obj_owner, max_roun
             return -1
         rounds += 1
         steps += 1
-        if forward:
-            for i in range(m):
-                if person_obj[i] < 0:
-                    j, inc = serial._person_bid(raw, i, scale, price, eps, cap)
-                    if bid_from[j] < 0 or inc > bid_inc[j] or (inc == bid_inc[j] and i < bid_from[j]):
-                        bid_inc[j] = inc
-                        bid_from[j] = i
-            for j in range(n):
-                w = bid_from[j]
-                if w < 0:
-                    continue
-                unassigned -= _take(w, j, price[j] + bid_inc[j], price, person_obj, obj_owner)
-                profit[w] = np.int64(raw[w, j]) * scale - price[j]
-                bid_from[j] = -1
-                bid_inc[j] = 0
+        if forward:                              # one Jacobi round, by the serial auction's rules
+            serial.auction_rounds(raw, scale, eps, cap, price, person_obj, obj_owner, np.int64(1), no_record, 0)
+            unassigned = 0
+            for i in range(m):                   # an assigned person's profit: its object's
+                j = person_obj[i]
+                if j >= 0:
+                    profit[i] = np.int64(raw[i, j]) * scale - price[j]
+                else:
+                    unassigned += 1
             if unassigned < start and unassigned > 0:
                 for i in range(m):               # the persons left: their best profit, a row scan each
                     if person_obj[i] < 0:
@@ -272,7 +250,14 @@ def forward_reverse(raw, scale, eps, cap, price, person_obj, obj_owner, max_roun
                 j = offer_from[i]
                 if j < 0:
                     continue
-                unassigned -= _take(i, j, offer_price[i], price, person_obj, obj_owner)
+                prev = person_obj[i]
+                if prev >= 0:
+                    obj_owner[prev] = -1
+                else:
+                    unassigned -= 1
+                price[j] = offer_price[i]
+                obj_owner[j] = i
+                person_obj[i] = j
                 profit[i] = offer[i]
                 offer[i] = serial.NEG
                 offer_from[i] = -1
