@@ -486,25 +486,46 @@ __device__ __forceinline__ bool cached_bid(const BidCache c, int i, int scale, c
     return hit;
 }
 
-// A warp's part of the refill after a scan of person i (every lane calls it): `mine`
-// is a lane's own top two (profit, index, benefit), thr the largest thread-level third
-// best of all threads that scanned the row.  One atomicAdd per warp claims the slots
-// of all its offers (a ballot numbers them).  The leader (one thread) stores thr.
+// A warp's offers for the refill after a scan of person i (every lane calls it): `mine` is
+// a lane's own top two (profit, index, benefit), thr the largest thread-level third best of
+// all threads that scanned the row; a lane offers each of its two above thr (none when
+// `scanned` is false).  Ballots number the warp's offers; `count` is their number.
+struct Offers {
+    bool first, second;
+    unsigned m1, m2;
+    int count;
+};
+__device__ __forceinline__ Offers cache_offers(const Top2& mine, long long thr, bool scanned)
+{
+    Offers f;
+    f.first = scanned && mine.idx != NO_INDEX && mine.best > thr;
+    f.second = scanned && mine.idx2 != NO_INDEX && mine.second > thr;
+    f.m1 = __ballot_sync(GPUALGO_FULL_MASK, f.first);
+    f.m2 = __ballot_sync(GPUALGO_FULL_MASK, f.second);
+    f.count = __popc(f.m1) + __popc(f.m2);
+    return f;
+}
+
+// The warp's offers stored from slot `base` of person i's cache on (those beyond CACHE_K are
+// dropped: the length, counted in full, then says that the cache overflowed).
+__device__ __forceinline__ void cache_store(const BidCache c, int i, const Top2& mine, const Offers& f, int base)
+{
+    const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
+    int2* e = c.entry + (size_t)i * CACHE_K;
+    const int s1 = base + __popc(f.m1 & below), s2 = base + __popc(f.m1) + __popc(f.m2 & below);
+    if (f.first && s1 < CACHE_K) e[s1] = make_int2(mine.idx, mine.val);
+    if (f.second && s2 < CACHE_K) e[s2] = make_int2(mine.idx2, mine.val2);
+}
+
+// The refill by the warps of several blocks (bid_groups): one atomicAdd per warp on the
+// length claims the slots of all its offers.  The leader (one thread) stores thr.
 __device__ __forceinline__ void cache_offer(const BidCache c, int i, const Top2& mine, long long thr, bool leader)
 {
-    const int lane = threadIdx.x & 31;
-    const bool first = mine.idx != NO_INDEX && mine.best > thr;
-    const bool second = mine.idx2 != NO_INDEX && mine.second > thr;
-    const unsigned m1 = __ballot_sync(GPUALGO_FULL_MASK, first), m2 = __ballot_sync(GPUALGO_FULL_MASK, second);
-    if (m1 | m2) {  // warp-uniform
+    const Offers f = cache_offers(mine, thr, true);
+    if (f.count) {  // warp-uniform
         int base = 0;
-        if (lane == 0) base = atomicAdd(&c.len[i], __popc(m1) + __popc(m2));
-        base = __shfl_sync(GPUALGO_FULL_MASK, base, 0);
-        const unsigned below = (1u << lane) - 1u;
-        int2* e = c.entry + (size_t)i * CACHE_K;
-        const int s1 = base + __popc(m1 & below), s2 = base + __popc(m1) + __popc(m2 & below);
-        if (first && s1 < CACHE_K) e[s1] = make_int2(mine.idx, mine.val);
-        if (second && s2 < CACHE_K) e[s2] = make_int2(mine.idx2, mine.val2);
+        if ((threadIdx.x & 31) == 0) base = atomicAdd(&c.len[i], f.count);
+        cache_store(c, i, mine, f, __shfl_sync(GPUALGO_FULL_MASK, base, 0));
     }
     if (leader) c.thr[i] = thr;
 }
@@ -698,7 +719,7 @@ struct TailState {
     int n_miss[2];  // by round parity: a round resets the next round's counter
     int solo, solo_left, solo_miss;  // the last tail_solo: its rounds, bidders left (0 or 1), a miss
     long long part_best[32], part_second[32], part_thr[32];
-    int part_idx[32];
+    int part_idx[32], part_offers[32];
 };
 
 // Gather the unassigned persons of the list into st.bidders (st.nb of them; more than
@@ -765,11 +786,22 @@ __device__ __forceinline__ void tail_scan_bids(TailState& st, const Rows& rows, 
     }
     __syncthreads();
     const long long thr = warp_max(lane < per && person >= 0 ? st.part_thr[k * per + lane] : NEG_PROFIT);
-    if (person >= 0) cache_offer(cache, person, mine, thr, part == 0 && lane == 0);
+    // the refill, in the block: after a barrier each warp's first slot is the number of
+    // offers of the warps before it in its segment (no atomic on the length in memory)
+    const Offers f = cache_offers(mine, thr, person >= 0);
+    if (lane == 0) st.part_offers[warp] = f.count;
+    __syncthreads();
+    if (person >= 0) {  // warp-uniform
+        const int c = lane < per ? st.part_offers[k * per + lane] : 0;
+        const int base = warp_sum(lane < part ? c : 0), total = warp_sum(c);
+        cache_store(cache, person, mine, f, base);
+        if (part == 0 && lane == 0) { cache.len[person] = total; cache.thr[person] = thr; }
+    }
     if (warp == 0) {  // merge the partials of each bidder's segment of `per` warps
         long long g1 = st.part_best[lane], g2 = st.part_second[lane];
         int x = st.part_idx[lane];
-        for (int o = 1; o < per; o <<= 1) {
+        if (per == 32) warp_top2(g1, g2, x);  // one bidder: the whole warp, with redux.sync where the GPU has it
+        else for (int o = 1; o < per; o <<= 1) {
             const long long ob = __shfl_xor_sync(GPUALGO_FULL_MASK, g1, o);
             const long long os = __shfl_xor_sync(GPUALGO_FULL_MASK, g2, o);
             const int oi = __shfl_xor_sync(GPUALGO_FULL_MASK, x, o);
