@@ -42,6 +42,7 @@ class IntProblem:
     m: int                # persons of B (raw may have n - m dummy rows more)
     n: int
     unit: float = 1.0     # one raw unit in B's units (the rounding grid of non-integer B)
+    raw_max: int = 0      # the largest |raw| of a finite benefit (raw * scale bounds every scaled one)
 
 
 def as_matrix(B) -> np.ndarray:
@@ -173,7 +174,7 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
                          f"(bid increments up to {cap} > {MAX_INC}); use a smaller range or a larger eps")
     return IntProblem(raw=raw, scale=int(scale), eps=int(eps_int), cap=int(cap), span=int(span),
                       exact=bool(integer and exact), eps_original=float(eps_original), integer=integer,
-                      m=m, n=n, unit=float(unit))
+                      m=m, n=n, unit=float(unit), raw_max=max(abs(int(lo)), abs(int(hi))))
 
 
 def _checked_eps(eps):

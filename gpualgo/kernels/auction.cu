@@ -45,6 +45,9 @@
 #ifndef TAIL_CLOCK
 #define TAIL_CLOCK 0
 #endif
+#ifndef NARROW_SCANS
+#define NARROW_SCANS 0
+#endif
 #ifndef C_MATCHED
 #define C_PERSONS0 0
 #define C_PERSONS1 1
@@ -305,28 +308,99 @@ __device__ __forceinline__ void fold4(int4 v, const longlong2* p2, int q, int sc
     t.push(profit_of(v.w, pb.y, scale), j + 3, v.w);
 }
 
+// The same fold in 32 bits (NEG32 for a missing edge and an empty slot): see DenseRows.
+#define NEG32 (-2147483647 - 1)
+#define NARROW_PRICE (1u << 30)
+struct Top2n {
+    int best, second, third, idx, val, idx2, val2;
+    __device__ __forceinline__ void clear() {
+        best = NEG32; second = NEG32; third = NEG32; idx = NO_INDEX; val = 0; idx2 = NO_INDEX; val2 = 0;
+    }
+    __device__ __forceinline__ void push(int p, int j, int v) {  // as Top2::push
+        const bool c1 = p > best, c2 = p > second, c3 = p > third;
+        third = c2 ? second : (c3 ? p : third);
+        idx2 = c1 ? idx : (c2 ? j : idx2);
+        val2 = c1 ? val : (c2 ? v : val2);
+        second = c1 ? best : (c2 ? p : second);
+        best = c1 ? p : best;
+        idx = c1 ? j : idx;
+        val = c1 ? v : val;
+    }
+    __device__ __forceinline__ static long long wide(int p) { return p == NEG32 ? NEG_PROFIT : (long long)p; }
+    __device__ __forceinline__ void widen(Top2& t) const {
+        t.best = wide(best); t.second = wide(second); t.third = wide(third);
+        t.idx = idx; t.val = val; t.idx2 = idx2; t.val2 = val2;
+    }
+};
+
+// 32-bit profits of four objects folded; the prices' high and low words are or-ed into hi, lo.
+__device__ __forceinline__ void fold4n(int4 v, const longlong2* p2, int q, int scale, Top2n& t, unsigned& hi,
+                                       unsigned& lo)
+{
+    const longlong2 pa = p2[2 * q], pb = p2[2 * q + 1];
+    const int j = q << 2;
+    hi |= (unsigned)(pa.x >> 32) | (unsigned)(pa.y >> 32) | (unsigned)(pb.x >> 32) | (unsigned)(pb.y >> 32);
+    lo |= (unsigned)pa.x | (unsigned)pa.y | (unsigned)pb.x | (unsigned)pb.y;
+    t.push(v.x != MISSING_EDGE ? v.x * scale - (int)pa.x : NEG32, j, v.x);
+    t.push(v.y != MISSING_EDGE ? v.y * scale - (int)pa.y : NEG32, j + 1, v.y);
+    t.push(v.z != MISSING_EDGE ? v.z * scale - (int)pb.x : NEG32, j + 2, v.z);
+    t.push(v.w != MISSING_EDGE ? v.w * scale - (int)pb.y : NEG32, j + 3, v.w);
+}
+
+// Set once a narrow scan has read a price of 2^30 or more (NARROW_SCANS): the run's bids are
+// then no longer trusted, the kernels stop, and the host runs the whole solve again with
+// 64-bit scans.  The host zeroes it before a run.
+__device__ int narrow_abort;
+
 // Dense rows: int32 benefits, row pitch ld (a multiple of 4, padded with MISSING_EDGE).
 // A lane handles the int4 groups first, first + stride, ... in increasing order; it
 // loads up to ROW_BATCH groups before folding any, so that their memory latencies
 // overlap (the tail kernel's rounds are latency bound).
+//   With NARROW_SCANS (the host compiles it when every |raw| * scale < 2^30) the profits
+// raw * scale - price are folded in 32 bits: they cannot overflow while every price is in
+// [0, 2^30), and then the values, their order and so the result are the same as in 64 bits,
+// with half the instructions (a scan by one block, the tail's, is bound by them as much as
+// by its loads).  Prices only rise, so a scan that reads a larger one returns false (the
+// whole warp) and sets narrow_abort: see above.  One loop per build, not both: with both
+// in one kernel the tail's registers spilled and its other rounds were slower.
 #define ROW_BATCH 4
 struct DenseRows {
     const int* raw;
     int ld;
-    __device__ __forceinline__ void scan(int i, int scale, const long long* price, int first, int stride,
+    // t must be clear; called by whole warps; false: a narrow scan read a price too large
+    __device__ __forceinline__ bool scan(int i, int scale, const long long* price, int first, int stride,
                                          Top2& t) const {
         const int4* row = reinterpret_cast<const int4*>(raw + (size_t)i * ld);
         const longlong2* p2 = reinterpret_cast<const longlong2*>(price);
         const int n4 = ld >> 2;
+#if NARROW_SCANS
+        Top2n u;
+        u.clear();
+        unsigned hi = 0, lo = 0;  // the bits of every price read, or-ed
+#endif
         for (int q = first; q < n4; q += ROW_BATCH * stride) {
             int4 v[ROW_BATCH];
 #pragma unroll
-            for (int u = 0; u < ROW_BATCH; ++u)
-                if (q + u * stride < n4) v[u] = __ldcs(row + q + u * stride);
+            for (int k = 0; k < ROW_BATCH; ++k)
+                if (q + k * stride < n4) v[k] = __ldcs(row + q + k * stride);
 #pragma unroll
-            for (int u = 0; u < ROW_BATCH; ++u)
-                if (q + u * stride < n4) fold4(v[u], p2, q + u * stride, scale, t);
+            for (int k = 0; k < ROW_BATCH; ++k)
+                if (q + k * stride < n4) {
+#if NARROW_SCANS
+                    fold4n(v[k], p2, q + k * stride, scale, u, hi, lo);
+#else
+                    fold4(v[k], p2, q + k * stride, scale, t);
+#endif
+                }
         }
+#if NARROW_SCANS
+        u.widen(t);
+        if (__all_sync(GPUALGO_FULL_MASK, hi == 0 && lo < NARROW_PRICE)) return true;
+        if ((threadIdx.x & 31) == 0) atomicExch(&narrow_abort, 1);
+        return false;
+#else
+        return true;
+#endif
     }
 };
 
@@ -336,13 +410,14 @@ struct CsrRows {
     const long long* indptr;
     const int* cols;
     const int* vals;
-    __device__ __forceinline__ void scan(int i, int scale, const long long* price, int first, int stride,
+    __device__ __forceinline__ bool scan(int i, int scale, const long long* price, int first, int stride,
                                          Top2& t) const {
         const long long end = indptr[i + 1];
         for (long long e = indptr[i] + first; e < end; e += stride) {
             const int j = __ldg(cols + e), v = __ldg(vals + e);
             t.push(scaled(v, scale) - price[j], j, v);
         }
+        return true;
     }
 };
 
@@ -720,6 +795,7 @@ struct TailState {
     int solo, solo_left, solo_miss;  // the last tail_solo: its rounds, bidders left (0 or 1), a miss
     long long part_best[32], part_second[32], part_thr[32];
     int part_idx[32], part_offers[32];
+    int abort;  // NARROW_SCANS: a scan read a price too large
 };
 
 // Gather the unassigned persons of the list into st.bidders (st.nb of them; more than
@@ -729,6 +805,9 @@ __device__ __forceinline__ void tail_gather(TailState& st, const int* __restrict
 {
     if (threadIdx.x == 0) {
         st.nb = 0; st.nn = 0; st.n_miss[0] = 0; st.n_miss[1] = 0; st.matched = 0; st.hits = 0; st.scans = 0;
+#if NARROW_SCANS
+        st.abort = 0;
+#endif
         st.solo = 0; st.solo_left = 0; st.solo_miss = 0;
     }
     __syncthreads();
@@ -776,7 +855,12 @@ __device__ __forceinline__ void tail_scan_bids(TailState& st, const Rows& rows, 
     const int person = k < m_count ? st.bidders[st.miss[k]] : -1;
     Top2 t;
     t.clear();
+#if NARROW_SCANS
+    if (person >= 0 && !rows.scan(person, scale, P, part * 32 + lane, per * 32, t) && lane == 0)
+        atomicOr(&st.abort, 1);
+#else
     if (person >= 0) rows.scan(person, scale, P, part * 32 + lane, per * 32, t);
+#endif
     const Top2 mine = t;
     const long long my_thr = warp_max(t.third);
     warp_top2(t.best, t.second, t.idx);
@@ -924,6 +1008,12 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
 {
     extern __shared__ __align__(16) long long shared_state[];
     __shared__ TailState st;
+#if NARROW_SCANS
+    if (*(volatile int*)&narrow_abort) {  // the rounds before read a price too large: end the phase
+        if (threadIdx.x == 0) counters[C_MATCHED] = n_obj;
+        return;
+    }
+#endif
     tail_gather(st, list, list_len, person_obj);
     if (st.nb > TAIL_MAX || st.nb == 0) return;  // block-uniform: the multi-block rounds go on, or done
     long long* P = price;
@@ -966,6 +1056,9 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
         ++rounds;
         parity ^= 1;
         __syncthreads();
+#if NARROW_SCANS
+        if (st.abort) break;  // block-uniform
+#endif
     }
 #if TAIL_CLOCK
     if (threadIdx.x == 0) {
@@ -980,7 +1073,11 @@ __device__ void tail_rounds(const Rows rows, int scale, long long* price, int n_
     }
     if (threadIdx.x == 0) {
         counters[C_ROUNDS] += rounds;
+#if NARROW_SCANS
+        counters[C_MATCHED] = st.abort ? n_obj : counters[C_MATCHED] + st.matched;  // abort: the phase ends
+#else
         counters[C_MATCHED] += st.matched;
+#endif
         counters[C_CACHE_HITS] += st.hits;
         counters[C_TAIL_SCANS] += st.scans;
         counters[C_TAIL_SOLO] += solo_rounds;

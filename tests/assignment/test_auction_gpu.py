@@ -145,6 +145,65 @@ def test_bid_caches_of_any_size_change_no_result(cache_k, rng, monkeypatch):
         assert g.stats["tail_cache_hits"] >= 1 and g.objective == A.reference_objective(B)
 
 
+def test_narrow_scans_change_no_result(rng, monkeypatch):
+    """With every |raw| * scale < 2^30 the dense scans fold 32-bit profits (NARROW_SCANS); a
+    price that passes 2^30 stops the run, which starts again with 64-bit scans.  Either way the
+    answers, the prices and the rounds of every phase equal those of 64-bit scans only
+    (NARROW_LIMIT = 0): on benefits close to the limit whose prices pass 2^30 (the run starts
+    again), and on benefits far below it."""
+    from gpualgo.assignment.auction import gpu as auction_gpu
+    n = 700
+    top = (2**30 - 1) // (n + 1)     # raw * scale just below 2^30 (scale n + 1)
+    B = A.uniform_instance(n, n, -top, 5000 - top, seed=rng)
+    B[:, 0], B[:, 1] = top, top - 1000     # everybody wants these two most: their prices pass 2^30
+    cases = [B, A.uniform_instance(n, n, -top, top, seed=rng), A.uniform_instance(900, 900, 1, 10000, seed=rng),
+             A.geom_instance(600, 600, seed=rng)]
+    for k, B in enumerate(cases):
+        prob = A.problem.prepare(B, None, square=True)
+        assert auction_gpu.narrow_scans(prob, sparse=False), B.shape
+        g = A.solve(B, variant="gpu_eps_scaling")
+        with monkeypatch.context() as m:
+            m.setattr(auction_gpu, "NARROW_LIMIT", 0)
+            w = A.solve(B, variant="gpu_eps_scaling")
+        assert not w.stats["narrow_scans"] and not w.stats["narrow_aborted"]
+        assert np.array_equal(g.assignment, w.assignment) and np.array_equal(g.prices, w.prices), k
+        assert g.stats["rounds_per_phase"] == w.stats["rounds_per_phase"], k
+        assert g.objective == A.reference_objective(B)
+        if k == 0:
+            assert np.max(g.prices) * prob.scale >= 2**30
+            assert g.stats["narrow_aborted"] and not g.stats["narrow_scans"]
+        if k >= 2:
+            assert g.stats["narrow_scans"] and not g.stats["narrow_aborted"]
+    S = A.report_instance(300, 300, 0.2, seed=rng)
+    assert not A.solve(S, variant="gpu_sparse").stats["narrow_scans"]    # CSR rows: 64-bit scans
+
+
+def test_narrow_scan_of_a_large_price_stops_the_run(rng):
+    """bid_warp_kernel built with NARROW_SCANS: its bids equal the 64-bit build's while every price
+    is below 2^30, and a price at or above it sets narrow_abort."""
+    import cupy as cp
+    from gpualgo.assignment.auction.gpu import CACHE_K, _module
+    m, n = 96, 1000
+    raw = cp.asarray(rng.integers(0, 1000, size=(m, n)).astype(np.int32))
+    wide, narrow = _module(), _module(narrow=True)
+    abort = cp.ndarray((1,), cp.int32, narrow.get_global("narrow_abort"))
+    for high, stops in ((2**30, False), (2**31, True)):
+        price = cp.asarray(rng.integers(0, high, size=n).astype(np.int64))
+        keys = []
+        abort[:] = 0
+        for mod in (narrow, wide):
+            key = cp.zeros(n, cp.uint64)
+            mod.get_function("bid_warp_kernel")((4,), (256,), (
+                raw, np.int32(n), np.int32(m + 1), price, cp.arange(m, dtype=cp.int32),
+                cp.asarray(np.array([m], np.int32)), cp.full(m, -1, cp.int32), np.int64(1), np.int64(10**12),
+                key, cp.zeros(n, cp.int32), cp.zeros(1, cp.int32), cp.zeros(m, cp.int32), cp.zeros(1, cp.int32),
+                cp.zeros(1, cp.int32), cp.zeros(m * CACHE_K * 2, cp.int32), cp.zeros(m, cp.int32),
+                cp.zeros(m, cp.int64)))
+            keys.append(key.get())
+        assert int(abort.get()[0]) == int(stops), high
+        assert keys[1].any() and (stops or np.array_equal(keys[0], keys[1])), high
+
+
 def test_eps_scaling_upload_paths_agree(rng):
     """A square integer matrix (int32, int64, any integer type) is uploaded as it is, its range
     taken and its int32 form made on the GPU; other inputs go through the host."""

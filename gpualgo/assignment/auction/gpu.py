@@ -53,6 +53,7 @@ _C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS, _C_TAIL_SOLO = (
 TAIL_THREADS = 1024
 CACHE_K = 256                 # entries of a person's bid cache
 TAIL_MAX = 12                 # the single-block tail kernel takes over at this many bidders
+NARROW_LIMIT = 2**30          # |raw| * scale below it: dense scans fold 32-bit profits (NARROW_SCANS; 0: never)
 
 _REPORT_KERNELS = ("bid_kernel", "assign_kernel", "rebuild_queue_kernel")
 #: the kernels each GPU version launches (auction.cu), in the order of a round
@@ -91,16 +92,28 @@ def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_th
     raise ValueError(f"unknown kernel family {kind!r}")
 
 
-def defines(tail_max: int = TAIL_MAX, tail_clock: bool = False) -> dict:
+def defines(tail_max: int = TAIL_MAX, tail_clock: bool = False, narrow: bool = False) -> dict:
     """The compile-time constants of auction.cu: the tail's bidder limit, the bid cache's
     size, the person bits of a bid key (:data:`problem.KEY_BITS`), whether the tail kernel
-    clocks itself (``TAIL_CLOCK``) and the counter slots (:data:`COUNTERS`)."""
+    clocks itself (``TAIL_CLOCK``), whether dense scans fold 32-bit profits
+    (``NARROW_SCANS``) and the counter slots (:data:`COUNTERS`)."""
     return {"TAIL_MAX": tail_max, "CACHE_K": CACHE_K, "KEY_BITS": problem.KEY_BITS, "TAIL_CLOCK": int(bool(tail_clock)),
-            **COUNTERS}
+            "NARROW_SCANS": int(bool(narrow)), **COUNTERS}
 
 
-def _module(tail_max: int = TAIL_MAX, tail_clock: bool = False):
-    return gpu.load_module("auction", defines=defines(tail_max, tail_clock))
+def _module(tail_max: int = TAIL_MAX, tail_clock: bool = False, narrow: bool = False):
+    return gpu.load_module("auction", defines=defines(tail_max, tail_clock, narrow))
+
+
+def narrow_scans(prob, sparse: bool) -> bool:
+    """Whether the dense scans may fold 32-bit profits: every finite benefit's |raw| * scale is
+    below :data:`NARROW_LIMIT` (then raw * scale - price fits int32 while the prices stay below
+    2^30; a scan that reads a larger price stops the run, which starts again without them)."""
+    return not sparse and prob.raw_max * prob.scale < NARROW_LIMIT
+
+
+class _NarrowAbort(Exception):
+    """A narrow scan read a price of 2^30 or more: the run must start again with 64-bit scans."""
 
 
 def _kernels(names, tail_max: int = TAIL_MAX):
@@ -446,12 +459,18 @@ class _FastAuction:
     person is matched."""
 
     def __init__(self, cp, prob, rows: _Rows, cfg, names, tail_max: int, tail_shared: bool,
-                 rounds_per_check: int, max_rounds: int, time_tail: bool = False):
+                 rounds_per_check: int, max_rounds: int, time_tail: bool = False, narrow: bool = False,
+                 stream=None):
         N = prob.n
         self.cp, self.prob, self.rows, self.cfg, self.N = cp, prob, rows, cfg, N
         self.rounds_per_check, self.max_rounds = rounds_per_check, max_rounds
-        mod = _module(tail_max, time_tail)
+        mod = _module(tail_max, time_tail, narrow)
         self.phase_k, self.bid_k, self.assign_k, self.tail_k = (mod.get_function(name) for name in names)
+        # NARROW_SCANS: set by a scan that read a price of 2^30 or more (the run is then void)
+        self.narrow, self.abort = narrow, None
+        if narrow:
+            self.abort = cp.ndarray((1,), cp.int32, mod.get_global("narrow_abort"))
+            self.abort[:] = 0
         # the tail kernel's clock (TAIL_CLOCK): ns in its rounds, ns in their scans, rounds
         self.clock = None
         if time_tail:
@@ -472,7 +491,7 @@ class _FastAuction:
         self.persons_len = [_slot(self.counters, "C_PERSONS0"), _slot(self.counters, "C_PERSONS1")]
         self.objects_len = [_slot(self.counters, "C_OBJECTS0"), _slot(self.counters, "C_OBJECTS1")]
         self.scale = _i32(prob.scale)
-        self.stream = cp.cuda.Stream(non_blocking=True)
+        self.stream = stream or cp.cuda.Stream(non_blocking=True)
         self.pinned = _Pinned(cp)
         self.checks_done = 0
 
@@ -507,6 +526,13 @@ class _FastAuction:
             shared_mem=self.tail_smem if self.tail_shared else 0)
         return stream.end_capture()
 
+    def run(self, sched) -> list[int]:
+        """Every phase of the eps schedule: the rounds of each."""
+        per_phase = []
+        for eps_phase in sched:
+            per_phase.append(self.phase(eps_phase) - sum(per_phase))
+        return per_phase
+
     def phase(self, eps_phase: int) -> int:
         """One eps phase (prices kept, everybody unassigned first); returns the rounds run
         so far, all phases together."""
@@ -524,6 +550,8 @@ class _FastAuction:
                 break
             if self.checks_done * self.rounds_per_check > self.max_rounds:
                 raise _no_convergence(self.max_rounds)
+        if self.narrow and int(self.abort.get()[0]):
+            raise _NarrowAbort()
         return int(self.counters[_C_ROUNDS].get())
 
 
@@ -547,14 +575,20 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
     prob, rows = _fast_layout(cp, B, eps, sparse, force, variant)
     sched = auction_serial.eps_schedule(prob.span, prob.eps, eps_start if scaling else prob.eps, eps_factor)
     cfg = launch_config("fast", prob.n, gpu.sm_count(), warps_per_block=warps_per_block, blocks_per_sm=blocks_per_sm)
+    narrow = narrow_scans(prob, sparse)
     auction = _FastAuction(cp, prob, rows, cfg, KERNELS[variant], tail_max, tail_shared, rounds_per_check,
-                           max_rounds, bool(time_tail))
-    per_phase = []
+                           max_rounds, bool(time_tail), narrow)
     cp.cuda.Device().synchronize()
     t1 = time.perf_counter()
+    aborted = False
     with auction.stream, gpu.CudaTimer(auction.stream) as timer:
-        for eps_phase in sched:
-            per_phase.append(auction.phase(eps_phase) - sum(per_phase))
+        try:
+            per_phase = auction.run(sched)
+        except _NarrowAbort:     # a price passed 2^30: the whole run again, with 64-bit scans
+            aborted = True
+            auction = _FastAuction(cp, prob, rows, cfg, KERNELS[variant], tail_max, tail_shared, rounds_per_check,
+                                   max_rounds, bool(time_tail), False, stream=auction.stream)
+            per_phase = auction.run(sched)
     t2 = time.perf_counter()
     a = auction.person_obj.get()
     pr = auction.price[:prob.n].get()
@@ -567,7 +601,7 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
              "rounds_per_check": rounds_per_check,
              "upload_ms": rows.upload_ms, "download_ms": (t3 - t2) * 1e3, "launch": cfg,
              "tail_shared": auction.tail_shared, "tail_cache_hits": hits, "tail_scans": scans,
-             "tail_solo_rounds": solo}
+             "tail_solo_rounds": solo, "narrow_scans": auction.narrow, "narrow_aborted": aborted}
     if time_tail:
         ns_rounds, ns_scans, tail_rounds = (int(v) for v in auction.clock.get())
         stats.update(tail_ms=ns_rounds / 1e6, tail_scan_ms=ns_scans / 1e6, tail_rounds=tail_rounds)
