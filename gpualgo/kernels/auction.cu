@@ -262,16 +262,18 @@ extern "C" __global__ void phase_start_kernel(int m, int n, int* person_obj, int
 // prices between scans, so they must not go through the non-coherent read-only cache.
 // `scale` is an int (the host checks that it fits): raw * scale is then one 32 x 32 ->
 // 64-bit multiply instead of a 64 x 64 one.
-struct Top2 {
-    long long best, second, third;
+#define NEG32 (-2147483647 - 1)  // the 32-bit fold's NEG_PROFIT (see DenseRows)
+template <class P, long long NEG>
+struct Fold2 {
+    P best, second, third;
     int idx, val, idx2, val2;
     __device__ __forceinline__ void clear() {
-        best = NEG_PROFIT; second = NEG_PROFIT; third = NEG_PROFIT; idx = NO_INDEX; val = 0; idx2 = NO_INDEX; val2 = 0;
+        best = NEG; second = NEG; third = NEG; idx = NO_INDEX; val = 0; idx2 = NO_INDEX; val2 = 0;
     }
     // Written with selects, not branches: a scan folds every object of its row, so what it
     // costs is the instructions of one fold (with branches the compiler moved the whole
     // state between registers around each one).  c1 implies c2 (best >= second).
-    __device__ __forceinline__ void push(long long p, int j, int v) {
+    __device__ __forceinline__ void push(P p, int j, int v) {
         const bool c1 = p > best, c2 = p > second, c3 = p > third;
         third = c2 ? second : (c3 ? p : third);
         idx2 = c1 ? idx : (c2 ? j : idx2);
@@ -282,6 +284,7 @@ struct Top2 {
         val = c1 ? v : val;
     }
 };
+typedef Fold2<long long, NEG_PROFIT> Top2;
 
 // raw * scale as a single 32 x 32 -> 64-bit multiply
 __device__ __forceinline__ long long scaled(int a, int scale)
@@ -309,23 +312,8 @@ __device__ __forceinline__ void fold4(int4 v, const longlong2* p2, int q, int sc
 }
 
 // The same fold in 32 bits (NEG32 for a missing edge and an empty slot): see DenseRows.
-#define NEG32 (-2147483647 - 1)
 #define NARROW_PRICE (1u << 30)
-struct Top2n {
-    int best, second, third, idx, val, idx2, val2;
-    __device__ __forceinline__ void clear() {
-        best = NEG32; second = NEG32; third = NEG32; idx = NO_INDEX; val = 0; idx2 = NO_INDEX; val2 = 0;
-    }
-    __device__ __forceinline__ void push(int p, int j, int v) {  // as Top2::push
-        const bool c1 = p > best, c2 = p > second, c3 = p > third;
-        third = c2 ? second : (c3 ? p : third);
-        idx2 = c1 ? idx : (c2 ? j : idx2);
-        val2 = c1 ? val : (c2 ? v : val2);
-        second = c1 ? best : (c2 ? p : second);
-        best = c1 ? p : best;
-        idx = c1 ? j : idx;
-        val = c1 ? v : val;
-    }
+struct Top2n : Fold2<int, NEG32> {
     __device__ __forceinline__ static long long wide(int p) { return p == NEG32 ? NEG_PROFIT : (long long)p; }
     __device__ __forceinline__ void widen(Top2& t) const {
         t.best = wide(best); t.second = wide(second); t.third = wide(third);
