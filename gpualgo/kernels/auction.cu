@@ -295,10 +295,15 @@ __device__ __forceinline__ long long scaled(int a, int scale)
 }
 
 // The profit of benefit a at price p; a missing edge gets NEG_PROFIT, which changes nothing
-// when pushed (a select, not a branch: see Top2::push).
+// when pushed (a select, not a branch: see Top2::push).  The int form is the 32-bit fold's
+// (NARROW_SCANS), with NEG32.
 __device__ __forceinline__ long long profit_of(int a, long long p, int scale)
 {
     return a != MISSING_EDGE ? scaled(a, scale) - p : NEG_PROFIT;
+}
+__device__ __forceinline__ int profit_of(int a, int p, int scale)
+{
+    return a != MISSING_EDGE ? a * scale - p : NEG32;
 }
 
 __device__ __forceinline__ void fold4(int4 v, const longlong2* p2, int q, int scale, Top2& t)
@@ -329,10 +334,10 @@ __device__ __forceinline__ void fold4n(int4 v, const longlong2* p2, int q, int s
     const int j = q << 2;
     hi |= (unsigned)(pa.x >> 32) | (unsigned)(pa.y >> 32) | (unsigned)(pb.x >> 32) | (unsigned)(pb.y >> 32);
     lo |= (unsigned)pa.x | (unsigned)pa.y | (unsigned)pb.x | (unsigned)pb.y;
-    t.push(v.x != MISSING_EDGE ? v.x * scale - (int)pa.x : NEG32, j, v.x);
-    t.push(v.y != MISSING_EDGE ? v.y * scale - (int)pa.y : NEG32, j + 1, v.y);
-    t.push(v.z != MISSING_EDGE ? v.z * scale - (int)pb.x : NEG32, j + 2, v.z);
-    t.push(v.w != MISSING_EDGE ? v.w * scale - (int)pb.y : NEG32, j + 3, v.w);
+    t.push(profit_of(v.x, (int)pa.x, scale), j, v.x);
+    t.push(profit_of(v.y, (int)pa.y, scale), j + 1, v.y);
+    t.push(profit_of(v.z, (int)pb.x, scale), j + 2, v.z);
+    t.push(profit_of(v.w, (int)pb.y, scale), j + 3, v.w);
 }
 
 // Set once a narrow scan has read a price of 2^30 or more (NARROW_SCANS): the run's bids are
