@@ -182,24 +182,18 @@ def test_narrow_scan_of_a_large_price_stops_the_run(rng):
     """bid_warp_kernel built with NARROW_SCANS: its bids equal the 64-bit build's while every price
     is below 2^30, and a price at or above it sets narrow_abort."""
     import cupy as cp
-    from gpualgo.assignment.auction.gpu import CACHE_K, _module
+    from gpualgo.assignment.auction.gpu import _module
+    from gpualgo.exercises.auction import _bid_run     # the bid exercise's launch of bid_warp_kernel
+    from gpualgo.exercises.core import Case
     m, n = 96, 1000
-    raw = cp.asarray(rng.integers(0, 1000, size=(m, n)).astype(np.int32))
+    raw = rng.integers(0, 1000, size=(m, n)).astype(np.int32)
     wide, narrow = _module(), _module(narrow=True)
     abort = cp.ndarray((1,), cp.int32, narrow.get_global("narrow_abort"))
     for high, stops in ((2**30, False), (2**31, True)):
-        price = cp.asarray(rng.integers(0, high, size=n).astype(np.int64))
-        keys = []
+        price = rng.integers(0, high, size=n).astype(np.int64)
+        case = Case(f"prices below {high}", dict(raw=raw, price=price, scale=m + 1, eps=1, cap=10**12))
         abort[:] = 0
-        for mod in (narrow, wide):
-            key = cp.zeros(n, cp.uint64)
-            mod.get_function("bid_warp_kernel")((4,), (256,), (
-                raw, np.int32(n), np.int32(m + 1), price, cp.arange(m, dtype=cp.int32),
-                cp.asarray(np.array([m], np.int32)), cp.full(m, -1, cp.int32), np.int64(1), np.int64(10**12),
-                key, cp.zeros(n, cp.int32), cp.zeros(1, cp.int32), cp.zeros(m, cp.int32), cp.zeros(1, cp.int32),
-                cp.zeros(1, cp.int32), cp.zeros(m * CACHE_K * 2, cp.int32), cp.zeros(m, cp.int32),
-                cp.zeros(m, cp.int64)))
-            keys.append(key.get())
+        keys = [_bid_run(mod, case)[0] for mod in (narrow, wide)]
         assert int(abort.get()[0]) == int(stops), high
         assert keys[1].any() and (stops or np.array_equal(keys[0], keys[1])), high
 
