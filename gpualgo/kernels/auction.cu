@@ -781,9 +781,9 @@ __device__ __forceinline__ unsigned long long clock_ns()
 // bidder's target and increment, the bidders whose cache missed, the per-warp partial
 // results of the scans, and the counters reported at the end.
 struct TailState {
-    int bidders[TAIL_MAX], next[TAIL_MAX], tgt[TAIL_MAX], miss[TAIL_MAX];
+    int bidders[TAIL_MAX], tgt[TAIL_MAX], miss[TAIL_MAX];
     long long inc[TAIL_MAX];
-    int nb, nn, matched, hits, scans;
+    int nb, matched, hits, scans;
     int n_miss[2];  // by round parity: a round resets the next round's counter
     int solo, solo_left, solo_miss;  // the last tail_solo: its rounds, bidders left (0 or 1), a miss
     long long part_best[32], part_second[32], part_thr[32];
@@ -797,7 +797,7 @@ __device__ __forceinline__ void tail_gather(TailState& st, const int* __restrict
                                             const int* __restrict__ list_len, const int* person_obj)
 {
     if (threadIdx.x == 0) {
-        st.nb = 0; st.nn = 0; st.n_miss[0] = 0; st.n_miss[1] = 0; st.matched = 0; st.hits = 0; st.scans = 0;
+        st.nb = 0; st.n_miss[0] = 0; st.n_miss[1] = 0; st.matched = 0; st.hits = 0; st.scans = 0;
 #if NARROW_SCANS
         st.abort = 0;
 #endif
@@ -906,34 +906,35 @@ __device__ __forceinline__ void tail_take(long long* P, int* O, int* person_obj,
 // (c) Warp 0 alone (no block barrier inside): lane t decides whether bidder t wins its
 // target (the largest increment, ties to the lowest person), updates prices, owners and
 // assignments, and the next round's bidders (the losers and the persons outbid) replace
-// this round's.
+// this round's, in lane order.  The bids go round the warp by shuffles and the next list
+// is numbered by a ballot: the award is a chain of register steps, with no shared-memory
+// atomics and no list copied through shared memory.
 __device__ __forceinline__ void tail_award(TailState& st, long long* P, int* O, int* person_obj,
                                           int b_count, int m_count, int parity)
 {
     const int lane = threadIdx.x & 31;
     __syncwarp();  // the bids that warp 0's lanes merged in tail_scan_bids are written
-    if (lane < b_count) {
-        const int t = lane, i = st.bidders[t], j = st.tgt[t];
-        bool wins = true;
-        for (int v = 0; v < b_count; ++v)
-            if (v != t && st.tgt[v] == j && (st.inc[v] > st.inc[t] || (st.inc[v] == st.inc[t] && st.bidders[v] < i)))
-                wins = false;
-        if (wins) {
-            const int prev = O[j];
-            if (prev < 0) atomicAdd(&st.matched, 1);
-            else st.next[atomicAdd(&st.nn, 1)] = prev;
-            tail_take(P, O, person_obj, i, j, st.inc[t], prev);
-        } else {
-            st.next[atomicAdd(&st.nn, 1)] = i;
-        }
+    const bool bidder = lane < b_count;
+    const int i = bidder ? st.bidders[lane] : 0, j = bidder ? st.tgt[lane] : 0;
+    const long long inc = bidder ? st.inc[lane] : 0;
+    const int prev = bidder ? O[j] : -1;  // read before any award: an object has one winner
+    bool wins = bidder;
+    for (int v = 0; v < b_count; ++v) {
+        const int jv = __shfl_sync(GPUALGO_FULL_MASK, j, v), iv = __shfl_sync(GPUALGO_FULL_MASK, i, v);
+        const long long cv = __shfl_sync(GPUALGO_FULL_MASK, inc, v);
+        if (v != lane && jv == j && (cv > inc || (cv == inc && iv < i))) wins = false;
     }
-    __syncwarp();
-    const int cnt = st.nn;
-    if (lane < cnt) st.bidders[lane] = st.next[lane];
+    // the next round's bidders: a loser, or the owner a winner displaced
+    const bool stays = bidder && !(wins && prev < 0);
+    const unsigned m_next = __ballot_sync(GPUALGO_FULL_MASK, stays);
+    const unsigned m_free = __ballot_sync(GPUALGO_FULL_MASK, wins && prev < 0);
+    __syncwarp();  // every lane has read its bid and its target's owner before the writes below
+    if (stays) st.bidders[__popc(m_next & ((1u << lane) - 1u))] = wins ? prev : i;
+    if (wins) tail_take(P, O, person_obj, i, j, inc, prev);
     __syncwarp();
     if (lane == 0) {
-        st.hits += b_count - m_count; st.scans += m_count; st.nb = cnt; st.nn = 0; st.n_miss[parity ^ 1] = 0;
-        st.solo_miss = 0;
+        st.matched += __popc(m_free); st.hits += b_count - m_count; st.scans += m_count; st.nb = __popc(m_next);
+        st.n_miss[parity ^ 1] = 0; st.solo_miss = 0;
     }
 }
 
