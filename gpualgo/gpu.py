@@ -168,12 +168,16 @@ def usable_bytes() -> int:
 #: pageable against 2.20 ms staged; 16 MB 2.73 against 1.95; 512 MB 64.89 against 19.91)
 PIN_BYTES = 16 << 20
 #: the staging: host threads that copy an array into page-locked buffers, two buffers each of
-#: STAGE_BYTES, allocated at the first large upload and kept for the process (128 MB with 8
-#: threads). At n = 27 a coalition table (512 MB) took 18.6-24.3 ms staged by 8 threads on the H100's
-#: host, against 41.7 ms to page-lock the array in place (19.5 ms), copy it (10.4 ms) and release
-#: it (11.8 ms; the release waits for every running kernel, so it cannot be put off).
-STAGE_THREADS = max(1, min(8, os.cpu_count() or 1))
-STAGE_BYTES = 8 << 20
+#: STAGE_BYTES, allocated at the first large upload and kept for the process (128 MB with 16
+#: threads). At n = 27 a coalition table (512 MB) took 18.6-24.3 ms staged by 8 threads of 8 MB on
+#: the H100's host, against 41.7 ms to page-lock the array in place (19.5 ms), copy it (10.4 ms) and
+#: release it (11.8 ms; the release waits for every running kernel, so it cannot be put off). The
+#: host's copying is the limit there: 1 GiB took 22.8-25.9 ms copied by 16 threads from pageable to
+#: pageable memory and 29.0-32.4 ms by 8, against 19.5-20.3 ms from page-locked memory to the GPU.
+#: Staged by 16 threads of 4 MB it took 23.3-29.2 ms (a 2 GiB int64 matrix 44.7-46.2), by 8 threads
+#: of 8 MB 30.8-33.0 ms (60.8-63.3) in the same run.
+STAGE_THREADS = max(1, min(16, os.cpu_count() or 1))
+STAGE_BYTES = 4 << 20
 
 
 class _Staging:
