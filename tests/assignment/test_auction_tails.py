@@ -148,3 +148,42 @@ def test_keep_slack_keeps_exactly_the_pairs_within_eps(rng):
         assert all(oo[j] == i for i, j in enumerate(po) if j >= 0)
         assert np.count_nonzero(oo >= 0) == kept
     assert partial > 0      # some pairs kept and some let go, on at least one instance
+
+
+def test_endings_are_exact_and_the_first_is_the_schedules_own(rng):
+    """tails.endings: every ending's answer is scipy's optimum; its first row is the twin's own last
+    phases (the same epsilons and rounds as serial.auction_eps_scaling), the others start at the
+    scaled eps and end at the final one."""
+    for limit, last in ((10000, 3), (100, 2), (5, 10)):
+        B = A.report_instance(60, 60, 1.0, seed=rng, limit=limit)
+        rows = tails.endings(B, last=last, scales=(0.5, 2.0))
+        assert [r["scale"] for r in rows] == [1.0, 0.5, 2.0]
+        best = A.reference_objective(B)
+        assert all(r["objective"] == best for r in rows)
+        prob = problem.prepare(B, None, square=True)
+        *_, per_phase, sched = serial.auction_eps_scaling(prob)
+        assert rows[0]["schedule"] == sched[-last:] and rows[0]["rounds"] == sum(per_phase[-last:])
+        assert rows[0]["ratio"] == 1.0
+        for r in rows[1:]:
+            first = min(max(prob.eps, int(sched[-last:][0] * r["scale"])), max(prob.span, prob.eps))
+            assert r["schedule"][0] == first and r["schedule"][-1] == prob.eps
+            assert all(a > b for a, b in zip(r["schedule"], r["schedule"][1:]))
+            assert r["ratio"] == r["rounds"] / rows[0]["rounds"]
+
+
+@pytest.mark.parametrize("kw,match", [(dict(last=0), "last"), (dict(scales=(0.5, -1)), "scales"),
+                                      (dict(scales=(float("nan"),)), "scales"), (dict(scales=(True,)), "scales"),
+                                      (dict(scales=("2",)), "scales")])
+def test_bad_endings_arguments_are_refused(kw, match):
+    with pytest.raises(ValueError, match=match):
+        tails.endings(np.eye(3, dtype=int), **kw)
+
+
+def test_endings_lines_name_every_instance(rng):
+    B = A.report_instance(40, 40, 1.0, seed=rng, limit=1000)
+    results = {"first": tails.endings(B, scales=(0.7, 1.5)), "second": tails.endings(B.T.copy(), scales=(0.7, 1.5))}
+    lines = tails.endings_lines(results)
+    assert len(lines) == 3 and lines[0].startswith("first: ") and lines[1].startswith("second: ")
+    ratios = [r["ratio"] for rows in results.values() for r in rows[1:]]
+    assert lines[2].startswith(f"the same endings took {min(ratios):.2f}x to {max(ratios):.2f}x")
+    assert lines[2].endswith("of 2 instances")

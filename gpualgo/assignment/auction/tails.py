@@ -34,6 +34,9 @@ Every method ends with the last phase complete at the final eps, so every answer
 (the tests check it against scipy); they differ in the prices they hand to later phases, and
 so in the rounds with more bidders (``bulk``) too.
 
+:func:`endings` asks how much the chain depends on the epsilons themselves: from the state the
+early phases leave, it runs the last phases with their first eps scaled, and counts their rounds.
+
 >>> import numpy as np
 >>> B = np.array([[7, 3, 1], [6, 5, 2], [4, 4, 9]])
 >>> rows = alternatives(B, tail_max=1)
@@ -50,7 +53,7 @@ from .. import checks, problem
 from . import serial
 
 __all__ = ["METHODS", "alternatives", "shortest_paths", "gauss_seidel", "forward_reverse", "keep_slack", "table",
-           "verdict"]
+           "verdict", "ENDING_SCALES", "endings", "endings_lines"]
 
 #: the ways of finishing a phase's last rounds that :func:`alternatives` compares
 METHODS = ("jacobi", "gauss_seidel", "shortest_paths", "stop_early", "coarse_eps", "stop_guarded", "keep_assigned",
@@ -396,3 +399,77 @@ def verdict(results: dict) -> str:
     if worst:
         text += " At worst: " + ", ".join(f"{m} {x:.2f}x" for m, x in worst.items()) + "."
     return text
+
+
+#: the factors :func:`endings` applies to the first eps of the last phases (besides 1, their own)
+ENDING_SCALES = (0.5, 0.7, 0.85, 1.2, 1.5, 2.0)
+
+
+def _phase(prob, eps, price, person_obj, obj_owner) -> int:
+    """One whole phase of the serial eps-scaling auction at ``eps`` (everybody unassigned first,
+    prices kept): its Jacobi rounds."""
+    person_obj[:] = -1
+    obj_owner[:] = -1
+    return int(serial.auction_rounds(prob.raw, np.int64(prob.scale), np.int64(eps), np.int64(max(prob.cap, eps)),
+                                     price, person_obj, obj_owner, np.int64(serial.MAX_ROUNDS), _NO_RECORD, 0))
+
+
+def endings(B, last: int = 4, scales=ENDING_SCALES, eps_factor: int = serial.EPS_FACTOR) -> list[dict]:
+    """How the rounds of the last ``last`` phases depend on their epsilons. The serial eps-scaling
+    auction (Jacobi rounds, as the GPU runs them) runs every phase of its schedule but the last
+    ``last`` on ``B``; from the state they leave, each ending starts at ``scale`` times the first
+    eps of those phases and divides it by ``eps_factor`` down to the final eps. The first row is
+    the schedule's own ending (scale 1), then one per factor of ``scales``. Each row: ``scale``,
+    ``schedule`` (the ending's epsilons, scaled units), ``rounds`` (of all its phases), ``ratio``
+    (against the first row's) and ``objective`` (in B's units: every ending is exact)."""
+    last = guards.integer(last, "last")
+    scales = tuple(scales)
+    for f in scales:
+        if isinstance(f, bool) or not isinstance(f, (int, float, np.integer, np.floating)) or not 0 < f < np.inf:
+            raise ValueError(f"scales must be positive finite numbers, got {f!r}")
+    prob = problem.prepare(B, None, square=True)
+    sched = serial.eps_schedule(prob.span, prob.eps, None, eps_factor)
+    head, own = sched[:-last], sched[-last:]
+    n = prob.n
+    price, person_obj, obj_owner = np.zeros(n, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    for eps in head:
+        _phase(prob, eps, price, person_obj, obj_owner)
+    out = []
+    for f in (1.0,) + scales:
+        end = own if f == 1.0 else serial.eps_schedule(prob.span, prob.eps, max(prob.eps, int(own[0] * f)),
+                                                        eps_factor)
+        p, po, oo = price.copy(), person_obj.copy(), obj_owner.copy()
+        rounds = sum(_phase(prob, eps, p, po, oo) for eps in end)
+        out.append(dict(scale=float(f), schedule=list(end), rounds=rounds,
+                        objective=checks.objective(B, po[:prob.m])))
+    for r in out:
+        r["ratio"] = r["rounds"] / out[0]["rounds"] if out[0]["rounds"] else float("nan")
+    return out
+
+
+def endings_lines(results: dict) -> list[str]:
+    """:func:`endings`' rows for several instances (``{name: rows}``): a line per instance (its own
+    ending's epsilons and rounds, and every scaled ending's rounds against them), then one line
+    with the range of those ratios over all instances and how often the schedule's own ending
+    took the fewest rounds.
+
+    >>> rows = lambda a, b: [dict(scale=1.0, schedule=[9, 3, 1], rounds=a, ratio=1.0),
+    ...                      dict(scale=0.5, schedule=[4, 1], rounds=b, ratio=b / a)]
+    >>> print("\\n".join(endings_lines({"x": rows(100, 50), "y": rows(100, 150)})))
+    x: the last phases (eps 9, 3, 1) in 100 rounds; from the same state with their first eps times 0.5: 0.50x
+    y: the last phases (eps 9, 3, 1) in 100 rounds; from the same state with their first eps times 0.5: 1.50x
+    the same endings took 0.50x to 1.50x the rounds of the schedule's own; it took the fewest on 1 of 2 instances
+    """
+    lines, ratios, own_best = [], [], 0
+    for name, rows in results.items():
+        own, others = rows[0], rows[1:]
+        lines.append(f"{name}: the last phases (eps {', '.join(map(str, own['schedule']))}) in {own['rounds']:,} "
+                     f"rounds; from the same state with their first eps times "
+                     + ", ".join(f"{r['scale']:g}: {r['ratio']:.2f}x" for r in others))
+        ratios += [r["ratio"] for r in others]
+        own_best += all(own["rounds"] <= r["rounds"] for r in others)
+    if ratios:
+        lines.append(f"the same endings took {min(ratios):.2f}x to {max(ratios):.2f}x the rounds of the schedule's "
+                     f"own; it took the fewest on {own_best} of {len(results)} instances")
+    return lines
+
