@@ -20,7 +20,7 @@ from ... import gpu, guards
 from .. import problem
 from ..result import make_result
 
-__all__ = ["auction_rounds", "auction", "auction_eps_scaling", "eps_schedule", "NEG"]
+__all__ = ["auction_rounds", "auction", "phase", "auction_eps_scaling", "eps_schedule", "NEG"]
 
 #: below every reachable profit (prices stay far below 2**61)
 NEG = -(1 << 62)
@@ -191,6 +191,20 @@ def auction(prob, max_rounds: int = DEFAULT_MAX_ROUNDS, record_rounds: int = DEF
     return person_obj, price, rounds, active[:min(rounds, record_rounds)].copy()
 
 
+#: no bidders recorded (an ``active`` array of length 0)
+_NO_RECORD = np.zeros(0, np.int64)
+
+
+def phase(prob, eps: int, price, person_obj, obj_owner, max_rounds: int = MAX_ROUNDS, active=_NO_RECORD) -> int:
+    """One eps-scaling phase on ``prob`` (square): everybody unassigned, the prices kept, Jacobi
+    rounds (:func:`auction_rounds`, ``active`` recording their bidders) until all are assigned.
+    Returns its rounds, or -1 once ``max_rounds`` are reached first."""
+    person_obj[:] = -1
+    obj_owner[:] = -1
+    return int(auction_rounds(prob.raw, np.int64(prob.scale), np.int64(eps), np.int64(max(prob.cap, eps)),
+                              price, person_obj, obj_owner, np.int64(max_rounds), active))
+
+
 def auction_eps_scaling(prob, eps_start=None, eps_factor: int = EPS_FACTOR, max_rounds: int = DEFAULT_MAX_ROUNDS,
                         record_rounds: int = DEFAULT_RECORD_ROUNDS):
     """Serial eps-scaling auction: phases with decreasing eps, prices kept, all persons unassigned.
@@ -210,10 +224,7 @@ def auction_eps_scaling(prob, eps_start=None, eps_factor: int = EPS_FACTOR, max_
     active = np.zeros(min(record_rounds, max_rounds), np.int64)
     per_phase, total, filled = [], 0, []
     for eps in sched:
-        person_obj[:] = -1
-        obj_owner[:] = -1
-        r = auction_rounds(prob.raw, np.int64(prob.scale), np.int64(eps), np.int64(max(prob.cap, eps)),
-                           price, person_obj, obj_owner, np.int64(max_rounds - total), active)
+        r = phase(prob, eps, price, person_obj, obj_owner, max_rounds - total, active)
         if r < 0:
             raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
         filled.append(active[:min(r, record_rounds)].copy())

@@ -405,15 +405,6 @@ def verdict(results: dict) -> str:
 ENDING_SCALES = (0.5, 0.7, 0.85, 1.2, 1.5, 2.0)
 
 
-def _phase(prob, eps, price, person_obj, obj_owner) -> int:
-    """One whole phase of the serial eps-scaling auction at ``eps`` (everybody unassigned first,
-    prices kept): its Jacobi rounds."""
-    person_obj[:] = -1
-    obj_owner[:] = -1
-    return int(serial.auction_rounds(prob.raw, np.int64(prob.scale), np.int64(eps), np.int64(max(prob.cap, eps)),
-                                     price, person_obj, obj_owner, np.int64(serial.MAX_ROUNDS), _NO_RECORD, 0))
-
-
 def endings(B, last: int = 4, scales=ENDING_SCALES, eps_factor: int = serial.EPS_FACTOR) -> list[dict]:
     """How the rounds of the last ``last`` phases depend on their epsilons. The serial eps-scaling
     auction (Jacobi rounds, as the GPU runs them) runs every phase of its schedule but the last
@@ -433,13 +424,13 @@ def endings(B, last: int = 4, scales=ENDING_SCALES, eps_factor: int = serial.EPS
     n = prob.n
     price, person_obj, obj_owner = np.zeros(n, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64)
     for eps in head:
-        _phase(prob, eps, price, person_obj, obj_owner)
+        serial.phase(prob, eps, price, person_obj, obj_owner)
     out = []
     for f in (1.0,) + scales:
         end = own if f == 1.0 else serial.eps_schedule(prob.span, prob.eps, max(prob.eps, int(own[0] * f)),
                                                         eps_factor)
         p, po, oo = price.copy(), person_obj.copy(), obj_owner.copy()
-        rounds = sum(_phase(prob, eps, p, po, oo) for eps in end)
+        rounds = sum(serial.phase(prob, eps, p, po, oo) for eps in end)
         out.append(dict(scale=float(f), schedule=list(end), rounds=rounds,
                         objective=checks.objective(B, po[:prob.m])))
     for r in out:
