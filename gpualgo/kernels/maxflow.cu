@@ -15,17 +15,20 @@
 //       out, stored together, with the index of each reverse arc); with relabel="gpu" the
 //       host launches bcsr_global_relabel_kernel (the BFS of (c)) between its launches instead.
 //   (c) vertex_centric_kernel: one cooperative kernel runs the whole algorithm: a global
-//       relabel as a BFS from the sink (by levels, or asynchronous on a work list), then
+//       relabel as a BFS from the sink (several levels a block between grid barriers, by
+//       levels, or asynchronous on a work list), then
 //       sweeps that gather the active vertices into a queue and give each one a tile of
 //       TILE threads to find its lowest residual neighbour.  Nothing returns to the host
 //       until the flow is maximum.  It is written as __device__ functions, one step each:
-//       the global relabel without levels (1a) or by levels (1b), gathering the active
-//       vertices (2), discharging a vertex with its tile (3), the test that ends the sweeps (4).
+//       the global relabel without levels (1a), by levels (1b) or with several levels a block
+//       between grid barriers (1c), gathering the active vertices (2), discharging a vertex
+//       with its tile (3), the test that ends the sweeps (4).
 //
 // Compile-time options: CAP_T (int or long long: capacities and excesses), TILE (threads
 // per active vertex in (c), a power of two <= 32), REV_SEARCH (how (b) finds the reverse arc
 // of the arc it pushes along: 0 the stored index, 1 a linear scan, 2 a binary search),
-// LEVEL_CLOCK (1: the BFS of (c) times its levels).
+// LEVEL_CLOCK (1: the BFS of (c) times its grid steps: its levels, or in step 1c its steps of
+// several levels).
 #include <cooperative_groups.h>
 #include "common.cuh"
 
@@ -52,7 +55,8 @@ namespace cg = cooperative_groups;
 // The slots of the statistics array (unsigned long long) every kernel adds to: 0 pushes,
 // 1 relabels, 2 sweeps, 3 global relabels, 4 BFS levels, 5 ns in global relabels, 6 ns in
 // push-relabel sweeps, 7 status (0 done, 1 step limit reached), 8 vertices expanded by the
-// asynchronous BFS, 9 BFS levels run by the first block alone (block_bfs). Passed as defines by
+// asynchronous BFS (1a) or by the BFS of several levels a block (1c), 9 BFS levels run by the
+// first block alone (block_bfs). Passed as defines by
 // gpualgo/maxflow/gpu.py (STATS); these fallbacks agree.
 #ifndef ST_PUSH
 #define ST_PUSH 0
@@ -535,6 +539,21 @@ __device__ __forceinline__ int bfs_arc(int a, int n, int s, int level, const int
     return won && hy == n + 1;
 }
 
+// The start of a global relabel (steps 1b and 1c): every height reset, the sink's to 0, the
+// others' to n, or to n + 1 with `mark` for a vertex that holds excess and was below n (it may
+// still reach the sink: the early stop waits for these). Their count joins the step's auxiliary
+// counter, read after the next grid barrier.
+__device__ __forceinline__ void reset_heights(const Stepper& st, int n, int s, int t, const cap_t* __restrict__ excess,
+                                              int* __restrict__ height, int* __restrict__ ring, bool mark) {
+    int marked = 0;
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+        const bool m = mark && v != s && v != t && ld_int(height + v) < n && ld_cap(excess + v) > 0;
+        height[v] = v == t ? 0 : (m ? n + 1 : n);
+        marked += m;
+    }
+    if (marked) atomicAdd(ring + 6 + st.k % 3, marked);
+}
+
 // ------------------------------------------------------------------------------------
 // Version (c), step 1b: the global relabel by levels, one grid barrier per level
 // ------------------------------------------------------------------------------------
@@ -563,14 +582,7 @@ __device__ __forceinline__ int bfs_by_levels(
     const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
     const int stride = gridDim.x * blockDim.x;
     const int tile_id = tile_rank(), tiles = stride / TILE, lane = tile.thread_rank();
-    int marked = 0;
-    for (int v = gtid; v < n; v += stride) {
-        bool mark = early_stop && !async_bfs && v != s && v != t && ld_int(height + v) < n &&
-                    ld_cap(excess + v) > 0;
-        height[v] = v == t ? 0 : (mark ? n + 1 : n);
-        marked += mark;
-    }
-    if (marked) atomicAdd(ring + 6 + st.k % 3, marked);
+    reset_heights(st, n, s, t, excess, height, ring, early_stop && !async_bfs);
     if (gtid == 0) reinterpret_cast<int2*>(qa)[0] = make_int2(__ldg(offsets + t), __ldg(offsets + t + 1));
     int frontier = 0, level = 0, marked_total = 0, marked_found = 0;
     int2 first = make_int2(0, 0);
@@ -640,6 +652,156 @@ __device__ __forceinline__ int bfs_by_levels(
         int* tmp = qa; qa = qb; qb = tmp;
         if (early_stop && marked_total > 0 && marked_found == marked_total) break;
     }
+    return level;
+}
+
+// ------------------------------------------------------------------------------------
+// Version (c), step 1c: the global relabel with several levels between grid barriers
+// ------------------------------------------------------------------------------------
+// A level of step 1b costs a grid barrier and a chain of about five dependent accesses, for a
+// frontier that on genrmf holds a few hundred to a few thousand vertices: the grid mostly
+// waits. Here (local_levels = K > 1) a grid step runs up to K levels: the tiles of the grid
+// expand the global frontier, as in 1b, and then every block goes on alone, from the vertices
+// it labelled, with a frontier in shared memory and a block barrier per level, for K - 1
+// levels; what its last level labels goes to the global queue, and the grid barrier ends the
+// step.
+//   A level inside a block costs two dependent accesses: the arc (its head, and the residual of
+// its reverse from rres, a copy beside the arc that the sweeps update with every push:
+// rres[a] = res[rev[a]]), then the label (atomicMin on the head's height, the head's arc range
+// read beside it), and a block barrier.
+//   The blocks do not wait for each other between their levels, so a block may reach a vertex
+// first by a longer path than another block's. Labels are therefore lowered with atomicMin, as
+// in the asynchronous BFS (1a), and a vertex whose label was lowered is expanded again, by the
+// block that lowered it: when a grid step ends with an empty global queue every label is the
+// length of a shortest residual path (a label-correcting computation). Each entry carries its
+// label; a lane expanding an entry whose vertex has been lowered since labels nothing new (the
+// one that lowered it queued it). A frontier wider than the grid's tiles runs one level a step
+// (all to the global queue), and a block whose shared frontier is full queues the rest globally.
+//   The early stop of 1b applies: once every marked vertex has been labelled the BFS stops,
+// and a label not yet corrected is then an upper bound of the distance, which the sweeps
+// tolerate as they tolerate stale heights. The BFS that ends the run finds no marked vertex and
+// runs until its queue is empty: exact. The global queue holds vertices (their label is their
+// height): when it would overflow, which the capacity makes unlikely, `lost` is returned and the
+// caller runs step 1b instead. Returns the levels run (per grid step, the most a block ran).
+#ifndef LOCAL_CAP
+#define LOCAL_CAP 256         // entries of each shared frontier buffer of a block in step 1c
+#endif
+#define LOCAL_LOST (1 << 30)  // in the step counter: an entry did not fit in the global queue
+
+// The arcs of one frontier entry e = (first arc, end, vertex x, label), by the lanes of its
+// tile: every y with y -> x residual (y not the source) is lowered to label + 1 when that is
+// below its height (atomicMin), and each lane that lowered one calls emit(y, y's first arc,
+// y's end, label + 1, y's old height). With `fresh`, x's height is read again beside the arcs,
+// and an x lowered since it was queued is skipped (the one that lowered it queued it).
+template <typename Emit>
+__device__ __forceinline__ void relax_entry(const int4& e, int lane, bool fresh, int s,
+                                            const int* __restrict__ offsets, const int* __restrict__ heads,
+                                            const cap_t* __restrict__ rres, int* __restrict__ height, Emit&& emit) {
+    for (int a = e.x + lane; a < e.y; a += TILE) {
+        const int y = __ldg(heads + a);
+        const cap_t r = ld_cap(rres + a);
+        const int now = fresh ? ld_int(height + e.z) : e.w;
+        if (now < e.w || y == s || r <= 0) continue;
+        const int label = e.w + 1;
+        const int y0 = __ldg(offsets + y), y1 = __ldg(offsets + y + 1);
+        const int old = atomicMin(height + y, label);
+        if (old > label) emit(y, y0, y1, label, old);
+    }
+}
+
+__device__ __forceinline__ int bfs_local(
+        cg::grid_group& grid, tile_t& tile, Stepper& st, int n, int s, int t,
+        const int* __restrict__ offsets, const int* __restrict__ heads, const cap_t* __restrict__ rres,
+        const cap_t* __restrict__ excess, int* __restrict__ height, int* __restrict__ qa, int* __restrict__ qb,
+        int qcap, int* __restrict__ ring, unsigned long long* __restrict__ stats, int early_stop, int local_levels,
+        bool& lost_any) {
+    __shared__ int4 lq[2][LOCAL_CAP];
+    __shared__ int lcnt[3];
+    const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
+    const int stride = gridDim.x * blockDim.x;
+    const int tile_id = tile_rank(), tiles = stride / TILE, lane = tile.thread_rank();
+    const int ltile = threadIdx.x / TILE, ltiles = blockDim.x / TILE;
+    reset_heights(st, n, s, t, excess, height, ring, early_stop);
+    st.sync(grid, ring);
+    const int marked_total = st.aux;
+    int found = 0, found_total = 0, expanded = 0;
+    bool lost = false;
+    // to the global queue (the frontier of the next grid step), a slot per coalesced group
+    auto to_global = [&](int y, int, int, int, int old) {
+        const int q = queue_slot(ring + st.k % 3);
+        if (q < qcap) qb[q] = y; else lost = true;
+        found += old == n + 1;
+    };
+    // level 1: the sink's arcs, TILE to a tile over the grid (a vision grid's sink has 10^5 and more)
+    const int t0 = __ldg(offsets + t), t1 = __ldg(offsets + t + 1);
+    for (int a0 = t0 + gtid - lane; a0 < t1; a0 += stride)
+        relax_entry(make_int4(a0, min(a0 + TILE, t1), t, 0), lane, false, s, offsets, heads, rres, height, to_global);
+    if (found) atomicAdd(ring + 6 + st.k % 3, found);
+    if (__syncthreads_or(lost) && threadIdx.x == 0) atomicMax(ring + 3 + st.k % 3, LOCAL_LOST);
+    int frontier = st.sync(grid, ring), level = 1;
+    found = 0;
+    found_total = st.aux;
+    lost_any = st.rel & LOCAL_LOST;
+#if LEVEL_CLOCK
+    unsigned long long t_level = grid.thread_rank() == 0 ? global_ns() : 0;
+#endif
+    while (frontier > 0 && !lost_any && !(early_stop && marked_total > 0 && found_total == marked_total)) {
+        { int* tmp = qa; qa = qb; qb = tmp; }
+        const int levels = frontier <= tiles ? local_levels : 1;
+        if (threadIdx.x == 0) lcnt[0] = lcnt[1] = 0;
+        __syncthreads();
+        // the entries a block's level j labels go to lq[j & 1], counted in lcnt[j % 3]
+        int j = 0;
+        auto to_block = [&](int y, int y0, int y1, int label, int old) {
+            const int slot = atomicAdd(lcnt + j % 3, 1);
+            if (slot < LOCAL_CAP) {
+                lq[j & 1][slot] = make_int4(y0, y1, y, label);
+                found += old == n + 1;
+            } else {
+                to_global(y, y0, y1, label, old);
+            }
+        };
+        // the first level of the step: the global frontier, a tile an entry over the grid
+        for (int i = tile_id; i < frontier; i += tiles) {
+            const int x = __ldcg(qa + i);
+            const int4 e = make_int4(__ldg(offsets + x), __ldg(offsets + x + 1), x, ld_int(height + x));
+            expanded += lane == 0;
+            if (levels == 1) relax_entry(e, lane, false, s, offsets, heads, rres, height, to_global);
+            else relax_entry(e, lane, false, s, offsets, heads, rres, height, to_block);
+        }
+        // the block's own levels, from what it labelled
+        int ran = 1;
+        for (j = 1; j < levels; ++j) {
+            __syncthreads();
+            const int count = min(lcnt[(j - 1) % 3], LOCAL_CAP);
+            if (count == 0) break;
+            if (threadIdx.x == 0) lcnt[(j + 1) % 3] = 0;
+            ++ran;
+            const int4* from = lq[(j - 1) & 1];
+            for (int i = ltile; i < count; i += ltiles) {
+                const int4 e = from[i];
+                expanded += lane == 0;
+                if (j + 1 == levels) relax_entry(e, lane, true, s, offsets, heads, rres, height, to_global);
+                else relax_entry(e, lane, true, s, offsets, heads, rres, height, to_block);
+            }
+        }
+        if (found) { atomicAdd(ring + 6 + st.k % 3, found); found = 0; }
+        const bool block_lost = __syncthreads_or(lost);
+        if (threadIdx.x == 0) atomicMax(ring + 3 + st.k % 3, ran | (block_lost ? LOCAL_LOST : 0));
+        const int queued = st.sync(grid, ring);
+#if LEVEL_CLOCK
+        if (grid.thread_rank() == 0) {   // one (frontier, ns) pair per grid step
+            const unsigned long long now = global_ns(), i = level_count++;
+            if (i < LEVEL_CAP) { level_clock[2 * i] = frontier; level_clock[2 * i + 1] = now - t_level; }
+            t_level = now;
+        }
+#endif
+        frontier = min(queued, qcap);
+        lost_any = st.rel & LOCAL_LOST;
+        level += st.rel & (LOCAL_LOST - 1);
+        found_total += st.aux;
+    }
+    if (tile.thread_rank() == 0 && expanded) atomicAdd(stats + ST_ITEMS, (unsigned long long)expanded);
     return level;
 }
 
@@ -732,8 +894,8 @@ __device__ __forceinline__ void hold(int v, int lane, int& held, int& nheld, int
 __device__ __forceinline__ void discharge(
         tile_t& tile, int x, int k, int n, int t, const int* __restrict__ offsets,
         const int* __restrict__ heads, const int* __restrict__ rev, cap_t* __restrict__ res,
-        cap_t* __restrict__ excess, int* __restrict__ height, int* __restrict__ qb,
-        int* __restrict__ stamp, int* __restrict__ ring, int max_ops, int incremental,
+        cap_t* __restrict__ rres, cap_t* __restrict__ excess, int* __restrict__ height, int* __restrict__ qb,
+        int* __restrict__ stamp, int* __restrict__ ring, int max_ops, int incremental, bool mirror,
         unsigned long long& pushes, int& relabels) {
     const int lane = tile.thread_rank();
     const int a0 = __ldg(offsets + x), a1 = __ldg(offsets + x + 1);
@@ -786,6 +948,10 @@ __device__ __forceinline__ void discharge(
                 const cap_t d = e < r ? e : r;
                 cap_add(res + amin, -d);
                 cap_add(res + b, d);
+                if (mirror) {   // each arc's copy of its reverse's residual (step 1c): rres[a] = res[rev[a]]
+                    cap_add(rres + b, -d);
+                    cap_add(rres + amin, d);
+                }
                 cap_add(excess + x, -d);
                 cap_add(excess + y, d);
                 ++pushes;
@@ -833,7 +999,7 @@ __device__ __forceinline__ bool sweeps_end(
 // ------------------------------------------------------------------------------------
 // Version (c): the one cooperative kernel that runs the whole algorithm, steps 1 to 4
 // ------------------------------------------------------------------------------------
-// A global relabel (step 1a or 1b), then sweeps (step 2 when the queue is rebuilt from
+// A global relabel (step 1a, 1b or 1c), then sweeps (step 2 when the queue is rebuilt from
 // scratch, step 3 for every queued vertex, a grid barrier, step 4) until the heights are
 // loose again, and again, until a fresh global relabel leaves no active vertex: the preflow
 // is then maximum.  Nothing returns to the host in between.
@@ -842,9 +1008,9 @@ extern "C" __global__ void __launch_bounds__(VC_BLOCK, 1) vertex_centric_kernel(
         const int* __restrict__ rev, cap_t* __restrict__ res, cap_t* __restrict__ excess,
         int* __restrict__ height, int* __restrict__ qa, int* __restrict__ qb,
         int* __restrict__ stamp, int* __restrict__ ring, unsigned long long* __restrict__ stats,
-        int* __restrict__ wq, int wq_cap, int* __restrict__ wl,
+        int* __restrict__ wq, int wq_cap, int* __restrict__ wl, cap_t* __restrict__ rres,
         int relabel_limit, int max_sweeps_between, int max_ops, int incremental, int early_stop,
-        int async_bfs, float gr_balance, long long max_steps, int block_bfs) {
+        int async_bfs, float gr_balance, long long max_steps, int block_bfs, int local_levels, int qcap) {
     cg::grid_group grid = cg::this_grid();
     tile_t tile = cg::tiled_partition<TILE>(cg::this_thread_block());
     const int stride = gridDim.x * blockDim.x;
@@ -854,8 +1020,9 @@ extern "C" __global__ void __launch_bounds__(VC_BLOCK, 1) vertex_centric_kernel(
     Stepper st{0, 0, 0};
     bool done = false;
     while (!done) {
-        // ---- step 1: the global relabel, asynchronous (1a) or by levels (1b, also when the
-        // work list of 1a overflowed)
+        // ---- step 1: the global relabel, asynchronous (1a), then, unless that finished, with
+        // several levels a block between grid barriers (1c, local_levels > 1) or by levels (1b,
+        // also when the global queue of 1c overflowed)
         if (leader) t0 = global_ns();
         bool levels = !async_bfs;
         if (async_bfs)
@@ -864,9 +1031,17 @@ extern "C" __global__ void __launch_bounds__(VC_BLOCK, 1) vertex_centric_kernel(
         // step 1b writes the queue qa, so it runs only when needed: after step 1a the
         // sweeps' gather may already be writing the queue, with no barrier in between
         int level = 0, solo = 0;
-        if (levels)
+        if (levels && local_levels > 1) {
+            bool lost = false;
+            level = bfs_local(grid, tile, st, n, s, t, offsets, heads, rres, excess, height, qa, qb, qcap, ring, stats,
+                              early_stop && !async_bfs, local_levels, lost);
+            if (lost)    // the global queue was full: the BFS by levels, to the end (no early stop)
+                level += bfs_by_levels(grid, tile, st, n, s, t, offsets, heads, rev, res, excess, height, qa, qb,
+                                       ring, 0, async_bfs, 0, solo);
+        } else if (levels) {
             level = bfs_by_levels(grid, tile, st, n, s, t, offsets, heads, rev, res, excess, height, qa, qb,
                                   ring, early_stop, async_bfs, block_bfs, solo);
+        }
         if (leader) {
             stats[ST_GR] += 1;
             stats[ST_LEVEL] += level;
@@ -886,8 +1061,8 @@ extern "C" __global__ void __launch_bounds__(VC_BLOCK, 1) vertex_centric_kernel(
             const int k = st.k;
             int my_relabels = 0;
             for (int i = tile_id; i < active; i += tiles)                                  // step 3
-                discharge(tile, qa[i], k, n, t, offsets, heads, rev, res, excess, height, qb, stamp, ring,
-                          max_ops, incremental, pushes, my_relabels);
+                discharge(tile, qa[i], k, n, t, offsets, heads, rev, res, rres, excess, height, qb, stamp, ring,
+                          max_ops, incremental, local_levels > 1, pushes, my_relabels);
             if (my_relabels) atomicAdd(ring + 3 + k % 3, my_relabels);
             relabels += my_relabels;
             // gr_balance: time decides when the heights are worth refreshing.  Once these

@@ -203,13 +203,21 @@ def _ratio_by_size(rows, num: str, den: str, scale: float = 1.0) -> dict:
 def level_latency(rows) -> dict:
     """``{size: median microseconds per BFS level}``: each run's time in global relabels over
     the levels its BFS ran (``gr_ms`` / ``bfs_levels``, the ``tuning`` preset's vertex-centric
-    rows by levels, without ``block_bfs``), the cost of one level: its grid barrier and the chain
-    of dependent reads that expands its frontier.
+    rows by levels: ``local_levels`` 1, or none recorded, and without ``block_bfs``), the cost of
+    one level: its grid barrier and the chain of dependent reads that expands its frontier.
 
     >>> level_latency([dict(size="64x64", gr_ms=6.0, bfs_levels=2000), dict(size="64x64", gr_ms=0.0, bfs_levels=0)])
     {'64x64': 3.0}
     """
-    return _ratio_by_size([r for r in rows if not r.get("block_bfs")], "gr_ms", "bfs_levels", scale=1e3)
+    return _ratio_by_size([r for r in rows if not r.get("block_bfs") and _by_levels(r)], "gr_ms", "bfs_levels",
+                          scale=1e3)
+
+
+def _by_levels(row) -> bool:
+    """Whether a vertex-centric row ran the BFS by levels, a grid barrier every level: its
+    ``local_levels`` is 1, or it has none (recorded before the option existed)."""
+    v = row.get("local_levels")
+    return not _num(v) or float(v) == 1
 
 
 def level_widths(rows) -> list[str]:
@@ -267,8 +275,9 @@ def level_flatness(rows) -> dict:
 
 
 def solo_lines(rows) -> list[str]:
-    """What the BFS's grid barriers cost, from the ``tuning`` rows: per size, the default
-    configuration (the first) against the same with its narrow levels run by the first block
+    """What the BFS's grid barriers cost, from the ``tuning`` rows: per size, the BFS by levels
+    (the first configuration with ``local_levels=1``, or the first of all in rows recorded before
+    that option) against the same with its narrow levels run by the first block
     alone (``block_bfs``: no grid barrier for them), each as its median time in global relabels,
     the share of levels the one block ran, and the time per level.  When one block without
     barriers takes as long per level as the whole grid with them, a level's cost is its chain
@@ -284,7 +293,9 @@ def solo_lines(rows) -> list[str]:
     lines = []
     for size in dict.fromkeys(r["size"] for r in rows):
         sel = [r for r in rows if r["size"] == size]
-        base = parse_options(sel[0]["config"])
+        plain = [r for r in sel if parse_options(r["config"]).get("local_levels") == 1
+                 and "block_bfs" not in parse_options(r["config"])]
+        base = parse_options((plain or sel)[0]["config"])
         for cfg in dict.fromkeys(r["config"] for r in sel):
             opts = parse_options(cfg)
             width = opts.pop("block_bfs", 0)
@@ -309,7 +320,9 @@ def tuning_table(rows) -> str:
     lines = []
     for size in dict.fromkeys(r["size"] for r in rows):
         sel = [r for r in rows if r["size"] == size]
-        base = parse_options(sel[0]["config"])
+        plain = [r for r in sel if parse_options(r["config"]).get("local_levels") == 1
+                 and "block_bfs" not in parse_options(r["config"])]
+        base = parse_options((plain or sel)[0]["config"])
         lines.append(f"genrmf {size}: median ms   total     BFS   sweeps  options (first line: the defaults)")
         for cfg in dict.fromkeys(r["config"] for r in sel):
             rs = [r for r in sel if r["config"] == cfg]

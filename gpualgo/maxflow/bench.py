@@ -323,7 +323,7 @@ def _targets_cases(p):
 
 #: the counters and options a tuning row keeps from the result's stats
 _TUNING_STATS = ("tile", "block", "gr_alpha", "gr_max_iters", "gr_balance", "ops", "incremental", "early_stop",
-                 "async_bfs", "block_bfs", "gr_ms", "pr_ms", "sweeps", "global_relabels", "bfs_levels",
+                 "async_bfs", "block_bfs", "local_levels", "gr_ms", "pr_ms", "sweeps", "global_relabels", "bfs_levels",
                  "bfs_solo_levels", "bfs_expanded", "pushes", "relabels")
 
 
@@ -390,10 +390,10 @@ def _levels_cases(p):
         def run(size=parse_size(size)):
             from ..gpu import grid_barrier_us
             net = instances.genrmf(size[0], size[1], seed=seed)
-            warm("gpu_vertex_centric", net, time_levels=True)
+            warm("gpu_vertex_centric", net, time_levels=True, local_levels=1)
             rows, barrier = [], None
             for rep in range(int(p["reps"])):
-                r = solve(net, "gpu_vertex_centric", time_levels=True)
+                r = solve(net, "gpu_vertex_centric", time_levels=True, local_levels=1)
                 if barrier is None:  # a bare barrier with the solve's own launch
                     launch = r.stats["launch"]
                     barrier = grid_barrier_us(threads=launch["threads"], blocks_per_sm=launch["blocks_per_sm"])
@@ -594,12 +594,16 @@ _BASE = "tile=8,ops=32,blocks_per_sm=1,incremental=True,block=512"
 _LEVELS = "async_bfs=False,early_stop=True"
 _DEF = "gr_alpha=0.1,gr_max_iters=150"
 _ONCE = "gr_alpha=100.0,gr_max_iters=1000000"     # the relabel frequency left to gr_balance alone
-#: the ``tuning`` preset's configurations, the defaults first: when to relabel, the BFS by
-#: levels with and without the early stop against the asynchronous one and with its narrow
-#: levels run by one block (block_bfs), the block size, the sweep's options, and last the
-#: report's sweep (one push or relabel, a full scan)
+#: the ``tuning`` preset's configurations, the defaults first: when to relabel, the BFS's levels
+#: a block runs between grid barriers (local_levels; 1: the BFS by levels), the BFS by levels
+#: with and without the early stop against the asynchronous one and with its narrow levels run
+#: by one block (block_bfs), the block size, the sweep's options, and last the report's sweep
+#: (one push or relabel, a full scan)
 TUNING_CONFIGS = [f"{_BASE},{c}" for c in (
     f"{_LEVELS},{_DEF}",
+    f"{_LEVELS},{_DEF},local_levels=1",
+    f"{_LEVELS},{_DEF},local_levels=4",
+    f"{_LEVELS},{_DEF},local_levels=16",
     f"{_LEVELS},gr_alpha=0.1,gr_max_iters=200",
     f"{_LEVELS},gr_alpha=0.2,gr_max_iters=100",
     f"{_LEVELS},gr_alpha=0.2,gr_max_iters=150",
@@ -608,9 +612,9 @@ TUNING_CONFIGS = [f"{_BASE},{c}" for c in (
     f"async_bfs=True,{_DEF}",
     f"async_bfs=True,{_ONCE},gr_balance=1.0",
     f"{_LEVELS},{_ONCE},gr_balance=1.0",
-    f"{_LEVELS},{_DEF},block_bfs=128",
-    f"{_LEVELS},{_DEF},block_bfs=256",
-    f"{_LEVELS},{_DEF},block_bfs=1024",
+    f"{_LEVELS},{_DEF},local_levels=1,block_bfs=128",
+    f"{_LEVELS},{_DEF},local_levels=1,block_bfs=256",
+    f"{_LEVELS},{_DEF},local_levels=1,block_bfs=1024",
 )] + [f"{c},{_LEVELS},{_DEF}" for c in (
     "tile=8,ops=32,blocks_per_sm=1,incremental=True,block=1024",
     "tile=8,ops=32,blocks_per_sm=1,incremental=True,block=256",     # the default before 512

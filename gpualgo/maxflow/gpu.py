@@ -5,8 +5,9 @@
   the state back and runs the global relabel (a backward BFS from the sink), as in the report.
 - :func:`gpu_bcsr`: the same on the BCSR arcs of :class:`FlowNetwork`.
 - :func:`gpu_vertex_centric`: one cooperative kernel for the whole algorithm: the global
-  relabel is a BFS on the GPU, and sweeps gather the active vertices into a queue and give
-  each a tile of threads; the host only uploads the network and reads the answer.
+  relabel is a BFS on the GPU (by default ``local_levels`` levels a block between two grid
+  barriers), and sweeps gather the active vertices into a queue and give each a tile of
+  threads; the host only uploads the network and reads the answer.
 
 Each returns a :class:`~gpualgo.maxflow.result.MaxFlowResult` and is refused first, with its
 estimate, when its arrays (:func:`gpu_bytes`) would not fit in the GPU memory that can be had
@@ -39,6 +40,11 @@ KERNELS = {
 MAX_STEPS = 4_000_000
 #: the widest frontier the first block can expand alone (``block_bfs``; SOLO_CAP in maxflow.cu)
 SOLO_CAP = 1024
+#: BFS levels each block runs on its own between two grid barriers in version (c)'s global
+#: relabel (``local_levels``; 1: a grid barrier every level, the BFS by levels)
+LOCAL_LEVELS = 8
+#: the most ``local_levels`` takes (a grid step's levels are counted in 30 bits of a counter)
+MAX_LOCAL_LEVELS = 1024
 #: the levels whose frontier and time ``time_levels=True`` keeps (LEVEL_CAP in maxflow.cu)
 LEVEL_CAP = 1 << 20
 #: threads per block of the matrix version's gather (not cooperative)
@@ -55,9 +61,11 @@ def matrix_bytes(net: FlowNetwork) -> int:
     return net.n * net.n * item + net.m * (8 + item) + net.n * 16
 
 
-def gpu_bytes(net: FlowNetwork, variant: str, async_bfs: bool = False, relabel: str = "host") -> int:
+def gpu_bytes(net: FlowNetwork, variant: str, async_bfs: bool = False, relabel: str = "host",
+              local_levels: int = LOCAL_LEVELS) -> int:
     """GPU memory a version allocates for ``net`` (its arrays; CuPy adds a little); version
-    (b)'s GPU relabel (``relabel="gpu"``) adds the BFS's two queues."""
+    (b)'s GPU relabel (``relabel="gpu"``) adds the BFS's two queues, version (c) with
+    ``local_levels`` > 1 the copy of the reverse residuals."""
     if variant == "gpu_matrix":
         return matrix_bytes(net)
     item = np.dtype(_cap_dtype(net)).itemsize
@@ -68,6 +76,7 @@ def gpu_bytes(net: FlowNetwork, variant: str, async_bfs: bool = False, relabel: 
     if variant == "gpu_vertex_centric":
         # the two queues, the stamps, the asynchronous BFS's work list
         need += 2 * 4 * _queue_ints(net) + 4 * n + 4 * (_async_capacity(n) if async_bfs else 1)
+        need += m * item if local_levels > 1 else 0
     return need
 
 
@@ -152,12 +161,12 @@ def launch_config(kernel, block: int, want_threads: int, max_per_sm: int | None 
 
 
 def memory_guard(net: FlowNetwork, variant: str, force: bool = False, async_bfs: bool = False,
-                 relabel: str = "host") -> None:
+                 relabel: str = "host", local_levels: int = LOCAL_LEVELS) -> None:
     """Refuse ``variant`` on ``net`` (a ValueError with the estimate) when its arrays,
     :func:`gpu_bytes`, need more than :data:`gpualgo.guards.MEMORY_FRACTION` of the GPU
     memory that can be had now, unless ``force``. Every GPU version calls it first."""
     hint = "the n x n matrix grows as n squared: use gpu_bcsr or gpu_vertex_centric" if variant == "gpu_matrix" else ""
-    guards.memory(gpu_bytes(net, variant, async_bfs, relabel), f"{variant} on n={net.n:,} vertices and m={net.m:,} arcs",
+    guards.memory(gpu_bytes(net, variant, async_bfs, relabel, local_levels), f"{variant} on n={net.n:,} vertices and m={net.m:,} arcs",
                   force, where="GPU", hint=hint)
 
 
@@ -225,7 +234,7 @@ def check_host_relabel(cycle=None, block=256, upload="auto", rev_search="index",
 
 
 def check_vertex_centric(tile=None, block=BLOCK, gr_alpha=0.1, gr_max_iters=150, ops=32, blocks_per_sm=1,
-                         gr_balance=0.0, block_bfs=0, time_levels=False, **_):
+                         gr_balance=0.0, block_bfs=0, time_levels=False, local_levels=LOCAL_LEVELS, **_):
     """The options of version (c), checked before a GPU is asked for and again by the version."""
     if tile is not None:
         guards.threads(tile, "tile", allowed=(1, 2, 4, 8, 16, 32))
@@ -236,6 +245,10 @@ def check_vertex_centric(tile=None, block=BLOCK, gr_alpha=0.1, gr_max_iters=150,
     guards.integer(blocks_per_sm, "blocks_per_sm")
     guards.integer(gr_max_iters, "gr_max_iters")
     guards.integer(block_bfs, "block_bfs", lo=0, hi=SOLO_CAP)
+    guards.integer(local_levels, "local_levels", lo=1, hi=MAX_LOCAL_LEVELS)
+    if block_bfs and local_levels > 1:
+        raise ValueError("block_bfs (narrow levels by the first block) is a form of the BFS by levels: "
+                         "it needs local_levels=1")
     guards.one_of(time_levels, "time_levels", (False, True))
     if not gr_alpha > 0:
         raise ValueError(f"gr_alpha must be > 0, got {gr_alpha}")
@@ -486,6 +499,12 @@ def _loop_gpu_bfs(run, cupy):
 
 # -------------------------------------------------------------------------- (c): one kernel
 
+def _local_capacity(queue_ints: int) -> int:
+    """Entries of the global queue the BFS with ``local_levels`` > 1 may fill before it gives way
+    to the BFS by levels: the whole queue (a function so that tests can shrink it)."""
+    return queue_ints
+
+
 def _async_capacity(n: int) -> int:
     """Entries of the asynchronous BFS's work list (a function so that tests can shrink it)."""
     return 2 * n + 1024
@@ -494,20 +513,25 @@ def _async_capacity(n: int) -> int:
 def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = BLOCK, gr_alpha: float = 0.1,
                        gr_max_iters: int = 150, ops: int = 32, incremental: bool = True, blocks_per_sm: int = 1,
                        early_stop: bool = True, gr_balance: float = 0.0, async_bfs: bool = False,
-                       block_bfs: int = 0, time_levels: bool = False, force: bool = False) -> MaxFlowResult:
+                       block_bfs: int = 0, time_levels: bool = False, local_levels: int = LOCAL_LEVELS,
+                       force: bool = False) -> MaxFlowResult:
     """Version (c): one cooperative kernel runs the whole algorithm (``vertex_centric_kernel``:
     global relabels on the GPU, sweeps over a queue of active vertices, a tile per vertex).
     The options are those of :func:`gpualgo.maxflow.solve`; ``time_levels=True`` compiles the
-    kernel with its level clock and adds to the stats, for every BFS level the whole grid ran
-    (those of ``block_bfs`` excepted), in order, the frontier it expanded (``level_frontier``) and
-    its time from barrier to barrier in microseconds (``level_us``), :data:`LEVEL_CAP` levels at
-    most (``levels_timed`` of ``levels_clocked``)."""
+    kernel with its level clock and adds to the stats, for every BFS step the whole grid ran
+    (a level with ``local_levels=1``, those of ``block_bfs`` excepted; with ``local_levels`` > 1
+    a step of up to that many levels, the sink's level excepted), in order, the frontier it
+    started from (``level_frontier``) and its time from barrier to barrier in microseconds
+    (``level_us``), :data:`LEVEL_CAP` steps at most (``levels_timed`` of ``levels_clocked``).
+    ``bfs_expanded`` counts the frontier entries the asynchronous BFS or the BFS with
+    ``local_levels`` > 1 expanded (a vertex whose label was lowered again is expanded again)."""
     _check_sizes(net)
     n = net.n
     dtype = _cap_dtype(net)
-    check_vertex_centric(tile, block, gr_alpha, gr_max_iters, ops, blocks_per_sm, gr_balance, block_bfs, time_levels)
+    check_vertex_centric(tile, block, gr_alpha, gr_max_iters, ops, blocks_per_sm, gr_balance, block_bfs, time_levels,
+                         local_levels)
     tile = default_tile(net) if tile is None else int(tile)
-    memory_guard(net, "gpu_vertex_centric", force, bool(async_bfs))
+    memory_guard(net, "gpu_vertex_centric", force, bool(async_bfs), local_levels=local_levels)
     cupy = gpu.require()
     mod = _module(dtype, tile, block=int(block), level_clock=time_levels)
     kern = mod.get_function("vertex_centric_kernel")
@@ -521,6 +545,9 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = B
     heads = gpu.to_device(net.heads)
     rev = gpu.to_device(net.rev, np.int32)
     res = gpu.to_device(res_h)
+    # the BFS with local_levels > 1 reads the residual of each arc's reverse beside the arc: a copy
+    # the sweeps update with every push (rres[a] = res[rev[a]])
+    rres = res[rev] if local_levels > 1 else cupy.zeros(1, dtype=res.dtype)
     excess = gpu.to_device(exc_h)
     height = cupy.zeros(n, dtype=np.int32)      # below n: the first BFS marks all excess
     qa = cupy.empty(_queue_ints(net), dtype=np.int32)
@@ -538,11 +565,12 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = B
     limit = int(min(INT32_MAX, max(1, gr_alpha * n)))
     with gpu.CudaTimer() as timer:
         kern((blocks,), (threads,), (np.int32(n), np.int32(net.source), np.int32(net.sink), offsets, heads, rev,
-                                     res, excess, height, qa, qb, stamp, ring, stats_d, wq, np.int32(wq_cap), wl,
+                                     res, excess, height, qa, qb, stamp, ring, stats_d, wq, np.int32(wq_cap), wl, rres,
                                      np.int32(limit), np.int32(gr_max_iters), np.int32(ops),
                                      np.int32(bool(incremental)), np.int32(bool(early_stop)),
                                      np.int32(bool(async_bfs)), np.float32(gr_balance),
-                                     np.int64(MAX_STEPS), np.int32(block_bfs)))
+                                     np.int64(MAX_STEPS), np.int32(block_bfs), np.int32(local_levels),
+                                     np.int32(min(qa.size, _local_capacity(qa.size)))))
     t2 = time.perf_counter()
     st = _stats(stats_d.get())
     if st["ST_STATUS"]:
@@ -562,7 +590,7 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = B
                  pr_ms=kernel_ms * pr_ns / max(gr_ns + pr_ns, 1.0),
                  cap_dtype=np.dtype(dtype).name, tile=tile, gr_alpha=gr_alpha, gr_max_iters=gr_max_iters, ops=int(ops),
                  incremental=bool(incremental), early_stop=bool(early_stop), gr_balance=float(gr_balance),
-                 async_bfs=bool(async_bfs), block_bfs=int(block_bfs),
+                 async_bfs=bool(async_bfs), block_bfs=int(block_bfs), local_levels=int(local_levels),
                  block=int(block),
                  launch=dict(blocks=blocks, threads=threads, blocks_per_sm=per_sm))
     if time_levels:

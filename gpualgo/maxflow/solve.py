@@ -19,7 +19,7 @@ VARIANTS = variants.table(
             checks="gpualgo.maxflow.gpu:check_host_relabel"),
     Variant("gpu_vertex_centric", "gpualgo.maxflow.gpu:gpu_vertex_centric",
             {"tile", "block", "gr_alpha", "gr_max_iters", "ops", "incremental", "blocks_per_sm", "early_stop",
-             "gr_balance", "async_bfs", "block_bfs", "time_levels", "force"}, gpu=True, checks="gpualgo.maxflow.gpu:check_vertex_centric"),
+             "gr_balance", "async_bfs", "block_bfs", "local_levels", "time_levels", "force"}, gpu=True, checks="gpualgo.maxflow.gpu:check_vertex_centric"),
 )
 
 
@@ -69,11 +69,16 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     sweep), ``blocks_per_sm`` (cap on the cooperative grid, default 1: fewer blocks make each
     grid barrier cheaper), ``early_stop`` (True: a BFS by levels stops once it has reached
     every vertex with excess that may still reach the sink; the asynchronous BFS always runs
-    to the end), ``block_bfs`` (default 0: off; else the BFS levels whose frontier holds at most
+    to the end), ``local_levels`` (default 8: a BFS step runs up to this many levels, the first
+    on the grid and the rest in each block alone from what it labelled, with block barriers,
+    and one grid barrier at its end; labels lowered with atomicMin, exact when the BFS runs to
+    its end; 1: the BFS by levels, a grid barrier every level), ``block_bfs`` (with
+    ``local_levels=1``; default 0: off; else the BFS levels whose frontier holds at most
     this many vertices, up to 1024, are run by the first block alone, with block barriers, while
     the other blocks wait at one grid barrier: a measurement of what the barriers cost, slower
-    or no faster on genrmf), ``time_levels`` (True: the stats add each BFS level's frontier and
-    time, barrier to barrier: ``level_frontier``, ``level_us``). Defaults from the ``tuning``
+    or no faster on genrmf), ``time_levels`` (True: the stats add each BFS step's frontier and
+    time, barrier to barrier: ``level_frontier``, ``level_us``; a step is a level with
+    ``local_levels=1``). Defaults from the ``tuning``
     preset on genrmf. Every GPU version takes ``force`` (True: run even when its arrays would
     not fit in the GPU memory free now).
 

@@ -76,14 +76,15 @@ def test_vertex_centric_options(tile):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("incremental", [False, True])
-@pytest.mark.parametrize("bfs", ["levels", "levels_early_stop", "async"])
+@pytest.mark.parametrize("bfs", ["levels", "levels_early_stop", "async", "local"])
 def test_vertex_centric_queue_modes(incremental, bfs, rng):
-    opts = dict(incremental=incremental, early_stop=bfs == "levels_early_stop", async_bfs=bfs == "async")
+    opts = dict(incremental=incremental, early_stop=bfs in ("levels_early_stop", "local"), async_bfs=bfs == "async",
+                local_levels=mfgpu.LOCAL_LEVELS if bfs == "local" else 1)
     for kind, net in random_cases(rng, 25):
         r = mf.solve(net, "gpu_vertex_centric", ops=1 + int(rng.integers(8)),
                      gr_alpha=float(rng.choice([0.01, 0.2, 2.0])), **opts)
         _verify(net, r)
-        assert (r.stats["bfs_expanded"] > 0) == opts["async_bfs"]
+        assert (r.stats["bfs_expanded"] > 0) == (bfs in ("async", "local"))
     big = mf.genrmf(12, 10, seed=int(rng.integers(1000)))
     _verify(big, mf.solve(big, "gpu_vertex_centric", **opts))
 
@@ -96,21 +97,59 @@ def test_vertex_centric_block_bfs(width, rng):
     for kind, net in random_cases(rng, 20):
         opts = dict(early_stop=bool(rng.integers(2)), async_bfs=bool(rng.integers(2)),
                     block=int(rng.choice([256, 512, 1024])), incremental=bool(rng.integers(2)))
-        r = mf.solve(net, "gpu_vertex_centric", block_bfs=width, gr_alpha=float(rng.choice([0.01, 0.2])), **opts)
+        r = mf.solve(net, "gpu_vertex_centric", block_bfs=width, local_levels=1, gr_alpha=float(rng.choice([0.01, 0.2])),
+                     **opts)
         _verify(net, r)
         assert r.stats["block_bfs"] == width
     deep = [mf.genrmf(16, 12, seed=int(rng.integers(1000))), mf.vision_grid(40, 30, seed=int(rng.integers(1000))),
             mf.washington_rlg(30, 40, seed=int(rng.integers(1000)))]
     for net in deep:
         for early in (True, False):
-            r = mf.solve(net, "gpu_vertex_centric", block_bfs=width, early_stop=early)
+            r = mf.solve(net, "gpu_vertex_centric", block_bfs=width, local_levels=1, early_stop=early)
             _verify(net, r)
             assert 0 < r.stats["bfs_solo_levels"] <= r.stats["bfs_levels"]
-    off = mf.solve(deep[0], "gpu_vertex_centric", block_bfs=0)
+    off = mf.solve(deep[0], "gpu_vertex_centric", block_bfs=0, local_levels=1)
     assert off.stats["bfs_solo_levels"] == 0
     for bad in (-1, mfgpu.SOLO_CAP + 1, 2.5, True):
         with pytest.raises(ValueError, match="block_bfs"):
-            mf.solve(deep[0], "gpu_vertex_centric", block_bfs=bad)
+            mf.solve(deep[0], "gpu_vertex_centric", block_bfs=bad, local_levels=1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("levels", [2, 3, 8, 64])
+def test_vertex_centric_local_levels(levels, rng, monkeypatch):
+    # several BFS levels a block between grid barriers (labels lowered with atomicMin, a lowered
+    # vertex expanded again): the same flows and cuts as scipy's, with every other option drawn
+    for kind, net in random_cases(rng, 20):
+        opts = dict(early_stop=bool(rng.integers(2)), async_bfs=bool(rng.integers(2)),
+                    block=int(rng.choice([256, 512, 1024])), incremental=bool(rng.integers(2)),
+                    tile=int(rng.choice([1, 4, 8, 32])))
+        r = mf.solve(net, "gpu_vertex_centric", local_levels=levels, gr_alpha=float(rng.choice([0.01, 0.2])), **opts)
+        _verify(net, r)
+        assert r.stats["local_levels"] == levels
+    deep = [mf.genrmf(16, 12, seed=int(rng.integers(1000))), mf.vision_grid(40, 30, seed=int(rng.integers(1000))),
+            mf.washington_rlg(30, 40, seed=int(rng.integers(1000)))]
+    for net in deep:
+        for early in (True, False):
+            r = mf.solve(net, "gpu_vertex_centric", local_levels=levels, early_stop=early)
+            _verify(net, r)
+            assert r.stats["bfs_expanded"] > 0 and r.stats["bfs_levels"] > 0
+    # time_levels: one (frontier, time) pair per grid step, each of up to `levels` levels
+    r = mf.solve(deep[0], "gpu_vertex_centric", local_levels=levels, time_levels=True)
+    _verify(deep[0], r)
+    s = r.stats
+    assert 0 < s["levels_clocked"] == s["levels_timed"] == len(s["level_us"]) <= s["bfs_levels"]
+    assert (s["level_frontier"] >= 1).all() and (s["level_us"] > 0).all()
+    # a global queue of 3 entries overflows at once: every relabel falls back to the BFS by levels
+    monkeypatch.setattr(mfgpu, "_local_capacity", lambda q: 3)
+    for net in deep:
+        _verify(net, mf.solve(net, "gpu_vertex_centric", local_levels=levels))
+    monkeypatch.undo()
+    for bad in (0, -1, mfgpu.MAX_LOCAL_LEVELS + 1, 2.5, True):
+        with pytest.raises(ValueError, match="local_levels"):
+            mf.solve(deep[0], "gpu_vertex_centric", local_levels=bad)
+    with pytest.raises(ValueError, match="block_bfs"):
+        mf.solve(deep[0], "gpu_vertex_centric", local_levels=levels, block_bfs=64)
 
 
 @pytest.mark.gpu
@@ -119,7 +158,8 @@ def test_vertex_centric_time_levels(rng):
     for net in [mf.genrmf(12, 10, seed=int(rng.integers(1000))), mf.vision_grid(30, 20, seed=int(rng.integers(1000)))] + \
             [n for _, n in random_cases(rng, 10)]:
         for width in (0, 64):
-            r = mf.solve(net, "gpu_vertex_centric", time_levels=True, block_bfs=width, early_stop=bool(rng.integers(2)))
+            r = mf.solve(net, "gpu_vertex_centric", time_levels=True, block_bfs=width, local_levels=1,
+                         early_stop=bool(rng.integers(2)))
             _verify(net, r)
             s = r.stats
             assert s["levels_clocked"] == s["levels_timed"] == s["bfs_levels"] - s["bfs_solo_levels"]
@@ -284,7 +324,7 @@ def test_gpu_bytes_estimates():
 @pytest.mark.gpu
 @pytest.mark.parametrize("variant", GPU_VARIANTS)
 def test_refused_when_the_gpu_memory_is_too_small(variant, monkeypatch):
-    monkeypatch.setattr(mfgpu, "gpu_bytes", lambda net, v, async_bfs=False, relabel="host": 2**50)
+    monkeypatch.setattr(mfgpu, "gpu_bytes", lambda net, v, *args, **kwargs: 2**50)
     net = mf.genrmf(3, 3, seed=1)
     with pytest.raises(ValueError, match=rf"{variant} on n=.* needs about 1\.0 PiB of GPU memory and .* GiB can be "
                                          r"had now; .*pass force=True"):
