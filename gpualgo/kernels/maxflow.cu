@@ -658,31 +658,6 @@ __device__ __forceinline__ int bfs_by_levels(
 // ------------------------------------------------------------------------------------
 // Version (c), step 1c: the global relabel with several levels between grid barriers
 // ------------------------------------------------------------------------------------
-// A level of step 1b costs a grid barrier and a chain of about five dependent accesses, for a
-// frontier that on genrmf holds a few hundred to a few thousand vertices: the grid mostly
-// waits. Here (local_levels = K > 1) a grid step runs up to K levels: the tiles of the grid
-// expand the global frontier, as in 1b, and then every block goes on alone, from the vertices
-// it labelled, with a frontier in shared memory and a block barrier per level, for K - 1
-// levels; what its last level labels goes to the global queue, and the grid barrier ends the
-// step.
-//   A level inside a block costs two dependent accesses: the arc (its head, and the residual of
-// its reverse from rres, a copy beside the arc that the sweeps update with every push:
-// rres[a] = res[rev[a]]), then the label (atomicMin on the head's height, the head's arc range
-// read beside it), and a block barrier.
-//   The blocks do not wait for each other between their levels, so a block may reach a vertex
-// first by a longer path than another block's. Labels are therefore lowered with atomicMin, as
-// in the asynchronous BFS (1a), and a vertex whose label was lowered is expanded again, by the
-// block that lowered it: when a grid step ends with an empty global queue every label is the
-// length of a shortest residual path (a label-correcting computation). Each entry carries its
-// label; a lane expanding an entry whose vertex has been lowered since labels nothing new (the
-// one that lowered it queued it). A frontier wider than the grid's tiles runs one level a step
-// (all to the global queue), and a block whose shared frontier is full queues the rest globally.
-//   The early stop of 1b applies: once every marked vertex has been labelled the BFS stops,
-// and a label not yet corrected is then an upper bound of the distance, which the sweeps
-// tolerate as they tolerate stale heights. The BFS that ends the run finds no marked vertex and
-// runs until its queue is empty: exact. The global queue holds vertices (their label is their
-// height): when it would overflow, which the capacity makes unlikely, `lost` is returned and the
-// caller runs step 1b instead. Returns the levels run (per grid step, the most a block ran).
 #ifndef LOCAL_CAP
 #define LOCAL_CAP 256         // entries of each shared frontier buffer of a block in step 1c
 #endif
@@ -709,6 +684,31 @@ __device__ __forceinline__ void relax_entry(const int4& e, int lane, bool fresh,
     }
 }
 
+// A level of step 1b costs a grid barrier and a chain of about five dependent accesses, for a
+// frontier that on genrmf holds a few hundred to a few thousand vertices: the grid mostly
+// waits. Here (local_levels = K > 1) a grid step runs up to K levels: the tiles of the grid
+// expand the global frontier, as in 1b, and then every block goes on alone, from the vertices
+// it labelled, with a frontier in shared memory and a block barrier per level, for K - 1
+// levels; what its last level labels goes to the global queue, and the grid barrier ends the
+// step.
+//   A level inside a block costs two dependent accesses: the arc (its head, and the residual of
+// its reverse from rres, a copy beside the arc that the sweeps update with every push:
+// rres[a] = res[rev[a]]), then the label (atomicMin on the head's height, the head's arc range
+// read beside it), and a block barrier.
+//   The blocks do not wait for each other between their levels, so a block may reach a vertex
+// first by a longer path than another block's. Labels are therefore lowered with atomicMin, as
+// in the asynchronous BFS (1a), and a vertex whose label was lowered is expanded again, by the
+// block that lowered it: when a grid step ends with an empty global queue every label is the
+// length of a shortest residual path (a label-correcting computation). Each entry carries its
+// label; a lane expanding an entry whose vertex has been lowered since labels nothing new (the
+// one that lowered it queued it). A frontier wider than the grid's tiles runs one level a step
+// (all to the global queue), and a block whose shared frontier is full queues the rest globally.
+//   The early stop of 1b applies: once every marked vertex has been labelled the BFS stops,
+// and a label not yet corrected is then an upper bound of the distance, which the sweeps
+// tolerate as they tolerate stale heights. The BFS that ends the run finds no marked vertex and
+// runs until its queue is empty: exact. The global queue holds vertices (their label is their
+// height): when it would overflow, which the capacity makes unlikely, `lost` is returned and the
+// caller runs step 1b instead. Returns the levels run (per grid step, the most a block ran).
 __device__ __forceinline__ int bfs_local(
         cg::grid_group& grid, tile_t& tile, Stepper& st, int n, int s, int t,
         const int* __restrict__ offsets, const int* __restrict__ heads, const cap_t* __restrict__ rres,
