@@ -77,7 +77,8 @@ def test_kernels_table_names_the_kernels_of_the_cu_file():
             assert re.search(rf'extern "C" __global__ void (__launch_bounds__\([^)]*\) )?{k}\(', source), k
     # the vertex-centric kernel is shown one step at a time: its __device__ functions
     steps = nbtools.kernel_helpers("maxflow", "vertex_centric_kernel")
-    for step in ("async_global_relabel", "async_relabel", "bfs_by_levels", "gather_active", "discharge", "sweeps_end"):
+    for step in ("async_global_relabel", "async_relabel", "bfs_by_levels", "bfs_local", "relax_entry", "gather_active",
+                 "discharge", "sweeps_end"):
         assert step in steps, steps
         assert nbtools.kernel_text("maxflow", step).lstrip().startswith("//")   # each with its comment
 
