@@ -1,4 +1,6 @@
 """The GPU versions against scipy on random graphs; the cut and the preflow checked each time."""
+import itertools
+
 import numpy as np
 import networkx as nx
 import pytest
@@ -92,6 +94,12 @@ def test_vertex_centric_queue_modes(incremental, bfs, rng):
     _verify(big, mf.solve(big, "gpu_vertex_centric", **opts))
 
 
+def _deep_networks(rng):
+    """Fresh networks whose BFS is deep (genrmf), wide at the sink (a vision grid) and by levels (RLG)."""
+    return [mf.genrmf(16, 12, seed=int(rng.integers(1000))), mf.vision_grid(40, 30, seed=int(rng.integers(1000))),
+            mf.washington_rlg(30, 40, seed=int(rng.integers(1000)))]
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("width", [1, 32, 256, 1024])
 def test_vertex_centric_block_bfs(width, rng):
@@ -104,8 +112,7 @@ def test_vertex_centric_block_bfs(width, rng):
                      **opts)
         _verify(net, r)
         assert r.stats["block_bfs"] == width
-    deep = [mf.genrmf(16, 12, seed=int(rng.integers(1000))), mf.vision_grid(40, 30, seed=int(rng.integers(1000))),
-            mf.washington_rlg(30, 40, seed=int(rng.integers(1000)))]
+    deep = _deep_networks(rng)
     for net in deep:
         for early in (True, False):
             r = mf.solve(net, "gpu_vertex_centric", block_bfs=width, local_levels=1, early_stop=early)
@@ -130,13 +137,11 @@ def test_vertex_centric_local_levels(levels, rng, monkeypatch):
         r = mf.solve(net, "gpu_vertex_centric", local_levels=levels, gr_alpha=float(rng.choice([0.01, 0.2])), **opts)
         _verify(net, r)
         assert r.stats["local_levels"] == levels
-    deep = [mf.genrmf(16, 12, seed=int(rng.integers(1000))), mf.vision_grid(40, 30, seed=int(rng.integers(1000))),
-            mf.washington_rlg(30, 40, seed=int(rng.integers(1000)))]
-    for net in deep:
-        for early in (True, False):
-            r = mf.solve(net, "gpu_vertex_centric", local_levels=levels, early_stop=early)
-            _verify(net, r)
-            assert r.stats["bfs_expanded"] > 0 and r.stats["bfs_levels"] > 0
+    deep = _deep_networks(rng)
+    for net, early in itertools.product(deep, (True, False)):
+        r = mf.solve(net, "gpu_vertex_centric", local_levels=levels, early_stop=early)
+        _verify(net, r)
+        assert r.stats["bfs_expanded"] > 0 and r.stats["bfs_levels"] > 0
     # time_levels: one (frontier, time) pair per grid step, each of up to `levels` levels
     r = mf.solve(deep[0], "gpu_vertex_centric", local_levels=levels, time_levels=True)
     _verify(deep[0], r)
