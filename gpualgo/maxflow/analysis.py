@@ -206,7 +206,8 @@ def level_latency(rows) -> dict:
     rows by levels: ``local_levels`` 1, or none recorded, and without ``block_bfs``), the cost of
     one level: its grid barrier and the chain of dependent reads that expands its frontier.
 
-    >>> level_latency([dict(size="64x64", gr_ms=6.0, bfs_levels=2000), dict(size="64x64", gr_ms=0.0, bfs_levels=0)])
+    >>> level_latency([dict(size="64x64", gr_ms=6.0, bfs_levels=2000), dict(size="64x64", gr_ms=0.0, bfs_levels=0),
+    ...                dict(size="64x64", gr_ms=2.0, bfs_levels=2000, local_levels=8)])
     {'64x64': 3.0}
     """
     return _ratio_by_size([r for r in rows if not r.get("block_bfs") and _by_levels(r)], "gr_ms", "bfs_levels",
@@ -320,9 +321,7 @@ def tuning_table(rows) -> str:
     lines = []
     for size in dict.fromkeys(r["size"] for r in rows):
         sel = [r for r in rows if r["size"] == size]
-        plain = [r for r in sel if parse_options(r["config"]).get("local_levels") == 1
-                 and "block_bfs" not in parse_options(r["config"])]
-        base = parse_options((plain or sel)[0]["config"])
+        base = parse_options(sel[0]["config"])
         lines.append(f"genrmf {size}: median ms   total     BFS   sweeps  options (first line: the defaults)")
         for cfg in dict.fromkeys(r["config"] for r in sel):
             rs = [r for r in sel if r["config"] == cfg]

@@ -166,8 +166,8 @@ def memory_guard(net: FlowNetwork, variant: str, force: bool = False, async_bfs:
     :func:`gpu_bytes`, need more than :data:`gpualgo.guards.MEMORY_FRACTION` of the GPU
     memory that can be had now, unless ``force``. Every GPU version calls it first."""
     hint = "the n x n matrix grows as n squared: use gpu_bcsr or gpu_vertex_centric" if variant == "gpu_matrix" else ""
-    guards.memory(gpu_bytes(net, variant, async_bfs, relabel, local_levels), f"{variant} on n={net.n:,} vertices and m={net.m:,} arcs",
-                  force, where="GPU", hint=hint)
+    guards.memory(gpu_bytes(net, variant, async_bfs, relabel, local_levels),
+                  f"{variant} on n={net.n:,} vertices and m={net.m:,} arcs", force, where="GPU", hint=hint)
 
 
 def _check_sizes(net: FlowNetwork):

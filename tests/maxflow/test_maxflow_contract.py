@@ -11,6 +11,7 @@ from gpualgo import maxflow as mf
 from gpualgo.maxflow import analysis
 from gpualgo.maxflow import bench as mf_bench
 from gpualgo.maxflow import gpu as mfgpu
+from gpualgo.maxflow.solve import check as check_options
 from gpualgo.result import Result
 from test_maxflow_serial import random_cases
 
@@ -196,3 +197,23 @@ def test_recorded_levels_say_what_notebook_02_says():
         for rep in {r["rep"] for r in rows if r["size"] == size}:
             sel = [r for r in rows if r["size"] == size and r["rep"] == rep]
             assert sum(r["levels"] for r in sel) == sel[0]["levels_timed"] == sel[0]["bfs_levels"]
+
+
+def test_local_levels_checked_before_a_gpu_and_its_copy_counted(monkeypatch):
+    # the BFS with several levels a block keeps a copy of every arc's reverse residual: one
+    # capacity per arc more, which the guard counts; the option is refused before a GPU is asked for
+    net = mf.genrmf(16, 4, seed=1)
+    by_levels = mfgpu.gpu_bytes(net, "gpu_vertex_centric", local_levels=1)
+    local = mfgpu.gpu_bytes(net, "gpu_vertex_centric")
+    assert mfgpu.LOCAL_LEVELS > 1 and local - by_levels == net.m * 4      # int32 capacities here
+    monkeypatch.setattr(gpu, "usable_bytes", lambda: int((by_levels + local) / 2 / guards.MEMORY_FRACTION))
+    mfgpu.memory_guard(net, "gpu_vertex_centric", local_levels=1)
+    with pytest.raises(ValueError, match="GPU memory"):
+        mfgpu.memory_guard(net, "gpu_vertex_centric")
+    for bad in (0, -2, mfgpu.MAX_LOCAL_LEVELS + 1, 1.5, True, "8"):
+        with pytest.raises(ValueError, match="local_levels"):
+            check_options("gpu_vertex_centric", local_levels=bad)
+    with pytest.raises(ValueError, match="block_bfs .* needs local_levels=1"):
+        check_options("gpu_vertex_centric", block_bfs=64)
+    check_options("gpu_vertex_centric", block_bfs=64, local_levels=1)
+    check_options("gpu_vertex_centric", local_levels=mfgpu.MAX_LOCAL_LEVELS)
