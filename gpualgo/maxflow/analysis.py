@@ -314,6 +314,44 @@ def solo_lines(rows) -> list[str]:
     return lines
 
 
+#: how far above the best setting's median whole solve the default ``local_levels`` may be, on
+#: every instance of the ``local_levels`` preset, and still count as a tie with it
+LOCAL_TIE = 0.05
+
+
+def local_levels_lines(rows, default: int | None = None, tie: float = LOCAL_TIE) -> list[str]:
+    """The ``local_levels`` preset: per instance, the median whole solve (and in brackets its
+    global relabels) for each number of levels a block runs between grid barriers, the fastest
+    setting, and whether ``default`` (:data:`gpualgo.maxflow.gpu.LOCAL_LEVELS`) is within ``tie``
+    of it; the last line says whether it is on every instance.
+
+    >>> rows = [dict(family="genrmf", size="8x8", config=f"local_levels={k}", total_ms=t, gr_ms=g)
+    ...         for k, t, g in ((1, 100.0, 70.0), (1, 110.0, 72.0), (8, 80.0, 40.0), (8, 82.0, 41.0))]
+    >>> print("\\n".join(local_levels_lines(rows, default=8)))
+    genrmf 8x8: 1: 105.0 ms (71.0), 8: 81.0 ms (40.5); fastest 8, the default 8 within 5% of it: True
+    the default local_levels=8 is within 5% of the fastest on every instance: True
+    """
+    if default is None:
+        from .gpu import LOCAL_LEVELS as default
+    lines, every = [], True
+    for key in dict.fromkeys((r["family"], r["size"]) for r in rows):
+        sel = [r for r in rows if (r["family"], r["size"]) == key]
+        per = {}
+        for r in sel:
+            per.setdefault(int(parse_options(r["config"])["local_levels"]), []).append(r)
+        med = {k: _median(v, "total_ms") for k, v in sorted(per.items())}
+        best = min(med, key=med.get)
+        ok = default in med and med[default] <= (1 + tie) * med[best]
+        every = every and ok
+        cells = ", ".join(f"{k}: {t:.1f} ms ({_median(per[k], 'gr_ms'):.1f})" for k, t in med.items())
+        lines.append(f"{key[0]} {key[1]}: {cells}; fastest {best}, the default {default} within "
+                     f"{100 * tie:.0f}% of it: {ok}")
+    if lines:
+        lines.append(f"the default local_levels={default} is within {100 * tie:.0f}% of the fastest on every "
+                     f"instance: {every}")
+    return lines
+
+
 def tuning_table(rows) -> str:
     """The ``tuning`` preset as a table: for every size and configuration, the runs and the
     median total, BFS and sweep times, and the options that differ from the first

@@ -11,6 +11,9 @@
 - ``targets``: genrmf a = b = 64 and a = b = 128, every peer in the same run, and the
   ratios of the vertex-centric version to the fastest CPU library.
 - ``tuning``: the vertex-centric version's options on genrmf, each configuration in full.
+- ``local_levels``: the vertex-centric version's BFS with several values of ``local_levels``
+  (1 is the BFS by levels) on genrmf, Washington RLG and a vision grid: the evidence for the
+  default, :data:`gpualgo.maxflow.gpu.LOCAL_LEVELS` (:func:`gpualgo.maxflow.analysis.local_levels_lines`).
 - ``levels``: what one BFS level of the vertex-centric version costs against how wide it is:
   every level of every global relabel timed on the GPU clock (``time_levels``), grouped by
   the frontier it expanded (:data:`LEVEL_BUCKETS`), beside a bare grid barrier measured in
@@ -327,34 +330,57 @@ _TUNING_STATS = ("tile", "block", "gr_alpha", "gr_max_iters", "gr_balance", "ops
                  "bfs_solo_levels", "bfs_expanded", "pushes", "relabels")
 
 
+def _option_rows(net, family: str, size, configs, reps: int, seed) -> list[dict]:
+    """The vertex-centric version on ``net`` with each option set of ``configs`` in turn, ``reps``
+    times over: a row a run, with its options (``config``, written out in full), the counters of
+    :data:`_TUNING_STATS` and the launch, certified (:func:`certified`)."""
+    for tile, block in sorted({(c.get("tile", default_tile(net)), c.get("block", BLOCK)) for c in configs}):
+        warm("gpu_vertex_centric", net, tile=tile, block=block)
+    rows = []
+    for rep in range(int(reps)):
+        for opts in configs:
+            r = solve(net, "gpu_vertex_centric", **opts)
+            s = r.stats
+            row = bench.row(r, rep=rep, verified=certified(r), algorithm="maxflow", family=family,
+                            size=f"{size[0]}x{size[1]}", n=net.n,
+                            config=",".join(f"{k}={v}" for k, v in opts.items()), seed=seed)
+            row.update({k: s[k] for k in _TUNING_STATS})
+            row.update(blocks=s["launch"]["blocks"], blocks_per_sm=s["launch"]["blocks_per_sm"])
+            rows.append(row)
+            print({k: (round(v, 1) if isinstance(v, float) else v) for k, v in row.items()
+                   if k not in ("algorithm", "family", "variant", "device", "seed")})
+    return rows
+
+
 def _tuning_cases(p):
     seed = p["seed"]
     configs = [parse_options(c) for c in p["configs"]]
     for size in p["sizes"]:
         def run(size=parse_size(size)):
-            net = instances.genrmf(size[0], size[1], seed=seed)
-            for tile, block in sorted({(c.get("tile", default_tile(net)), c.get("block", BLOCK)) for c in configs}):
-                warm("gpu_vertex_centric", net, tile=tile, block=block)
-            rows = []
-            for rep in range(int(p["reps"])):
-                for opts in configs:
-                    r = solve(net, "gpu_vertex_centric", **opts)
-                    s = r.stats
-                    row = bench.row(r, rep=rep, verified=certified(r), algorithm="maxflow", family="genrmf",
-                                    size=f"{size[0]}x{size[1]}", n=net.n,
-                                    config=",".join(f"{k}={v}" for k, v in opts.items()), seed=seed)
-                    row.update({k: s[k] for k in _TUNING_STATS})
-                    row.update(blocks=s["launch"]["blocks"], blocks_per_sm=s["launch"]["blocks_per_sm"])
-                    rows.append(row)
-                    print({k: (round(v, 1) if isinstance(v, float) else v) for k, v in row.items()
-                           if k not in ("algorithm", "family", "variant", "device", "seed")})
-            return rows
+            return _option_rows(instances.genrmf(size[0], size[1], seed=seed), "genrmf", size, configs, p["reps"], seed)
 
         def check(size=parse_size(size)):
             instances.check_genrmf(size[0], size[1])
             for opts in configs:
                 check_solve("gpu_vertex_centric", **opts)
         yield Case(f"tuning genrmf {size}", run, check)
+
+
+def _local_levels_cases(p):
+    seed = p["seed"]
+    configs = [dict(local_levels=int(k)) for k in p["levels"]]
+    for item in p["instances"]:
+        family, size = item.split()
+        size = parse_size(size)
+
+        def run(family=family, size=size):
+            return _option_rows(family_instance(family, size, seed), family, size, configs, p["reps"], seed)
+
+        def check(family=family, size=size):
+            check_family(family, size)
+            for opts in configs:
+                check_solve("gpu_vertex_centric", **opts)
+        yield Case(f"local_levels {item}", run, check)
 
 
 # ----------------------------------------------------------------------------- levels
@@ -659,6 +685,14 @@ PRESETS = {
         params=dict(sizes=["64x64", "128x128"], reps=2, configs=TUNING_CONFIGS, seed=1),
         cases=_tuning_cases, needs_gpu=True, seeds=[1],
         quick=dict(sizes=["4x4"], reps=1, configs=["tile=4,ops=4,blocks_per_sm=1,async_bfs=True"])),
+    "local_levels": Preset(
+        description="the vertex-centric version's BFS with 1 (by levels), 4, 6, 8 and 16 levels a block between "
+                    "grid barriers, on genrmf, Washington RLG and a vision grid: the evidence for the default "
+                    "(gpu.LOCAL_LEVELS)",
+        params=dict(instances=["genrmf 128x128", "genrmf 96x80", "washington 512x512", "washington 1024x1024",
+                               "grid 1024x1024"], levels=[1, 4, 6, 8, 16], reps=2, seed=1),
+        cases=_local_levels_cases, needs_gpu=True, seeds=[1],
+        quick=dict(instances=["genrmf 4x4", "washington 8x8"], levels=[1, 8], reps=1)),
     "levels": Preset(
         description="the vertex-centric BFS on genrmf, every level timed on the GPU clock and grouped by the "
                     "frontier it expanded, beside a bare grid barrier measured in the same run",
