@@ -41,8 +41,10 @@ MAX_STEPS = 4_000_000
 #: the widest frontier the first block can expand alone (``block_bfs``; SOLO_CAP in maxflow.cu)
 SOLO_CAP = 1024
 #: BFS levels each block runs on its own between two grid barriers in version (c)'s global
-#: relabel (``local_levels``; 1: a grid barrier every level, the BFS by levels)
-LOCAL_LEVELS = 8
+#: relabel (``local_levels``; 1: a grid barrier every level, the BFS by levels); the
+#: ``local_levels`` preset's record is the evidence (within 5% of the fastest setting on each
+#: of its instances: :func:`gpualgo.maxflow.analysis.local_levels_lines`)
+LOCAL_LEVELS = 6
 #: the most ``local_levels`` takes (a grid step's levels are counted in 30 bits of a counter)
 MAX_LOCAL_LEVELS = 1024
 #: the levels whose frontier and time ``time_levels=True`` keeps (LEVEL_CAP in maxflow.cu)

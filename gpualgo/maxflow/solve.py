@@ -69,7 +69,7 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     sweep), ``blocks_per_sm`` (cap on the cooperative grid, default 1: fewer blocks make each
     grid barrier cheaper), ``early_stop`` (True: a BFS by levels stops once it has reached
     every vertex with excess that may still reach the sink; the asynchronous BFS always runs
-    to the end), ``local_levels`` (default 8: a BFS step runs up to this many levels, the first
+    to the end), ``local_levels`` (default 6: a BFS step runs up to this many levels, the first
     on the grid and the rest in each block alone from what it labelled, with block barriers,
     and one grid barrier at its end; labels lowered with atomicMin, exact when the BFS runs to
     its end; 1: the BFS by levels, a grid barrier every level), ``block_bfs`` (with
