@@ -52,7 +52,7 @@ from ..bench import Case, Preset
 from ..gpu import cpu_label
 from . import checks, instances, serial
 from .analysis import parse_options, parse_size
-from .gpu import BLOCK, REV_SEARCH, UPLOADS, default_tile
+from .gpu import BLOCK, LOCAL_LEVELS, REV_SEARCH, UPLOADS, default_tile
 from .solve import VARIANTS, solve
 from .solve import check as check_solve
 
@@ -692,7 +692,7 @@ PRESETS = {
         params=dict(instances=["genrmf 128x128", "genrmf 96x80", "washington 512x512", "washington 1024x1024",
                                "grid 1024x1024"], levels=[1, 4, 6, 8, 16], reps=2, seed=1),
         cases=_local_levels_cases, needs_gpu=True, seeds=[1],
-        quick=dict(instances=["genrmf 4x4", "washington 8x8"], levels=[1, 8], reps=1)),
+        quick=dict(instances=["genrmf 4x4", "washington 8x8"], levels=[1, LOCAL_LEVELS], reps=1)),
     "levels": Preset(
         description="the vertex-centric BFS on genrmf, every level timed on the GPU clock and grouped by the "
                     "frontier it expanded, beside a bare grid barrier measured in the same run",

@@ -2,6 +2,7 @@
 module's tables, the checks the notebook runs, the peers' calls, the recorded results."""
 import dataclasses
 import re
+import statistics
 
 import numpy as np
 import pytest
@@ -160,8 +161,9 @@ def test_analysis_of_the_recorded_results():
     assert analysis.verification(tuning) == f"{len(tuning)} of {len(tuning)} rows verified"
     verdict = analysis.targets_verdict(results.read("maxflow", "targets").rows)
     assert "genrmf 128x128" in verdict and "under 2,100 ms" in verdict and "nan" not in verdict
-    # recorded on an H100 with the BFS's local levels: 953.4-981.7 ms at 128 x 128, the second goal met in every run
-    assert "the second goal, under 1,000 ms: 953.4 ms in the best run, 981.7 ms in the worst: met" in verdict
+    # recorded on an H100 with the BFS's local levels (6): 971.4-1024.2 ms at 128 x 128; the first run, whose
+    # preparation took 89.1 ms against 29.4-31.2 ms, is above 1 s, so the second goal is not met in every run
+    assert "the second goal, under 1,000 ms: 971.4 ms in the best run, 1024.2 ms in the worst: missed" in verdict
     # a BFS level costs a few microseconds (grid barrier + the chain of reads of its frontier), and
     # at 128 x 128 about 1,500 of them per global relabel make most of the kernel time
     lat, levels = analysis.level_latency(tuning), analysis.levels_per_relabel(tuning)
@@ -217,3 +219,21 @@ def test_local_levels_checked_before_a_gpu_and_its_copy_counted(monkeypatch):
         check_options("gpu_vertex_centric", block_bfs=64)
     check_options("gpu_vertex_centric", block_bfs=64, local_levels=1)
     check_options("gpu_vertex_centric", local_levels=mfgpu.MAX_LOCAL_LEVELS)
+
+
+def test_recorded_local_levels_pick_the_default():
+    # the default number of levels a block runs between grid barriers is the local_levels record's
+    # choice: within LOCAL_TIE of the fastest setting on every instance, every row certified
+    rows = results.read("maxflow", "local_levels").rows
+    assert rows and all(r["verified"] is True for r in rows)
+    lines = analysis.local_levels_lines(rows)
+    assert len(lines) == 1 + len({(r["family"], r["size"]) for r in rows}) >= 6
+    assert lines[-1].endswith(f"local_levels={mfgpu.LOCAL_LEVELS} is within 5% of the fastest on every instance: True")
+    # and on genrmf the BFS by levels is the slowest setting, by a wide margin
+    for family, size in {(r["family"], r["size"]) for r in rows if r["family"] == "genrmf"}:
+        med = {}
+        for r in rows:
+            if (r["family"], r["size"]) == (family, size):
+                med.setdefault(r["config"], []).append(r["total_ms"])
+        med = {k: statistics.median(v) for k, v in med.items()}
+        assert med["local_levels=1"] > 1.25 * min(med.values()), (size, med)
