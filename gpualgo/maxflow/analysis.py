@@ -277,8 +277,8 @@ def level_flatness(rows) -> dict:
 
 def solo_lines(rows) -> list[str]:
     """What the BFS's grid barriers cost, from the ``tuning`` rows: per size, the BFS by levels
-    (the first configuration with ``local_levels=1``, or the first of all in rows recorded before
-    that option) against the same with its narrow levels run by the first block
+    (the first rows without ``block_bfs`` that ran it, :func:`_by_levels`: ``local_levels=1``, or
+    any in rows recorded before that option) against the same with its narrow levels run by the first block
     alone (``block_bfs``: no grid barrier for them), each as its median time in global relabels,
     the share of levels the one block ran, and the time per level.  When one block without
     barriers takes as long per level as the whole grid with them, a level's cost is its chain
@@ -294,8 +294,7 @@ def solo_lines(rows) -> list[str]:
     lines = []
     for size in dict.fromkeys(r["size"] for r in rows):
         sel = [r for r in rows if r["size"] == size]
-        plain = [r for r in sel if parse_options(r["config"]).get("local_levels") == 1
-                 and "block_bfs" not in parse_options(r["config"])]
+        plain = [r for r in sel if _by_levels(r) and not r.get("block_bfs")]
         base = parse_options((plain or sel)[0]["config"])
         for cfg in dict.fromkeys(r["config"] for r in sel):
             opts = parse_options(cfg)
