@@ -750,10 +750,11 @@ __device__ __forceinline__ int bfs_local(
         const int levels = frontier <= tiles ? local_levels : 1;
         if (threadIdx.x == 0) lcnt[0] = lcnt[1] = 0;
         __syncthreads();
-        // the entries a block's level j labels go to lq[j & 1], counted in lcnt[j % 3]
+        // the entries a block's level j labels go to lq[j & 1], counted in lcnt[j % 3]; those of
+        // the step's last level, and those a full lq cannot take, to the global queue
         int j = 0;
-        auto to_block = [&](int y, int y0, int y1, int label, int old) {
-            const int slot = atomicAdd(lcnt + j % 3, 1);
+        auto emit = [&](int y, int y0, int y1, int label, int old) {
+            const int slot = j + 1 < levels ? atomicAdd(lcnt + j % 3, 1) : LOCAL_CAP;
             if (slot < LOCAL_CAP) {
                 lq[j & 1][slot] = make_int4(y0, y1, y, label);
                 found += old == n + 1;
@@ -766,8 +767,7 @@ __device__ __forceinline__ int bfs_local(
             const int x = __ldcg(qa + i);
             const int4 e = make_int4(__ldg(offsets + x), __ldg(offsets + x + 1), x, ld_int(height + x));
             expanded += lane == 0;
-            if (levels == 1) relax_entry(e, lane, false, s, offsets, heads, rres, height, to_global);
-            else relax_entry(e, lane, false, s, offsets, heads, rres, height, to_block);
+            relax_entry(e, lane, false, s, offsets, heads, rres, height, emit);
         }
         // the block's own levels, from what it labelled
         int ran = 1;
@@ -781,8 +781,7 @@ __device__ __forceinline__ int bfs_local(
             for (int i = ltile; i < count; i += ltiles) {
                 const int4 e = from[i];
                 expanded += lane == 0;
-                if (j + 1 == levels) relax_entry(e, lane, true, s, offsets, heads, rres, height, to_global);
-                else relax_entry(e, lane, true, s, offsets, heads, rres, height, to_block);
+                relax_entry(e, lane, true, s, offsets, heads, rres, height, emit);
             }
         }
         if (found) { atomicAdd(ring + 6 + st.k % 3, found); found = 0; }
