@@ -160,17 +160,24 @@ def repeat(fn, *args, reps: int = REPEAT_MIN, below_s: float = REPEAT_BELOW_S, *
 
 
 def warm_up(solve, tiny, variants, **options) -> None:
-    """Run each of ``variants`` once on the ``tiny`` instance, untimed, so that the numba
-    and NVRTC compilation a first call pays is not counted in the timed runs that follow.
+    """Run each of ``variants`` once on the ``tiny`` instance, untimed, so that what a first
+    call of a process pays is not counted in the timed runs that follow: the numba and NVRTC
+    compilation, and, when a GPU version is among them, the page-locked staging buffers of large
+    uploads (:func:`gpualgo.gpu.warm_uploads`), which a tiny instance does not allocate.
 
     ``solve`` is the problem's solve (``functools.partial`` for extra arguments); ``options``
     are those of the timed runs where they select what is compiled (a tile width, a block
     size). GPU versions are skipped when there is no GPU.
     """
+    on_gpu = False
     for v in variants:
-        if v.startswith("gpu") and not gpu.available():
-            continue
+        if v.startswith("gpu"):
+            if not gpu.available():
+                continue
+            on_gpu = True
         solve(tiny, variant=v, **options)
+    if on_gpu:
+        gpu.warm_uploads()
 
 
 def suite(algo: str):

@@ -15,6 +15,7 @@ import os
 import pathlib
 import platform
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -24,7 +25,7 @@ from . import guards
 __all__ = [
     "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
     "kernel_path", "kernel_source", "source_override", "load_module", "get_kernel", "sm_count", "device_name", "cpu_model", "cpu_label",
-    "usable_bytes", "to_device", "to_device_in_two", "HOST_MEMORY", "HostBuffers", "CudaTimer", "median_ms", "copy_bandwidth", "int_throughput",
+    "usable_bytes", "to_device", "to_device_in_two", "warm_uploads", "HOST_MEMORY", "HostBuffers", "CudaTimer", "median_ms", "copy_bandwidth", "int_throughput",
     "grid_barrier_us",
 ]
 
@@ -243,6 +244,22 @@ def _wait(futures) -> None:
 @functools.lru_cache(maxsize=None)
 def _staging() -> _Staging:
     return _Staging(STAGE_THREADS)
+
+
+def warm_uploads() -> float:
+    """Allocate the page-locked staging buffers of :func:`to_device` now, unless this process
+    already has them, and return the milliseconds that took (0.0 when it had them).
+
+    The first upload of :data:`PIN_BYTES` or more would otherwise pay for them: a cost a process
+    pays once, as it pays the compilation of a kernel, which :func:`gpualgo.bench.warm_up` takes
+    out of the timed runs the same way. Raises :class:`GPUUnavailableError` without a GPU.
+    """
+    require()
+    if _staging.cache_info().currsize:
+        return 0.0
+    t0 = time.perf_counter()
+    _staging()
+    return (time.perf_counter() - t0) * 1e3
 
 
 def to_device(a, dtype=None):

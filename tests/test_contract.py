@@ -243,6 +243,21 @@ def test_warm_up_runs_each_cpu_version_once_untimed():
     assert calls == expected
 
 
+def test_warm_up_allocates_the_upload_buffers_with_a_gpu_version_only(monkeypatch):
+    # a tiny instance's upload is below PIN_BYTES: the warm-up allocates the staging buffers
+    # itself, so that the first timed run of a large instance does not pay for them
+    staged = []
+    monkeypatch.setattr(gpu, "available", lambda: True)
+    monkeypatch.setattr(gpu, "warm_uploads", lambda: staged.append(1) or 0.0)
+    bench.warm_up(lambda x, variant: None, 1, ["serial"])
+    assert staged == []
+    bench.warm_up(lambda x, variant: None, 1, ["serial", "gpu_a", "gpu_b"])
+    assert staged == [1]
+    monkeypatch.setattr(gpu, "available", lambda: False)
+    bench.warm_up(lambda x, variant: None, 1, ["gpu_a"])
+    assert staged == [1]
+
+
 # ------------------------------------------------------------------------ nbtools
 
 

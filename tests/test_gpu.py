@@ -186,6 +186,16 @@ def test_to_device_copies_every_byte(rng, shape, dtype, convert):
 
 
 @pytest.mark.gpu
+def test_warm_uploads_allocates_the_staging_buffers_once(rng):
+    first = gpu.warm_uploads()                    # 0.0 when an earlier test already staged an upload
+    staging = gpu._staging()
+    assert first >= 0.0 and gpu.warm_uploads() == 0.0
+    a = rng.random(gpu.PIN_BYTES // 8 + 3)
+    np.testing.assert_array_equal(gpu.to_device(a).get(), a)
+    assert gpu._staging() is staging and gpu._staging.cache_info().currsize == 1
+
+
+@pytest.mark.gpu
 def test_to_device_waits_for_work_queued_on_the_current_stream(rng):
     cp = gpu.require()
     spin = cp.RawKernel(r'''extern "C" __global__ void spin(long long cycles) {

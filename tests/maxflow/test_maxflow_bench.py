@@ -13,6 +13,7 @@ def test_warm_up_builds_the_module_the_case_uses(monkeypatch):
     calls = []
     monkeypatch.setattr(mfbench, "solve", lambda net, variant, **opts: calls.append((net, variant, opts)))
     monkeypatch.setattr(gpu, "available", lambda: True)    # bench.warm_up skips GPU versions without one
+    monkeypatch.setattr(gpu, "warm_uploads", lambda: 0.0)
     for net in (mf.genrmf(8, 8, seed=1), mf.random_gnp(300, 0.2, seed=1)):
         calls.clear()
         mfbench.warm("gpu_vertex_centric", net)
