@@ -161,9 +161,9 @@ def test_analysis_of_the_recorded_results():
     assert analysis.verification(tuning) == f"{len(tuning)} of {len(tuning)} rows verified"
     verdict = analysis.targets_verdict(results.read("maxflow", "targets").rows)
     assert "genrmf 128x128" in verdict and "under 2,100 ms" in verdict and "nan" not in verdict
-    # recorded on an H100 with the BFS's local levels (6): 971.4-1024.2 ms at 128 x 128; the first run, whose
-    # preparation took 89.1 ms against 29.4-31.2 ms, is above 1 s, so the second goal is not met in every run
-    assert "the second goal, under 1,000 ms: 971.4 ms in the best run, 1024.2 ms in the worst: missed" in verdict
+    # recorded on an H100 with the BFS's local levels (6) and the staging buffers allocated by the warm-up:
+    # 1000.2-1035.1 ms at 128 x 128 (kernel 954.9-972.5 ms), so the second goal is not met
+    assert "the second goal, under 1,000 ms: 1000.2 ms in the best run, 1035.1 ms in the worst: missed" in verdict
     # a BFS level costs a few microseconds (grid barrier + the chain of reads of its frontier), and
     # at 128 x 128 about 1,500 of them per global relabel make most of the kernel time
     lat, levels = analysis.level_latency(tuning), analysis.levels_per_relabel(tuning)
