@@ -519,6 +519,15 @@ __device__ __forceinline__ int solo_levels(
 #endif
 __device__ unsigned long long level_clock[2 * LEVEL_CAP];
 __device__ unsigned long long level_count;
+
+// The grid's leader (rank 0) records a step that started from `frontier` and ended now, and
+// starts the next step's time.
+__device__ __forceinline__ void clock_step(const cg::grid_group& grid, int frontier, unsigned long long& t_level) {
+    if (grid.thread_rank() != 0) return;
+    const unsigned long long now = global_ns(), i = level_count++;
+    if (i < LEVEL_CAP) { level_clock[2 * i] = frontier; level_clock[2 * i + 1] = now - t_level; }
+    t_level = now;
+}
 #endif
 
 // One arc a = x -> y of a frontier vertex x, in the BFS by levels (below): y gets `level` when
@@ -641,11 +650,7 @@ __device__ __forceinline__ int bfs_by_levels(
         grid.sync();
         if (tile_id < n) first = __ldcg(fb + tile_id);
 #if LEVEL_CLOCK
-        if (grid.thread_rank() == 0) {
-            const unsigned long long now = global_ns(), i = level_count++;
-            if (i < LEVEL_CAP) { level_clock[2 * i] = frontier; level_clock[2 * i + 1] = now - t_level; }
-            t_level = now;
-        }
+        clock_step(grid, frontier, t_level);
 #endif
         frontier = st.read(grid, ring);
         marked_found += st.aux;
@@ -789,11 +794,7 @@ __device__ __forceinline__ int bfs_local(
         if (threadIdx.x == 0) atomicMax(ring + 3 + st.k % 3, ran | (block_lost ? LOCAL_LOST : 0));
         const int queued = st.sync(grid, ring);
 #if LEVEL_CLOCK
-        if (grid.thread_rank() == 0) {   // one (frontier, ns) pair per grid step
-            const unsigned long long now = global_ns(), i = level_count++;
-            if (i < LEVEL_CAP) { level_clock[2 * i] = frontier; level_clock[2 * i + 1] = now - t_level; }
-            t_level = now;
-        }
+        clock_step(grid, frontier, t_level);   // one (frontier, ns) pair per grid step
 #endif
         frontier = min(queued, qcap);
         lost_any = st.rel & LOCAL_LOST;
