@@ -69,7 +69,8 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     sweep), ``blocks_per_sm`` (cap on the cooperative grid, default 1: fewer blocks make each
     grid barrier cheaper), ``early_stop`` (True: a BFS by levels stops once it has reached
     every vertex with excess that may still reach the sink; the asynchronous BFS always runs
-    to the end), ``local_levels`` (default 6: a BFS step runs up to this many levels, the first
+    to the end), ``local_levels`` (default :data:`gpualgo.maxflow.gpu.LOCAL_LEVELS`, 6, from the
+    ``local_levels`` preset: a BFS step runs up to this many levels, the first
     on the grid and the rest in each block alone from what it labelled, with block barriers,
     and one grid barrier at its end; labels lowered with atomicMin, exact when the BFS runs to
     its end; 1: the BFS by levels, a grid barrier every level), ``block_bfs`` (with
@@ -78,7 +79,7 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
     the other blocks wait at one grid barrier: a measurement of what the barriers cost, slower
     or no faster on genrmf), ``time_levels`` (True: the stats add each BFS step's frontier and
     time, barrier to barrier: ``level_frontier``, ``level_us``; a step is a level with
-    ``local_levels=1``). Defaults from the ``tuning``
+    ``local_levels=1``). The other defaults are from the ``tuning``
     preset on genrmf. Every GPU version takes ``force`` (True: run even when its arrays would
     not fit in the GPU memory free now).
 
