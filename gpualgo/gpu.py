@@ -196,8 +196,10 @@ class _Staging:
         self.lock = threading.Lock()
 
     def start(self, src: np.ndarray, dst, lo: int = 0, hi: int | None = None) -> list:
-        """Start copying bytes ``lo:hi`` of the C-contiguous ``src`` into the same bytes of the
-        device array ``dst``; returns the threads' futures (each returns once its chunks have
+        """Start copying elements ``lo:hi`` (along the flattened arrays) of the C-contiguous
+        host array ``src`` into the same elements of the device array ``dst``, converted to
+        ``dst``'s dtype on the way (by the threads, chunk by chunk, as ``numpy.copyto`` with
+        unsafe casting does); returns the threads' futures (each returns once its chunks have
         arrived). Thread w takes chunks w, w + threads, ..., alternating its two buffers: it
         fills one while the other's copy to the device runs."""
         cupy = require()
@@ -207,12 +209,14 @@ class _Staging:
             return self.pending
 
     def _submit(self, cupy, src, dst, lo, hi) -> list:
-        raw = src.reshape(-1).view(np.uint8)
-        hi = raw.size if hi is None else hi
+        flat = src.reshape(-1)
+        size = dst.itemsize
+        hi = flat.size if hi is None else hi
         # a copy of a few chunks is spread over every thread, in chunks of 1 MiB or more
-        chunk = min(self.chunk, max(1 << 20, -(-(hi - lo) // self.threads)))
-        offsets = range(lo, hi, chunk)
+        chunk = min(self.chunk, max(1 << 20, -(-(hi - lo) * size // self.threads))) // size
+        starts = range(lo, hi, chunk)
         device = cupy.cuda.Device().id
+        rt = cupy.cuda.runtime
         # dst may reuse memory that work queued on the current stream still uses: wait for it
         ready = cupy.cuda.get_current_stream().record()
 
@@ -221,15 +225,15 @@ class _Staging:
                 stream = cupy.cuda.Stream(non_blocking=True)
                 stream.wait_event(ready)
                 done = [None, None]
-                for i, off in enumerate(offsets[w::self.threads]):
+                for i, first in enumerate(starts[w::self.threads]):
                     k = i & 1
                     if done[k] is not None:
                         done[k].synchronize()
-                    m = min(chunk, hi - off)
-                    buf = self.bufs[2 * w + k]
-                    np.copyto(buf[:m], raw[off:off + m])
-                    cupy.cuda.runtime.memcpyAsync(dst.data.ptr + off, buf.ctypes.data, m,
-                                                  cupy.cuda.runtime.memcpyHostToDevice, stream.ptr)
+                    count = min(chunk, hi - first)
+                    buf = self.bufs[2 * w + k][:count * size].view(dst.dtype)
+                    np.copyto(buf, flat[first:first + count], casting="unsafe")
+                    rt.memcpyAsync(dst.data.ptr + first * size, buf.ctypes.data, count * size,
+                                   rt.memcpyHostToDevice, stream.ptr)
                     done[k] = stream.record()
                 stream.synchronize()
 
@@ -263,11 +267,14 @@ def warm_uploads() -> float:
 
 
 def to_device(a, dtype=None):
-    """Copy a host array to the GPU (C-contiguous, converted to ``dtype`` first if given).
+    """Copy a host array to the GPU (C-contiguous, converted to ``dtype`` if given, as
+    ``numpy.ascontiguousarray(a, dtype)`` would).
 
-    An array of :data:`PIN_BYTES` or more goes through page-locked staging buffers, filled by
-    :data:`STAGE_THREADS` host threads while earlier chunks are on their way: a copy from
-    page-locked memory runs at the bus's speed, one from pageable memory at about half of it.
+    An array of :data:`PIN_BYTES` or more (on the GPU) goes through page-locked staging
+    buffers, filled by :data:`STAGE_THREADS` host threads while earlier chunks are on their
+    way: a copy from page-locked memory runs at the bus's speed, one from pageable memory at
+    about half of it. The threads also convert it, each its chunks, so a conversion costs no
+    pass of its own over the array.
     """
     d, rest = to_device_in_two(a, 0, dtype=dtype)
     rest()
@@ -280,15 +287,16 @@ def to_device_in_two(a, first: int, dtype=None):
     the others are copied meanwhile, and ``rest()`` returns once they have arrived. Kernels
     launched before ``rest()`` may use the first part only."""
     cupy = require()
-    a = np.ascontiguousarray(a, dtype=dtype)
-    if a.nbytes < PIN_BYTES:
-        return cupy.asarray(a), lambda: None
-    d = cupy.empty(a.shape, a.dtype)
+    a = np.ascontiguousarray(a)
+    dtype = a.dtype if dtype is None else np.dtype(dtype)
+    if a.size * dtype.itemsize < PIN_BYTES:
+        return cupy.asarray(np.ascontiguousarray(a, dtype=dtype)), lambda: None
+    d = cupy.empty(a.shape, dtype)
     staging = _staging()
-    cut = min(max(int(first), 0), a.size) * a.itemsize
+    cut = min(max(int(first), 0), a.size)
     if cut:
         _wait(staging.start(a, d, 0, cut))
-    futures = staging.start(a, d, cut) if cut < a.nbytes else []
+    futures = staging.start(a, d, cut) if cut < a.size else []
     return d, lambda: _wait(futures)
 
 

@@ -174,14 +174,23 @@ def test_every_kernel_file_loads_with_nvrtc():
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape, dtype, convert", [
     ((gpu.PIN_BYTES // 4 + 12345,), np.float32, None),           # staged, a partial last chunk
-    ((3 * gpu.STAGE_BYTES // 8 + 7, 3), np.int64, np.int32),       # staged, converted first
+    ((3 * gpu.STAGE_BYTES // 8 + 7, 3), np.int64, np.int32),       # staged, converted by the threads
+    ((gpu.PIN_BYTES // 4 + 5,), np.float64, np.float32),           # staged only once converted
+    ((gpu.PIN_BYTES // 8,), np.int32, np.int64),                   # widened
     ((1000, 17), np.float64, None),                                # below PIN_BYTES: one plain copy
 ])
 def test_to_device_copies_every_byte(rng, shape, dtype, convert):
     a = (rng.random(shape) * 1e6).astype(dtype)
+    a.flat[::977] *= -1
+    want = a if convert is None else a.astype(convert)   # numpy's own conversion
     d = gpu.to_device(a, dtype=convert)
-    want = a if convert is None else a.astype(convert)
     assert d.dtype == want.dtype and d.shape == want.shape
+    np.testing.assert_array_equal(d.get(), want)
+    # in two parts, converted alike, the first part there before the rest
+    first = want.size // 3 + 1
+    d, rest = gpu.to_device_in_two(a, first, dtype=convert)
+    np.testing.assert_array_equal(d.ravel()[:first].get(), want.ravel()[:first])
+    rest()
     np.testing.assert_array_equal(d.get(), want)
 
 
