@@ -191,6 +191,27 @@ def _preflow(net: FlowNetwork, dtype):
     return res, excess.astype(dtype)
 
 
+def _device_preflow(net: FlowNetwork, dtype):
+    """:func:`_preflow` on the GPU, for the vertex-centric version: the capacities go up as
+    they are (the upload's threads convert them to ``dtype``) and the source's arcs are
+    saturated there, so the host makes no pass over the arcs. Returns (residuals, excesses),
+    device arrays."""
+    cupy = gpu.require()
+    res = gpu.to_device(net.capacity, dtype)
+    s = net.source
+    arcs = np.arange(net.offsets[s], net.offsets[s + 1])
+    c = net.capacity[arcs]
+    res[cupy.asarray(net.rev[arcs])] += cupy.asarray(c.astype(dtype))     # pairs are merged: each once
+    res[cupy.asarray(arcs)] = 0
+    heads, at = np.unique(net.heads[arcs], return_inverse=True)
+    total = np.zeros(heads.size, dtype=np.int64)
+    np.add.at(total, at, c)
+    excess = cupy.zeros(net.n, dtype=dtype)
+    excess[cupy.asarray(heads)] = cupy.asarray(total.astype(dtype))
+    excess[s] = 0
+    return res, excess
+
+
 def _host_heights(net: FlowNetwork, res, heads64, queue):
     h = np.full(net.n, net.n, dtype=np.int64)
     h[net.sink] = 0
@@ -542,15 +563,13 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = B
         clocked.fill(0)
     blocks, threads, per_sm = launch_config(kern, block, n, blocks_per_sm)
     t0 = time.perf_counter()
-    res_h, exc_h = _preflow(net, dtype)
+    res, excess = _device_preflow(net, dtype)
     offsets = gpu.to_device(net.offsets, np.int32)
     heads = gpu.to_device(net.heads)
     rev = gpu.to_device(net.rev, np.int32)
-    res = gpu.to_device(res_h)
     # the BFS with local_levels > 1 reads the residual of each arc's reverse beside the arc: a copy
     # the sweeps update with every push (rres[a] = res[rev[a]])
     rres = res[rev] if local_levels > 1 else cupy.zeros(1, dtype=res.dtype)
-    excess = gpu.to_device(exc_h)
     height = cupy.zeros(n, dtype=np.int32)      # below n: the first BFS marks all excess
     qa = cupy.empty(_queue_ints(net), dtype=np.int32)
     qb = cupy.empty(_queue_ints(net), dtype=np.int32)
@@ -578,7 +597,7 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = B
     if st["ST_STATUS"]:
         raise RuntimeError("gpu_vertex_centric stopped at its step limit without finishing")
     value = int(excess[net.sink].get())
-    side = height.get() >= n
+    side = (height >= n).get()
     res_out = res.get()
     t3 = time.perf_counter()
     gr_ns, pr_ns = float(st["ST_GR_NS"]), float(st["ST_PR_NS"])
