@@ -17,17 +17,20 @@ def test_warm_up_builds_the_module_the_case_uses(monkeypatch):
     for net in (mf.genrmf(8, 8, seed=1), mf.random_gnp(300, 0.2, seed=1)):
         calls.clear()
         mfbench.warm("gpu_vertex_centric", net)
-        (tiny, variant, opts), = calls
+        (tiny, variant, opts), full = calls
         assert variant == "gpu_vertex_centric" and opts["tile"] == mfgpu.default_tile(net)
-        assert tiny.fits_int32() == net.fits_int32()
+        assert tiny.fits_int32() == net.fits_int32() and tiny.n < net.n
+        # then the case's own network once, with the same options: the memory pool at full size
+        assert full == (net, "gpu_vertex_centric", opts)
         calls.clear()
         mfbench.warm("gpu_vertex_centric", net, tile=32)
-        assert calls[0][2] == {"tile": 32}
+        assert calls[0][2] == {"tile": 32} and calls[1] == (net, "gpu_vertex_centric", {"tile": 32})
     assert mfgpu.default_tile(mf.genrmf(8, 8, seed=1)) != mfgpu.default_tile(mf.genrmf(2, 2, seed=0))
     calls.clear()
     big = mf.from_edges(3, [0, 1], [1, 2], [2**40, 2**40])
     mfbench.warm("serial", big)
-    assert not calls[0][0].fits_int32() and calls[0][2] == {}
+    (tiny, variant, opts), = calls               # a serial version: compiled, nothing to allocate
+    assert not tiny.fits_int32() and opts == {}
 
 
 def test_case_reference_prefers_scipy_then_peers_then_a_certified_value():
