@@ -161,9 +161,9 @@ def test_analysis_of_the_recorded_results():
     assert analysis.verification(tuning) == f"{len(tuning)} of {len(tuning)} rows verified"
     verdict = analysis.targets_verdict(results.read("maxflow", "targets").rows)
     assert "genrmf 128x128" in verdict and "under 2,100 ms" in verdict and "nan" not in verdict
-    # recorded on an H100 with the BFS's local levels (6) and the staging buffers allocated by the warm-up:
-    # 1000.2-1035.1 ms at 128 x 128 (kernel 954.9-972.5 ms), so the second goal is not met
-    assert "the second goal, under 1,000 ms: 1000.2 ms in the best run, 1035.1 ms in the worst: missed" in verdict
+    # recorded on an H100 with the BFS's local levels (6), the preflow made on the GPU and the warm-up at
+    # full size: 947.4-982.9 ms at 128 x 128 (kernel 924.9-960.6 ms), so the second goal is met there
+    assert "the second goal, under 1,000 ms: 947.4 ms in the best run, 982.9 ms in the worst: met" in verdict
     # a BFS level costs a few microseconds (grid barrier + the chain of reads of its frontier), and
     # at 128 x 128 about 1,500 of them per global relabel make most of the kernel time
     lat, levels = analysis.level_latency(tuning), analysis.levels_per_relabel(tuning)
