@@ -219,6 +219,21 @@ def test_eps_scaling_upload_paths_agree(rng):
     C[5, 1] = -(2**40)                     # would wrap in int32: refused before any conversion
     with pytest.raises(ValueError, match="range"):
         A.solve(C, variant="gpu_eps_scaling")
+    # large enough for the staged upload (page-locked buffers filled by several threads)
+    from gpualgo import gpu
+    n = 2048
+    assert n * n * 4 >= gpu.PIN_BYTES
+    B = A.uniform_instance(n, n, 1, 10000, seed=rng)
+    want = A.solve(B.astype(np.int32), variant="gpu_eps_scaling")
+    for other in (B.astype(np.int64), B.astype(np.uint16)):
+        r = A.solve(other, variant="gpu_eps_scaling")
+        assert np.array_equal(r.assignment, want.assignment) and r.objective == want.objective, other.dtype
+    assert want.objective == A.reference_objective(B)
+    for where, value in (((n - 1, n - 1), 2**33 + 5), ((1234, 17), -(2**31) - 1), ((0, 0), 2**30)):
+        C = B.astype(np.int64)
+        C[where] = value                   # in the last, a middle or the first chunk
+        with pytest.raises(ValueError, match="range"):
+            A.solve(C, variant="gpu_eps_scaling")
 
 
 @pytest.mark.parametrize("variant", GPU_VARIANTS)
