@@ -195,32 +195,36 @@ class _Staging:
         self.pending: list = []      # the last copy's futures: the next one waits for its buffers
         self.lock = threading.Lock()
 
-    def start(self, src: np.ndarray, dst, lo: int = 0, hi: int | None = None) -> list:
+    def start(self, src: np.ndarray, dst, lo: int = 0, hi: int | None = None, track: bool = False) -> list:
         """Start copying elements ``lo:hi`` (along the flattened arrays) of the C-contiguous
         host array ``src`` into the same elements of the device array ``dst``, converted to
         ``dst``'s dtype on the way (by the threads, chunk by chunk, as ``numpy.copyto`` with
         unsafe casting does); returns the threads' futures (each returns once its chunks have
-        arrived). Thread w takes chunks w, w + threads, ..., alternating its two buffers: it
-        fills one while the other's copy to the device runs."""
+        arrived, with ``track`` the smallest and largest value of ``src`` it copied, as given,
+        or None when it copied none). Thread w takes chunks w, w + threads, ..., alternating
+        its two buffers: it fills one while the other's copy to the device runs."""
         cupy = require()
         with self.lock:
             _wait(self.pending)
-            self.pending = self._submit(cupy, src, dst, lo, hi)
+            self.pending = self._submit(cupy, src, dst, lo, hi, track)
             return self.pending
 
-    def _submit(self, cupy, src, dst, lo, hi) -> list:
+    def _submit(self, cupy, src, dst, lo, hi, track) -> list:
         flat = src.reshape(-1)
         size = dst.itemsize
         hi = flat.size if hi is None else hi
         # a copy of a few chunks is spread over every thread, in chunks of 1 MiB or more
         chunk = min(self.chunk, max(1 << 20, -(-(hi - lo) * size // self.threads))) // size
         starts = range(lo, hi, chunk)
+        if track:
+            from .hostcopy import checked_copy
         device = cupy.cuda.Device().id
         rt = cupy.cuda.runtime
         # dst may reuse memory that work queued on the current stream still uses: wait for it
         ready = cupy.cuda.get_current_stream().record()
 
         def work(w: int):
+            seen = None
             with cupy.cuda.Device(device):
                 stream = cupy.cuda.Stream(non_blocking=True)
                 stream.wait_event(ready)
@@ -231,18 +235,24 @@ class _Staging:
                         done[k].synchronize()
                     count = min(chunk, hi - first)
                     buf = self.bufs[2 * w + k][:count * size].view(dst.dtype)
-                    np.copyto(buf, flat[first:first + count], casting="unsafe")
+                    part = flat[first:first + count]
+                    if track:        # one pass, the lock released: hostcopy.copy_with_range
+                        low, high = checked_copy(part, buf)
+                        seen = (low, high) if seen is None else (min(seen[0], low), max(seen[1], high))
+                    else:
+                        np.copyto(buf, part, casting="unsafe")
                     rt.memcpyAsync(dst.data.ptr + first * size, buf.ctypes.data, count * size,
                                    rt.memcpyHostToDevice, stream.ptr)
                     done[k] = stream.record()
                 stream.synchronize()
+            return seen
 
         return [self.pool.submit(work, w) for w in range(self.threads)]
 
 
-def _wait(futures) -> None:
-    for future in futures:
-        future.result()
+def _wait(futures) -> list:
+    """Wait for the threads' futures; returns their results, in order."""
+    return [future.result() for future in futures]
 
 
 @functools.lru_cache(maxsize=None)
@@ -266,7 +276,7 @@ def warm_uploads() -> float:
     return (time.perf_counter() - t0) * 1e3
 
 
-def to_device(a, dtype=None):
+def to_device(a, dtype=None, value_range: bool = False):
     """Copy a host array to the GPU (C-contiguous, converted to ``dtype`` if given, as
     ``numpy.ascontiguousarray(a, dtype)`` would).
 
@@ -275,10 +285,21 @@ def to_device(a, dtype=None):
     way: a copy from page-locked memory runs at the bus's speed, one from pageable memory at
     about half of it. The threads also convert it, each its chunks, so a conversion costs no
     pass of its own over the array.
+
+    ``value_range=True`` (integer arrays) returns ``(d, (lo, hi))``: the smallest and largest
+    value of ``a`` as given, before any conversion (None for an empty array), taken by the same
+    threads in the same pass as they copy (:mod:`gpualgo.hostcopy`), so that a caller can convert
+    to a narrower type and still refuse the values it did not keep (a narrowing conversion keeps
+    their low bits).
     """
-    d, rest = to_device_in_two(a, 0, dtype=dtype)
-    rest()
-    return d
+    if value_range and np.asarray(a).dtype.kind not in "iu":
+        raise ValueError(f"value_range=True takes an integer array, got {np.asarray(a).dtype}")
+    d, rest = _upload(a, 0, dtype, value_range)
+    seen = [r for r in rest() if r is not None]
+    if not value_range:
+        return d
+    found = (int(min(r[0] for r in seen)), int(max(r[1] for r in seen))) if seen else None
+    return d, found
 
 
 def to_device_in_two(a, first: int, dtype=None):
@@ -286,18 +307,28 @@ def to_device_in_two(a, first: int, dtype=None):
     ``(d, rest)`` once the first ``first`` elements (along the flattened array) are on the GPU;
     the others are copied meanwhile, and ``rest()`` returns once they have arrived. Kernels
     launched before ``rest()`` may use the first part only."""
+    d, rest = _upload(a, first, dtype, False)
+
+    def wait() -> None:
+        rest()
+    return d, wait
+
+
+def _upload(a, first: int, dtype, track: bool):
+    """:func:`to_device_in_two`, whose ``rest()`` returns the threads' ranges with ``track``
+    (a list of ``(lo, hi)`` or None; one entry for an array copied in one piece)."""
     cupy = require()
     a = np.ascontiguousarray(a)
     dtype = a.dtype if dtype is None else np.dtype(dtype)
     if a.size * dtype.itemsize < PIN_BYTES:
-        return cupy.asarray(np.ascontiguousarray(a, dtype=dtype)), lambda: None
+        seen = [(a.min(), a.max()) if track and a.size else None]
+        return cupy.asarray(np.ascontiguousarray(a, dtype=dtype)), lambda: seen
     d = cupy.empty(a.shape, dtype)
     staging = _staging()
     cut = min(max(int(first), 0), a.size)
-    if cut:
-        _wait(staging.start(a, d, 0, cut))
-    futures = staging.start(a, d, cut) if cut < a.size else []
-    return d, lambda: _wait(futures)
+    head = _wait(staging.start(a, d, 0, cut, track)) if cut else []
+    futures = staging.start(a, d, cut, None, track) if cut < a.size else []
+    return d, lambda: head + _wait(futures)
 
 
 #: the kinds of host memory :class:`HostBuffers` allocates

@@ -195,6 +195,44 @@ def test_to_device_copies_every_byte(rng, shape, dtype, convert):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("size, dtype, convert", [
+    (gpu.STAGE_BYTES * 20 // 4 + 3, np.int64, np.int32),        # staged: the threads take the range
+    (gpu.PIN_BYTES // 2 + 1, np.uint64, np.int32),              # staged, unsigned
+    (gpu.PIN_BYTES // 4 + 9, np.int64, None),                   # staged, as it is
+    (gpu.PIN_BYTES // 2 + 5, np.int16, np.int32),               # staged, widened
+    (1000, np.int64, np.int32),                                 # below PIN_BYTES: one plain copy
+])
+def test_to_device_takes_the_range_of_the_values_as_given(rng, size, dtype, convert):
+    a = rng.integers(-1000, 1000, size=size).astype(dtype)
+    for at, value in ((size - 1, 2**40 + 7), (size // 2 + 1, 3), (0, 2**33)):
+        b = a.copy()
+        b[at] = value if dtype != np.int16 else -(value % 30000)   # beyond int32: wrapped by the conversion
+        d, (lo, hi) = gpu.to_device(b, convert, value_range=True)
+        assert (lo, hi) == (int(b.min()), int(b.max())) and type(lo) is int and type(hi) is int
+        np.testing.assert_array_equal(d.get(), b.astype(convert or dtype))
+    d, found = gpu.to_device(np.zeros(0, dtype), convert, value_range=True)
+    assert found is None and d.size == 0
+    with pytest.raises(ValueError, match="integer"):
+        gpu.to_device(a.astype(np.float64), value_range=True)
+
+
+@pytest.mark.parametrize("src, dst", [(np.int64, np.int32), (np.uint64, np.int32), (np.int32, np.int64),
+                                      (np.int16, np.uint8), (np.uint32, np.int32)])
+def test_hostcopy_converts_as_numpy_and_takes_the_range(rng, src, dst):
+    from gpualgo import hostcopy
+    a = rng.integers(-2**62, 2**62, size=1001).astype(src)     # wide values: every conversion wraps some
+    out = np.empty(a.size, dst)
+    lo, hi = hostcopy.checked_copy(a, out)
+    np.testing.assert_array_equal(out, a.astype(dst))
+    assert (int(lo), int(hi)) == (int(a.min()), int(a.max()))
+    assert hostcopy.checked_copy(a[:0], out[:0]) is None
+    with pytest.raises(ValueError, match="integer"):
+        hostcopy.checked_copy(a.astype(np.float32), out)
+    with pytest.raises(ValueError, match="one length"):
+        hostcopy.checked_copy(a, out[:-1])
+
+
+@pytest.mark.gpu
 def test_warm_uploads_allocates_the_staging_buffers_once(rng):
     first = gpu.warm_uploads()                    # 0.0 when an earlier test already staged an upload
     staging = gpu._staging()

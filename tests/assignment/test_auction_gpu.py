@@ -199,8 +199,9 @@ def test_narrow_scan_of_a_large_price_stops_the_run(rng):
 
 
 def test_eps_scaling_upload_paths_agree(rng):
-    """A square integer matrix (int32, int64, any integer type) is uploaded as it is, its range
-    taken and its int32 form made on the GPU; other inputs go through the host."""
+    """A square integer matrix goes up with no host pass of its own: int32 as it is, its range
+    taken on the GPU; another integer type converted to int32 by the upload's threads, which take
+    its range as given while they copy. Other inputs go through the host."""
     B = A.uniform_instance(512, 512, 0, 511, seed=rng).astype(np.int32)
     direct = A.solve(B, variant="gpu_eps_scaling")
     others = (B.astype(np.int64), B.astype(np.uint16), B.astype(np.int16), B.astype(np.uint64),
@@ -216,10 +217,10 @@ def test_eps_scaling_upload_paths_agree(rng):
         with pytest.raises(ValueError, match="2\\*\\*30"):
             A.solve(C, variant="gpu_eps_scaling")
     C = B.astype(np.int64)
-    C[5, 1] = -(2**40)                     # would wrap in int32: refused before any conversion
+    C[5, 1] = -(2**40)                     # would wrap in int32: refused, by the range taken before it
     with pytest.raises(ValueError, match="range"):
         A.solve(C, variant="gpu_eps_scaling")
-    # large enough for the staged upload (page-locked buffers filled by several threads)
+    # large enough for the staged upload (its threads convert and take the range chunk by chunk)
     from gpualgo import gpu
     n = 2048
     assert n * n * 4 >= gpu.PIN_BYTES

@@ -406,23 +406,26 @@ def _fast_layout(cp, B, eps, sparse: bool, force: bool, variant: str):
     them. Returns ``(prob, rows)``.
 
     A square C-contiguous integer matrix with n % 4 == 0 (int32, or numpy's default int64,
-    or any other integer type) is uploaded as it is: its range is taken on the device and,
-    once :func:`problem.prepare` has checked it, it is converted to int32 there (host passes
-    over the matrix cost more than the upload).
+    or any other integer type) goes to the device with no host pass of its own (host passes
+    over the matrix cost more than the upload): an int32 one as it is, its range then taken on
+    the device; another converted to int32 by the upload's threads, which take its range as
+    given while they copy (``gpu.to_device(..., value_range=True)``), so that
+    :func:`problem.prepare` refuses what the conversion would not have kept.
     """
     direct = _direct_upload(B, sparse)
     hint = "" if sparse else "gpu_sparse keeps only the existing edges"
     value_range, raw_d, upload = None, None, gpu.CudaTimer()
     if direct:
-        as_given = 0 if B.dtype == np.int32 else B.nbytes        # until converted on the device
-        guards.memory(_fast_bytes(B.shape[0], ld=B.shape[0]) + as_given,
+        guards.memory(_fast_bytes(B.shape[0], ld=B.shape[0]),
                       f"{variant} on a {B.shape[0]} x {B.shape[1]} matrix", force, hint=hint)
         with upload:
-            raw_d = gpu.to_device(B)
-        value_range = (int(raw_d.min()), int(raw_d.max()))
+            if B.dtype == np.int32:
+                raw_d = gpu.to_device(B)
+            else:
+                raw_d, value_range = gpu.to_device(B, np.int32, value_range=True)
+        if value_range is None:
+            value_range = (int(raw_d.min()), int(raw_d.max()))
     prob = problem.prepare(B, eps, square=True, value_range=value_range, host_raw=not direct)
-    if direct and raw_d.dtype != np.int32:
-        raw_d = raw_d.astype(np.int32)         # every value in range: prepare checked it
     N = prob.n  # persons after padding = objects
     what = f"{variant} on a {prob.m} x {prob.n} matrix"
     if N >= (1 << problem.KEY_BITS):
