@@ -6,7 +6,9 @@ to end on a GPU and compiles without one), it runs papermill with ``interactive=
 ``quick=True`` with ``--quick``), writes the executed copy to ``OUT/notebooks/``, saves
 every figure it drew as ``OUT/figures/<notebook>/fig-NN.png``, writes a readable copy as
 ``OUT/html/<notebook>.html`` (figures embedded) and ``OUT/html/index.html`` linking them
-with the summary table.  It prints one line per notebook and a summary.  Extra papermill parameters: ``-p NAME VALUE`` (repeatable).
+with the summary table.  It prints one line per notebook and a summary.  Extra papermill parameters: ``-p NAME VALUE`` (repeatable);
+a name that none of the notebooks' ``parameters`` cells declares, or a value of another type than
+the cell declares (``n: int = 1108``), is refused before anything runs (exit status 2).
 ``--hide-peers`` runs the kernels as if the optional CPU peers (``gpualgo.peers``) were
 not installed, which is how the tests prove that a missing peer never stops a notebook.
 ``--cluster local|ADDR`` runs the notebooks in parallel, one per worker of a Dask cluster
@@ -32,7 +34,7 @@ import time
 
 from . import gpu, peers
 
-__all__ = ["default_notebooks", "parameters_for", "execute", "execute_on_cluster", "hidden_peers", "save_figures",
+__all__ = ["default_notebooks", "declared_parameters", "check_parameters", "parameters_for", "execute", "execute_on_cluster", "hidden_peers", "save_figures",
            "write_html", "write_index", "main"]
 
 
@@ -238,6 +240,52 @@ def _literal(text: str):
         return text
 
 
+#: the types a parameter's value is checked against, by the name its annotation gives
+_TYPES = {"bool": (bool,), "int": (int,), "float": (int, float), "str": (str,)}
+
+
+def declared_parameters(nb_path: pathlib.Path) -> dict:
+    """``{name: type name}`` of the notebook's cell tagged ``parameters``: each annotated
+    assignment's annotation (``n: int = 1108``), or a plain assignment's literal's type; None
+    where neither says."""
+    nb = json.loads(pathlib.Path(nb_path).read_text())
+    found: dict = {}
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code" or "parameters" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        source = cell.get("source", "")
+        for node in ast.parse("".join(source) if isinstance(source, list) else source).body:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                found[node.target.id] = ast.unparse(node.annotation)
+            elif isinstance(node, ast.Assign):
+                try:
+                    kind = type(ast.literal_eval(node.value)).__name__
+                except ValueError:
+                    kind = None
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        found[target.id] = kind
+    return found
+
+
+def check_parameters(paths, params: dict) -> None:
+    """Refuse, before anything runs, a parameter that none of the notebooks takes (a typo would
+    otherwise run them all with their defaults) and a value of another type than a notebook
+    that takes it declares (an int also does for a float; True and False only for a bool)."""
+    declared = {pathlib.Path(p).name: declared_parameters(p) for p in paths}
+    for name, value in params.items():
+        takers = {nb: kinds[name] for nb, kinds in declared.items() if name in kinds}
+        if not takers:
+            known = sorted({k for kinds in declared.values() for k in kinds})
+            raise ValueError(f"unknown parameter {name!r}: none of these notebooks takes it; they take {known}")
+        for nb, kind in takers.items():
+            types = _TYPES.get(kind)
+            if types and (not isinstance(value, types) or (isinstance(value, bool) and kind != "bool")):
+                where = sorted(n for n, k in takers.items() if k == kind)
+                raise ValueError(f"parameter {name!r} is declared {kind} in {', '.join(where)}, "
+                                 f"got {value!r} ({type(value).__name__})")
+
+
 def default_notebooks(root: pathlib.Path = pathlib.Path("notebooks")) -> list[pathlib.Path]:
     """The algorithms' notebooks, then the exercise notebooks."""
     return sorted(root.glob("*.ipynb")) + sorted((root / "exercises").glob("*.ipynb"))
@@ -281,6 +329,11 @@ def main(argv=None) -> int:
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         print(f"error: no such notebook: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    try:
+        check_parameters(paths, {k: _literal(v) for k, v in args.parameter})
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
 
     if gpu.available():

@@ -117,3 +117,39 @@ def test_make_run_executes_the_exercise_notebooks_with_the_solutions(tmp_path):
     assert run_notebooks.parameters_for(b, {"quick": True}) == {"quick": True, "solutions": True}
     assert run_notebooks.parameters_for(b, {"solutions": False}) == {"solutions": False}
     assert run_notebooks.parameters_for(a, {"quick": True}) == {"quick": True}
+
+
+def test_a_parameter_no_notebook_takes_or_of_the_wrong_type_is_refused_before_anything_runs(tmp_path, capfd):
+    nb = _notebook(tmp_path / "f.ipynb", "F", "print(scale)")
+    out = tmp_path / "o"
+    assert run_notebooks.main([str(nb), "--out", str(out), "-p", "quik", "True"]) == 2
+    err = capfd.readouterr().err
+    assert "unknown parameter 'quik'" in err and "'quick'" in err and not out.exists()
+    for value, kind in (("abc", "str"), ("2.5", "float"), ("True", "bool")):
+        assert run_notebooks.main([str(nb), "--out", str(out), "-p", "scale", value]) == 2
+        err = capfd.readouterr().err
+        assert "parameter 'scale' is declared int in f.ipynb" in err and f"({kind})" in err and not out.exists()
+    assert run_notebooks.main([str(nb), "--out", str(out), "-p", "quick", "1"]) == 2
+    assert "parameter 'quick' is declared bool" in capfd.readouterr().err
+
+
+def test_declared_parameters_read_the_tagged_cell(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("a: int = 1\nb: float = 0.5  # a comment\nc = 'x'\nd = [1, 2]\ne = len('ab')")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_code_cell("z: int = 0"), params]
+    nbformat.write(nb, tmp_path / "g.ipynb")
+    assert run_notebooks.declared_parameters(tmp_path / "g.ipynb") == {
+        "a": "int", "b": "float", "c": "str", "d": "list", "e": None}
+    run_notebooks.check_parameters([tmp_path / "g.ipynb"], {"b": 2, "d": "anything", "e": 3.5})  # int for float
+    with pytest.raises(ValueError, match="unknown parameter 'z'"):     # not in the tagged cell
+        run_notebooks.check_parameters([tmp_path / "g.ipynb"], {"z": 1})
+
+
+def test_every_notebook_declares_its_parameters_with_their_types():
+    paths = run_notebooks.default_notebooks()
+    assert paths
+    for path in paths:
+        declared = run_notebooks.declared_parameters(path)
+        assert declared.get("quick") == "bool" and declared.get("interactive") == "bool", path
+        assert all(kind in ("bool", "int", "float", "str") for kind in declared.values()), (path, declared)
