@@ -57,9 +57,13 @@ def bell(n: int) -> int:
 
 
 def check_partition(partition, n: int) -> list[int]:
-    """Raise ValueError unless ``partition`` (bitmasks) splits agents 0..n-1 into non-empty,
-    disjoint coalitions that together hold every agent. Returns the masks as ints."""
-    masks = [int(m) for m in partition]
+    """Raise ValueError unless ``partition`` (bitmasks: integers) splits agents 0..n-1 into
+    non-empty, disjoint coalitions that together hold every agent. Returns the masks as ints."""
+    masks = []
+    for m in partition:   # int(1.5) would be 1: a mask that is no integer is a wrong answer
+        if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, np.integer)):
+            raise ValueError(f"a coalition is an integer bitmask, got {m!r}")
+        masks.append(int(m))
     full = (1 << n) - 1
     seen = 0
     for m in masks:

@@ -62,15 +62,19 @@ def make_result(values, partition, table_value, variant: str, stats: dict, rule:
     ``time.perf_counter()`` reading at the start of the call, to now, when given), sums the
     partition's value in float64 after :func:`~gpualgo.coalitions.checks.check_partition`,
     and raises RuntimeError when that value and the DP's differ by more than the table's
-    precision allows over n additions (:func:`~gpualgo.coalitions.checks.tolerance`): an
-    internal error of the version, never a property of the input.
+    precision allows over n additions of the partition's values (relative to the sum of their
+    magnitudes, :func:`~gpualgo.coalitions.checks.tolerance`): an internal error of the
+    version, never a property of the input.
     """
     if t0 is not None:   # before the check below, which reads the whole table again
         stats["total_ms"] = (time.perf_counter() - t0) * 1e3
     n = len(values).bit_length() - 1
     stats.update(n=n, rule=rule, dtype=values.dtype.name, table_value=float(table_value))
     value = checks.partition_value(values, partition)
-    if abs(value - float(table_value)) > checks.tolerance(values.dtype) * max(1.0, abs(value)) * n:
+    # the DP added these values in some order: its rounding grows with their magnitudes, which
+    # may be far above their sum's when positive and negative values cancel
+    scale = max(1.0, sum(abs(float(values[c])) for c in partition))
+    if abs(value - float(table_value)) > checks.tolerance(values.dtype) * scale * n:
         raise RuntimeError(f"{variant}: the DP value {float(table_value)} differs from the value "
                            f"{value} of the rebuilt partition {partition}")
     return CoalitionResult(partition=partition, value=value, variant=variant, stats=stats)

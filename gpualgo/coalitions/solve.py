@@ -7,7 +7,7 @@ from .. import guards, variants
 from ..variants import Variant
 from . import serial
 from .result import CoalitionResult
-from .values import table_bytes, validate_values
+from .values import table_bytes, table_shape, validate_values
 
 __all__ = ["VARIANTS", "CoalitionResult", "solve", "check", "estimate_seconds", "total_splits", "RATES", "MAX_SECONDS"]
 
@@ -73,7 +73,8 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
 
     Args:
         values: array of length ``2**n``, ``values[mask]`` the value of the coalition
-            ``mask`` (float32 or float64; integers become float64), ``values[0] == 0``.
+            ``mask`` (float32 or float64; integers become float64, and are refused where a
+            partition's total could pass 2**53, beyond which float64 rounds them), ``values[0] == 0``.
             The DP table has the same dtype: float32 halves the memory and is faster on
             the GPU; the partition's ``value`` is always summed in float64.
         variant: one of :data:`VARIANTS`.
@@ -99,11 +100,15 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
         GPUUnavailableError: a GPU variant without CuPy or a GPU.
     """
     variants.check(variant, VARIANTS, options)
-    v, n = validate_values(values)
+    VARIANTS[variant].check_values(options)     # refused alike with and without a GPU
+    table, n, dtype = table_shape(values)
+    if not VARIANTS[variant].gpu:
+        check(n, variant, dtype, force, **options)   # the size alone: before any pass over the values
+    v, n = validate_values(table)
     if VARIANTS[variant].gpu:
         from .. import gpu
         gpu.require()   # no GPU: say so before any estimate
-    check(n, variant, v.dtype, force, gpu_memory=True, **options)
+        check(n, variant, v.dtype, force, gpu_memory=True, **options)
     return variants.call(VARIANTS, variant, v, **options)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import guards
 
-__all__ = ["DISTRIBUTIONS", "random_values", "check_random_values", "validate_values", "table_bytes",
+__all__ = ["DISTRIBUTIONS", "random_values", "check_random_values", "validate_values", "table_shape", "table_bytes",
            "host_memory_bytes", "generation_bytes", "read_values", "write_values", "from_bids", "popcounts",
            "MAX_AGENTS"]
 
@@ -173,14 +173,16 @@ def host_memory_bytes() -> int:
         return 1 << 40
 
 
-def validate_values(values, copy: bool = False) -> tuple[np.ndarray, int]:
-    """Check a value function and return ``(array, n)``.
-
-    Integer arrays become float64; float32 stays float32. Raises ValueError naming the
-    problem: not 1-D, a length that is not a power of two (at least 2), ``v[0] != 0``,
-    NaN or infinite entries, values so large that a partition's total (at most n of them)
-    could overflow the dtype. Negative values are allowed (a coalition may cost).
-    """
+def table_shape(values) -> tuple[np.ndarray, int, np.dtype]:
+    """What the length and dtype of a value function decide, without a pass over its values:
+    ``(array, n, dtype of the DP table)``. ValueError for what :func:`validate_values`
+    refuses on these grounds alone (not 1-D, a length that is not a power of two, more than
+    :data:`MAX_AGENTS` agents, a dtype other than float32, float64 or integers, masked
+    entries); the array is returned as given (integers and a non-native byte order are
+    converted by :func:`validate_values`), so that a size refusal can come before any copy."""
+    if np.ma.is_masked(values):
+        raise ValueError("values has masked entries: every coalition needs a value "
+                         "(fill them, e.g. with values.filled(0))")
     try:
         v = np.asarray(values)
     except (ValueError, TypeError, OverflowError) as exc:  # ragged lists, odd objects
@@ -189,8 +191,10 @@ def validate_values(values, copy: bool = False) -> tuple[np.ndarray, int]:
     if v.ndim != 1:
         raise ValueError(f"values must be a 1-D array indexed by bitmask, got shape {v.shape}")
     if v.dtype.kind in "iub":
-        v = v.astype(np.float64)
-    elif v.dtype not in (np.float32, np.float64):
+        dtype = np.dtype(np.float64)
+    elif v.dtype.kind == "f" and v.dtype.newbyteorder("=") in (np.float32, np.float64):
+        dtype = v.dtype.newbyteorder("=")      # a big-endian array, in this machine's order
+    else:
         raise ValueError(f"values must be float32 or float64 (or integers), got {v.dtype}")
     length = v.shape[0]
     if length < 2 or length & (length - 1):
@@ -199,8 +203,37 @@ def validate_values(values, copy: bool = False) -> tuple[np.ndarray, int]:
     n = length.bit_length() - 1
     if n > MAX_AGENTS:
         raise ValueError(f"n={n} agents is above the supported {MAX_AGENTS}")
+    return v, n, dtype
+
+
+#: float64 holds every integer up to 2**53 exactly, and so every sum of integers within it
+_EXACT_INTEGERS = 2**53
+
+
+def validate_values(values, copy: bool = False) -> tuple[np.ndarray, int]:
+    """Check a value function and return ``(array, n)``.
+
+    Integer arrays become float64; float32 stays float32. Raises ValueError naming the
+    problem: not 1-D, a length that is not a power of two (at least 2), ``v[0] != 0``,
+    NaN or infinite entries, values so large that a partition's total (at most n of them)
+    could overflow the dtype, integers so large that such a total could pass 2**53 (beyond
+    it float64 rounds them, and the optimum found would be that of other values; pass them
+    as floats to accept the rounding), masked entries. Negative values are allowed (a
+    coalition may cost).
+    """
+    v, n, dtype = table_shape(values)
     if v[0] != 0:
         raise ValueError(f"values[0] is the empty coalition and must be 0, got {v[0]!r}")
+    if v.dtype.kind in "iu":
+        big = max(int(v.max()), -int(v.min()))    # Python integers: no overflow
+        if n * big > _EXACT_INTEGERS:
+            worst = int(v.argmax() if int(v.max()) == big else v.argmin())
+            raise ValueError(f"values[{worst}] = {int(v[worst])}: a partition adds up to n={n} such integers, "
+                             f"which could pass 2**53, beyond which float64 (the DP's arithmetic) rounds "
+                             f"them; scale the values down, or pass them as float64 to accept the rounding")
+    if v.dtype != dtype:
+        v = v.astype(dtype)
+        copy = False                                # already a copy
     finite = np.isfinite(v)
     if not finite.all():
         bad = int(np.flatnonzero(~finite)[0])
@@ -236,22 +269,34 @@ def write_values(path, values) -> pathlib.Path:
 def read_values(path, dtype=None, force: bool = False) -> np.ndarray:
     """Read a value function written by :func:`write_values` (``.npy`` or text).
 
-    Text: one value per line in bitmask order; blank lines and ``#`` comments are skipped.
+    Text: one value per line in bitmask order (UTF-8, with or without a byte-order mark);
+    blank lines and ``#`` comments are skipped.
     ``dtype`` (float32 or float64; default: the file's, float64 for text). Raises
     ValueError naming the file and the line of a value that does not parse (or of bytes
     that are not UTF-8), or the file and whatever :func:`validate_values` finds wrong (such
-    as a count of values that is not a power of two). A ``.npy`` file's header is checked
+    as a count of values that is not a power of two), a value beyond the range of ``dtype``,
+    or a directory. A ``.npy`` file's header is checked
     (1-D, a numeric dtype, at most ``2**MAX_AGENTS`` values, a size that matches the file's,
     the host's memory: ``force=True`` insists) before its data are read; numpy's own errors
     on a corrupt file become ValueErrors naming it.
     """
     path = pathlib.Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path}: a directory, not a file of values")
     if path.suffix == ".npy":
         v = _read_npy(path, force)
     else:
         v = _read_text_values(path, force)
     if dtype is not None:
-        v = v.astype(_check_dtype(dtype))
+        dt = _check_dtype(dtype)
+        with np.errstate(over="ignore"):
+            w = v.astype(dt)
+        if v.dtype.kind == "f" and v.dtype != dt:   # a finite value that became infinite was out of range
+            over = np.flatnonzero(np.isinf(w) & np.isfinite(v))
+            if over.size:
+                raise ValueError(f"{path}: values[{over[0]}] = {float(v[over[0]])!r} is beyond the largest "
+                                 f"{dt.name} ({float(np.finfo(dt).max):.3g}); read it as float64")
+        v = w
     try:
         return validate_values(v)[0]
     except ValueError as e:
@@ -305,7 +350,7 @@ def _read_text_values(path, force):
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, 1):
             try:
-                line = raw.decode("utf-8")
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")   # a byte-order mark opens some
             except UnicodeDecodeError as exc:
                 raise ValueError(f"{path}:{lineno}: not UTF-8 text (byte {raw[exc.start]:#04x})") from None
             text = line.split("#", 1)[0].strip()

@@ -190,3 +190,34 @@ def test_big_endian_npy_reads_back(tmp_path):
     v = co.random_values(4, seed=2)
     np.save(path, v.astype(">f8"))
     assert np.array_equal(co.read_values(path), v)
+
+
+def test_a_table_too_large_is_refused_before_its_values_are_converted():
+    # 64 MiB of int8 would become 512 MiB of float64, for a run refused by its size alone
+    v = np.zeros(1 << 26, dtype=np.int8)
+    co.estimate_seconds(26, "serial")    # the estimate's numba functions, loaded once, outside the timing
+    assert "n=26 agents evaluates" in quick(co.solve, v, variant="serial")
+    assert "n=26 agents evaluates" in quick(co.solve, v.astype(np.float32), variant="serial_odp")
+
+
+def test_gpu_option_values_are_refused_alike_with_and_without_a_gpu():
+    v = co.random_values(4, seed=1)
+    for variant in co.VARIANTS:
+        if "block" in co.VARIANTS[variant].options:
+            assert "block" in quick(co.solve, v, variant=variant, block=7)
+    assert "low_bits" in quick(co.solve, v, variant="gpu_odp", low_bits=99)
+
+
+def test_a_directory_is_not_a_file_of_values(tmp_path):
+    for name in ("v.txt", "v.npy"):
+        (tmp_path / name).mkdir()
+        assert "a directory" in quick(co.read_values, tmp_path / name)
+
+
+def test_reading_as_float32_a_value_beyond_its_range_names_it(tmp_path):
+    path = tmp_path / "v.txt"
+    path.write_text("0\n1\n1e39\n2\n")
+    assert co.read_values(path)[2] == 1e39
+    assert f"{path}: values[2] = 1e+39 is beyond the largest float32" in quick(co.read_values, path, dtype=np.float32)
+    path.write_text("0\n1\n-inf\n2\n")
+    assert "must be finite: values[2]" in quick(co.read_values, path, dtype=np.float32)

@@ -164,3 +164,65 @@ def test_odp_finds_optima_of_two_equal_parts():
             assert sorted(int(co.popcounts(n)[c]) for c in r.partition) == [x, y, y]
             tried += 1
     assert tried == 16
+
+
+def _set_partitions(agents):
+    """Every set partition of the list ``agents``, as lists of bitmasks (recursively: the
+    first agent joins a block of a partition of the others, or stands alone)."""
+    if not agents:
+        yield []
+        return
+    first, rest = agents[0], agents[1:]
+    for p in _set_partitions(rest):
+        for k in range(len(p)):
+            yield p[:k] + [p[k] | 1 << first] + p[k + 1:]
+        yield p + [1 << first]
+
+
+def _draw(kind, n, rng):
+    size = co.popcounts(n).astype(float)
+    if kind == "uniform":
+        v = rng.random(1 << n) * size
+    elif kind == "normal":
+        v = rng.normal(0.0, 1.0, 1 << n) * size
+    elif kind == "negative":
+        v = -rng.random(1 << n) * 10
+    elif kind == "integer_ties":
+        v = rng.integers(-3, 4, 1 << n)
+    else:   # float32, values growing with the size squared, of both signs
+        v = (rng.normal(0.0, 1.0, 1 << n) * size ** 2).astype(np.float32)
+    v[0] = 0
+    return v
+
+
+@pytest.mark.parametrize("kind", ["uniform", "normal", "negative", "integer_ties", "float32"])
+def test_every_serial_version_matches_an_enumeration_of_partitions(kind, rng):
+    for n in range(1, 10):
+        v = _draw(kind, n, rng)
+        w = np.asarray(v, dtype=np.float64)
+        best = max(sum(float(w[m]) for m in p) for p in _set_partitions(list(range(n))))
+        tol = co.tolerance(np.float32 if kind == "float32" else np.float64) * n * max(1.0, float(np.abs(w).sum()))
+        for variant in co.VARIANTS:
+            if co.VARIANTS[variant].gpu:
+                continue
+            for opts in ([{"rule": r} for r in co.RULES] if "rule" in co.VARIANTS[variant].options else [{}]):
+                r = co.solve(v, variant=variant, **opts)
+                masks = r.partition
+                assert all(isinstance(m, int) and m > 0 for m in masks) and masks == sorted(masks)
+                assert sum(masks) == (1 << n) - 1 and sum(bin(m).count("1") for m in masks) == n, masks
+                assert r.value == sum(float(w[m]) for m in masks)
+                assert abs(r.value - best) <= tol, (variant, opts, n, r.value, best)
+                if kind == "integer_ties":
+                    assert r.value == best
+
+
+@pytest.mark.parametrize("dtype, big", [(np.float32, 2.0**24), (np.float64, 2.0**53)])
+def test_values_that_cancel_are_solved(dtype, big):
+    # the singletons are best (value 3); the DP adds 2**24 + 3 in float32 (2**53 + 3 in
+    # float64), which rounds to + 4: its table says 4, the partition's exact value is 3
+    v = np.full(8, -1e8 if dtype == np.float32 else -1e18, dtype=dtype)
+    v[0], v[1], v[2], v[4] = 0, big, -big, 3
+    assert co.brute_force(v)[:2] == (3.0, [1, 2, 4])
+    for variant, opts in [("serial", {}), ("serial", {"rule": "idp"}), ("serial_odp", {})]:
+        r = co.solve(v, variant=variant, **opts)
+        assert r.partition == [1, 2, 4] and r.value == 3.0 and r.stats["table_value"] == 4.0

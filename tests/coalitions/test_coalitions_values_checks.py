@@ -139,11 +139,14 @@ def test_from_bids_is_winner_determination():
 def test_check_partition():
     assert co.check_partition([0b0011, 0b1100], 4) == [3, 12]
     for bad, msg in [([0b0011, 0b0110, 0b1000], "two coalitions"), ([0b0011], "no coalition"),
-                     ([0, 0b1111], "empty"), ([0b10000, 0b1111], "beyond")]:
+                     ([0, 0b1111], "empty"), ([0b10000, 0b1111], "beyond"),
+                     ([1.5, 0b1110], "integer bitmask"), ([True, 0b1110], "integer bitmask"),
+                     (["3", 0b1100], "integer bitmask"), (np.array([3.0, 12.0]), "integer bitmask")]:
         with pytest.raises(ValueError, match=msg):
             co.check_partition(bad, 4)
     v = np.arange(16, dtype=float)
     assert co.partition_value(v, [1, 2, 12]) == 15.0
+    assert co.check_partition(np.array([3, 12], dtype=np.uint32), 4) == [3, 12]
 
 
 def test_brute_force_counts_every_partition():
@@ -287,3 +290,37 @@ def test_file_errors_name_the_file(tmp_path):
 def test_malformed_bids(bid, msg):
     with pytest.raises(ValueError, match=f"bid 0: .*{msg}"):
         co.from_bids(3, [bid])
+
+
+def test_integers_that_float64_would_round_are_refused():
+    # {0, 1} together earn 2**54 + 1, one more than the singletons: float64 holds 2**54
+    v = np.array([0, 2**53, 2**53, 2**54 + 1], dtype=np.int64)
+    for bad in (v, v.astype(np.uint64), np.array([0, 2**64 - 1], dtype=np.uint64)):
+        with pytest.raises(ValueError, match=r"values\[\d\] = \d+: .* could pass 2\*\*53"):
+            co.solve(bad, variant="serial")
+    assert co.solve(v.astype(np.float64), variant="serial").value == 2.0**54    # floats: rounding accepted
+    w = np.array([0, 2**51 + 1, 2**51, 2**52])                                   # n * 2**52 = 2**53: exact
+    r = co.solve(w, variant="serial")
+    assert r.partition == [1, 2] and r.value == 2**52 + 1
+
+
+def test_big_endian_and_masked_values():
+    v = co.random_values(5, "ndcs", seed=4)
+    for dtype in (">f8", ">f4"):
+        w = v.astype(dtype)
+        r = co.solve(w, variant="serial")
+        assert r.stats["dtype"] == np.dtype(dtype).newbyteorder("=").name
+        assert r.partition == co.solve(w.astype(np.dtype(dtype).newbyteorder("=")), variant="serial").partition
+    masked = np.ma.masked_array(v, mask=np.arange(32) == 3)
+    with pytest.raises(ValueError, match="masked entries"):
+        co.solve(masked, variant="serial")
+    assert co.solve(np.ma.masked_array(v), variant="serial").value == co.solve(v, variant="serial").value
+
+
+def test_text_file_with_a_byte_order_mark(tmp_path):
+    p = tmp_path / "v.txt"
+    p.write_bytes(b"\xef\xbb\xbf# from a spreadsheet\r\n0\r\n1.5\r\n2\r\n4\r\n")
+    assert co.read_values(p).tolist() == [0, 1.5, 2, 4]
+    p.write_bytes(b"0\n\xef\xbb\xbf1\n2\n4\n")     # only the file's first bytes may be one
+    with pytest.raises(ValueError, match=r"v.txt:2: not a number"):
+        co.read_values(p)
