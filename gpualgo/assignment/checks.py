@@ -70,12 +70,17 @@ def is_valid_assignment(B, assignment) -> bool:
 
 
 def objective(B, assignment):
-    """Total benefit of an assignment (exact int for integer matrices, else float)."""
+    """Total benefit of an assignment (exact int for integer matrices, else float).
+
+    Integer sums that could leave int64 are added as Python integers; float benefits are added
+    in float64 at least (a float32 sum stops counting units beyond 2**24)."""
     B = np.asarray(B)
     vals = B[np.arange(B.shape[0]), np.asarray(assignment)]
     if B.dtype.kind in "iu":
+        if vals.size and max(-int(vals.min()), int(vals.max())) * vals.size >= 2**63:
+            return sum(vals.tolist())
         return int(vals.astype(np.int64).sum())
-    total = float(np.sum(vals))
+    total = float(np.sum(vals, dtype=np.promote_types(vals.dtype, np.float64)))
     return int(total) if np.isfinite(total) and total == np.rint(total) and abs(total) < 2**53 else total
 
 

@@ -29,6 +29,7 @@ import pathlib
 import numpy as np
 
 from .. import guards
+from .problem import dense_data
 
 __all__ = [
     "MISSING_INT32", "report_instance", "uniform_instance", "geom_instance",
@@ -201,9 +202,10 @@ def write_instance(path, B) -> pathlib.Path:
     """Write ``B`` in the binary format of the module docstring; returns the path.
 
     ``B`` must hold integers (``-inf`` for missing edges) within int32, with
-    ``INT32_MIN`` reserved for the missing edge.
+    ``INT32_MIN`` reserved for the missing edge; a masked array with masked entries and a
+    sparse matrix are refused, as :func:`~.problem.dense_data` says why.
     """
-    B = np.asarray(B)
+    B = np.asarray(dense_data(B))
     if B.ndim != 2 or B.shape[0] < 1 or B.shape[1] < 1:
         raise ValueError(f"B must be a non-empty 2-D matrix, got shape {B.shape}")
     if B.dtype.kind == "f":

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import guards
 from . import checks
 
-__all__ = ["IntProblem", "prepare", "as_matrix", "check_range", "check_float_range", "MISSING", "KEY_BITS"]
+__all__ = ["IntProblem", "prepare", "prepare_bytes", "as_matrix", "dense_data", "check_range", "check_float_range",
+           "MISSING", "KEY_BITS"]
 
 #: a missing edge in ``raw`` (int32)
 MISSING = np.iinfo(np.int32).min
@@ -47,14 +49,25 @@ class IntProblem:
 
 def as_matrix(B) -> np.ndarray:
     """``B`` as a 2-d numeric array with at least one row and one column (ValueError otherwise):
-    the first check of every assignment solver, auction and DGS alike."""
+    the first check of every assignment solver, auction and DGS alike.
+
+    A numpy masked array is taken only without masked entries (a mask could mean a missing
+    edge or a value to ignore: ``B.astype(float).filled(-np.inf)`` says which); a scipy sparse matrix is
+    refused (the entries it does not store are zeros to ``toarray()``, not missing edges); an
+    object array of Python integers within int64 becomes an int64 array."""
+    B = dense_data(B)
     try:
         A = np.asarray(B)
     except (ValueError, TypeError, OverflowError) as exc:  # ragged lists, odd objects
         raise ValueError(f"B is not a matrix: {_why_not_a_matrix(B, exc)}") from None
-    if A.dtype == object and A.size and all(isinstance(x, int) for x in A.flat):
-        big = max(A.flat, key=abs)
-        raise ValueError(f"B holds integers beyond 64 bits (such as {big}); no solver can take them exactly")
+    if A.dtype == object and A.size and all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+                                            for x in A.flat):
+        try:
+            A = A.astype(np.int64)
+        except OverflowError:
+            big = max(A.flat, key=abs)
+            raise ValueError(f"B holds integers beyond 64 bits (such as {big}); "
+                             "no solver can take them exactly") from None
     if A.dtype == object or A.dtype.kind not in "iuf" or A.dtype == np.float16:
         raise ValueError(f"B must be a numeric (integer or float) matrix, got dtype {A.dtype}")
     if A.ndim != 2:
@@ -66,6 +79,23 @@ def as_matrix(B) -> np.ndarray:
         raise ValueError(f"B has m={m} persons > n={n} objects: no assignment of every person exists "
                          "(transpose it, or add objects)")
     return A
+
+
+def dense_data(B):
+    """``B`` itself, or the data of a masked array without masked entries; ValueError for a
+    masked entry or a scipy sparse matrix, whose meaning numpy would drop (a masked benefit
+    read as a benefit, a sparse matrix's absent entries as zeros) where a missing edge is ``-inf``."""
+    if np.ma.isMaskedArray(B):
+        masked = int(np.ma.count_masked(B))
+        if masked:
+            fill = "B.filled(-np.inf)" if np.dtype(B.dtype).kind == "f" else "B.astype(float).filled(-np.inf)"
+            raise ValueError(f"B is a masked array with {masked} masked entr{'ies' if masked > 1 else 'y'}: pass "
+                             f"{fill} to make them missing edges, or B.filled(value) to give them a benefit")
+        return np.ma.getdata(B)
+    if type(B).__module__.startswith("scipy.sparse") and hasattr(B, "toarray"):
+        raise ValueError(f"B is a sparse matrix ({type(B).__name__}), whose absent entries would be benefits of 0: "
+                         "pass a dense array (B.toarray()), with -inf where an edge is missing")
+    return B
 
 
 def _why_not_a_matrix(B, exc) -> str:
@@ -108,8 +138,23 @@ def check_float_range(big: float, n: int) -> None:
     check_range(big, float(np.finfo(np.float64).max) / (4 * n), f"so that sums of up to {4 * n} stay finite")
 
 
+def prepare_bytes(m: int, n: int, dtype, square: bool = False, host_raw: bool = True) -> int:
+    """Peak host memory in bytes of the arrays :func:`prepare` builds for an ``m x n`` matrix
+    of ``dtype``: the int32 matrix the versions read (with ``square`` and ``m < n``, the
+    ``n x n`` padded one and the ``m x n`` part it is joined from; none with ``host_raw=False``,
+    nor for an int32 ``B`` used as it is), and for a float ``B`` the mask of its missing edges,
+    its negation, and the three 8-byte arrays of its values alive at once (its finite part, and
+    two of: the rounded values, the quotients by the grid, those as int64)."""
+    dtype = np.dtype(dtype)
+    persons = n if square else m
+    raw = 4 * persons * n + (4 * m * n if persons > m else 0)
+    if not host_raw or (dtype == np.int32 and persons == m):
+        raw = 0
+    return raw + ((2 + 3 * 8) * m * n if dtype.kind == "f" else 0)
+
+
 def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
-            value_range: tuple[int, int] | None = None, host_raw: bool = True) -> IntProblem:
+            value_range: tuple[int, int] | None = None, host_raw: bool = True, force: bool = False) -> IntProblem:
     """Validate ``B`` and build its :class:`IntProblem`.
 
     ``eps=None`` asks for the exact optimum: the benefits must be integers, and the
@@ -135,12 +180,19 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
 
     Raises ValueError for: wrong shapes, ``m > n``, NaN or ``+inf``, non-integer
     benefits with ``eps=None``, a bad ``eps``, values too large for exact 64-bit
-    arithmetic, and (with ``check_feasibility``) instances where no assignment of
-    every person exists (a person without edges, or Hall's condition failing).
+    arithmetic, (with ``check_feasibility``) instances where no assignment of
+    every person exists (a person without edges, or Hall's condition failing), and, before
+    anything is allocated, arrays (:func:`prepare_bytes`) that would not fit in the host's
+    memory (:func:`gpualgo.guards.memory`; ``force=True`` insists): a wide rectangular ``B``
+    padded to ``n x n`` may need far more than ``B`` itself.
     """
     A = as_matrix(B)
     m, n = A.shape
     eps = _checked_eps(eps)
+    padded = f", padded to {n} x {n}" if square and m < n else ""
+    guards.memory(prepare_bytes(m, n, A.dtype, square, host_raw), f"the auction's integer form of a {m} x {n} "
+                  f"matrix ({A.dtype}{padded})", force, where="host", floor=guards.ALWAYS_FITS,
+                  hint="use a smaller matrix" + (" (only eps-scaling pads it)" if padded else ""))
     missing, finite, integer = _finite_part(A, n)
     if check_feasibility and missing is not None and missing.any():
         checks.check_feasible(A)  # a full matrix with m <= n always has an assignment
@@ -181,6 +233,8 @@ def _checked_eps(eps):
     """``eps`` as a positive finite float, or None (the exact optimum)."""
     if eps is None:
         return None
+    if isinstance(eps, (bool, np.bool_, str, bytes)):  # eps=True is no epsilon, "0.1" no number
+        raise ValueError(f"eps must be a positive number or None, got {eps!r}")
     try:
         eps = float(eps)
     except OverflowError:  # an int beyond float range
@@ -242,8 +296,11 @@ def _float_grid(eps, persons: int, finite, missing):
         raise ValueError("eps=None asks for the exact optimum, which needs integer benefits; "
                          "B holds non-integer values: pass eps > 0, or round B")
     grid = eps / (2 * (persons + 1))
-    with np.errstate(over="ignore"):  # a quotient beyond the float type is inf: refused below
-        raw_f = np.rint(finite / grid)
+    # in float64 at least: float32 quotients near 2**30 lie 64 grid steps apart, so rounding
+    # them would move a benefit by up to 32 steps, not half a step, beyond the m*eps guarantee
+    wide = np.promote_types(finite.dtype, np.float64)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # inf or NaN quotients: refused below
+        raw_f = np.rint(finite.astype(wide, copy=False) / grid)
     vals = raw_f[~missing]
     if vals.size and not np.abs(vals).max() < _RAW_LIMIT:
         raise ValueError(f"B / (eps/(2(m+1))) exceeds 2**30: eps={eps} is too small for these benefits")

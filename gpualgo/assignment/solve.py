@@ -34,7 +34,7 @@ def solve(B, algorithm: str = "auction", variant: str = "gpu_eps_scaling", eps=N
     variant without a GPU. The GPU variants refuse (ValueError with their estimate) an
     instance that would not fit in the GPU's memory unless ``force=True``.
     """
-    if algorithm not in ALGORITHMS:
+    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {sorted(ALGORITHMS)}")
     B = problem.as_matrix(B)  # the rest of the validation needs the algorithm's own form
     res = variants.call(ALGORITHMS[algorithm], variant, B, eps, what=algorithm, **options)

@@ -37,6 +37,15 @@ def test_check_assignment_errors():
     assert A.objective(B, np.array([2, 1])) == 8
 
 
+def test_objective_of_64_bit_integers_is_exact():
+    # the int64 sum wrapped: two benefits of 2**63 - 1 were worth -2
+    a = np.array([0, 1])
+    assert A.objective(np.diag(np.full(2, 2**63 - 1, dtype=np.int64)), a) == 2**64 - 2
+    assert A.objective(np.diag(np.full(2, 2**64 - 1, dtype=np.uint64)), a) == 2**65 - 2
+    assert A.objective(np.diag(np.full(2, -2**63, dtype=np.int64)), a) == -2**64
+    assert A.objective(np.array([[2**40, 3], [-5, 2**40]], dtype=np.int64), a) == 2**41
+
+
 def test_feasibility():
     B = np.full((3, 3), -np.inf)
     B[0, 0] = B[1, 0] = B[2, 2] = 1  # persons 0 and 1 both only like object 0: Hall fails

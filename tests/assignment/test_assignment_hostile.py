@@ -90,6 +90,45 @@ def test_dgs_and_auction_share_the_range_rule():
     assert "stay finite" in quick(A.solve, B, algorithm="dgs", variant="serial")
 
 
+def test_masked_and_sparse_matrices_are_refused_not_read_as_dense():
+    # np.asarray drops a mask and scipy stores no missing edges: both used to be solved as
+    # plain matrices, the masked entry (0, 1) then taken as a benefit of 100
+    import scipy.sparse as sp
+    M = np.ma.masked_array([[1, 100], [100, 1]], mask=[[0, 1], [0, 0]])
+    for alg in ("auction", "dgs"):
+        assert "B.astype(float).filled(-np.inf)" in quick(A.solve, M, algorithm=alg, variant="serial")
+        assert "B.filled(-np.inf)" in quick(A.solve, M.astype(float), algorithm=alg, variant="serial")
+        for S in (sp.csr_matrix(np.eye(3)), sp.coo_array(np.eye(3))):
+            assert "sparse matrix" in quick(A.solve, S, algorithm=alg, variant="serial")
+        r = A.solve(np.ma.masked_array([[1, 100], [100, 1]]), algorithm=alg, variant="serial")  # nothing masked
+        assert r.assignment.tolist() == [1, 0] and r.objective == 200
+    r = A.solve(M.astype(float).filled(-np.inf), variant="serial")
+    assert r.assignment.tolist() == [0, 1] and r.objective == 2
+
+
+def test_object_arrays_of_integers():
+    B = np.array([[5, 1, 7], [1, 2, 9]], dtype=object)      # integers within int64: solved
+    for alg in ("auction", "dgs"):
+        assert A.solve(B, algorithm=alg, variant="serial").objective == A.reference_objective(B.astype(np.int64))
+    assert "beyond 64 bits (such as 18446744073709551616)" in quick(
+        A.solve, np.array([[2**64, 1], [1, 2]], dtype=object), variant="serial")
+    assert "numeric" in quick(A.solve, np.array([[True, 1], [1, 2]], dtype=object), variant="serial")
+
+
+def test_a_wide_matrix_padded_for_eps_scaling_is_refused_before_allocating():
+    # eps-scaling pads m x n to n x n: 4 TB for a 4 MB matrix of one person
+    B = np.ones((1, 10**6), dtype=np.int32)
+    msg = quick(A.solve, B, variant="serial", scaling=True)
+    assert "padded to 1000000 x 1000000" in msg and "host memory" in msg and "force=True" in msg
+    assert A.solve(B, variant="serial").objective == 1           # unpadded: no copy at all
+    assert problem.prepare_bytes(1, 10**6, np.int32, square=True) >= 4 * 10**12
+    assert problem.prepare_bytes(3, 4, np.int32) == 0 and problem.prepare_bytes(3, 4, np.int64) == 48
+
+
+def test_algorithm_of_the_wrong_type():
+    assert "unknown algorithm" in quick(A.solve, np.ones((2, 2)), algorithm=["auction"])
+
+
 def test_ragged_lists_say_so():
     for alg in ("auction", "dgs"):
         assert "rows of different lengths" in quick(A.solve, [[1, 2], [3]], algorithm=alg, variant="serial")

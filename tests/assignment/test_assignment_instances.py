@@ -81,6 +81,19 @@ def test_write_rejects_non_integers(tmp_path):
         A.write_instance(tmp_path / "z.bin", np.array([[2**40, 2]]))
 
 
+def test_write_refuses_what_numpy_would_read_as_dense(tmp_path):
+    # a masked benefit used to be written as a benefit, and read back as one
+    import scipy.sparse as sp
+    M = np.ma.masked_array([[1, 100], [100, 1]], mask=[[0, 1], [0, 0]])
+    with pytest.raises(ValueError, match="masked entry"):
+        A.write_instance(tmp_path / "m.bin", M)
+    with pytest.raises(ValueError, match="sparse matrix"):
+        A.write_instance(tmp_path / "s.bin", sp.csr_matrix(np.eye(2)))
+    assert not (tmp_path / "m.bin").exists() and not (tmp_path / "s.bin").exists()
+    C = A.read_instance(A.write_instance(tmp_path / "f.bin", M.astype(float).filled(-np.inf)))
+    assert np.array_equal(C, [[1, -np.inf], [100, 1]])
+
+
 def test_batch_config(tmp_path):
     cfg = tmp_path / "batch.cfg"
     cfg.write_text("# example\n42 500\n\n10 12 0.5\n8 8 1   # dense\n")

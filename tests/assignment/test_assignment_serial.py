@@ -57,6 +57,25 @@ def test_non_integer_benefits_with_eps(rng):
         A.solve(B, variant="serial")
 
 
+def test_float32_benefits_keep_the_eps_bound(rng):
+    # float32 neighbours about 1.6e-2 apart: rounded to the eps grid in float32 (whose quotients
+    # near 2**30 are 64 steps apart) they tied, and the lower one was taken, 15 eps below
+    B = np.array([[176330.64, 176330.66]], dtype=np.float32)
+    assert B[0, 1] > B[0, 0]
+    assert A.solve(B, variant="serial", eps=1e-3).assignment.tolist() == [1]
+    for b in rng.uniform(1.5e5, 2.6e5, size=200).astype(np.float32):
+        B = np.array([[b, np.nextafter(b, np.float32(np.inf)), b - 1]], dtype=np.float32)
+        r = A.solve(B, variant="serial", eps=1e-3)
+        assert r.objective >= A.reference_objective(B) - 1e-3
+
+
+def test_float32_objective_is_summed_in_float64():
+    B = np.array([[2**24, 0], [0, 1]], dtype=np.float32)    # float32 adds 2**24 + 1 as 2**24
+    for alg in ("auction", "dgs"):
+        r = A.solve(B, algorithm=alg, variant="serial")
+        assert r.objective == 2**24 + 1 == A.reference_objective(B)
+
+
 def test_deterministic_prices_and_ties():
     B = np.ones((5, 5), dtype=np.int64)
     r = A.solve(B, variant="serial")
@@ -87,7 +106,7 @@ def test_bad_input(B, match):
         A.solve(B, variant="serial")
 
 
-@pytest.mark.parametrize("eps", [0, -1, np.nan, np.inf, "x"])
+@pytest.mark.parametrize("eps", [0, -1, np.nan, np.inf, "x", True, np.True_, "0.5"])
 def test_bad_eps(eps):
     with pytest.raises(ValueError, match="eps"):
         A.solve(np.ones((2, 2)), variant="serial", eps=eps)

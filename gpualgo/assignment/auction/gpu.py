@@ -318,7 +318,7 @@ def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads:
                          f"not {variant}")
     cp = gpu.require()
     t0 = time.perf_counter()
-    prob = problem.prepare(B, eps)
+    prob = problem.prepare(B, eps, force=force)
     cfg = launch_config("report", prob.n, gpu.sm_count(), bid_threads, assign_threads, grid_factor)
     guards.memory(_report_bytes(prob.m, prob.n, cfg["bid_x"]), f"{variant} on a {prob.m} x {prob.n} matrix", force)
     auction = _ReportAuction(cp, prob, cfg, variant)
@@ -425,7 +425,7 @@ def _fast_layout(cp, B, eps, sparse: bool, force: bool, variant: str):
                 raw_d, value_range = gpu.to_device(B, np.int32, value_range=True)
         if value_range is None:
             value_range = (int(raw_d.min()), int(raw_d.max()))
-    prob = problem.prepare(B, eps, square=True, value_range=value_range, host_raw=not direct)
+    prob = problem.prepare(B, eps, square=True, value_range=value_range, host_raw=not direct, force=force)
     N = prob.n  # persons after padding = objects
     what = f"{variant} on a {prob.m} x {prob.n} matrix"
     if N >= (1 << problem.KEY_BITS):

@@ -243,14 +243,16 @@ def solve_serial(B, eps=None, max_rounds: int = DEFAULT_MAX_ROUNDS, record_round
 
     Raises ValueError, before any round, for a bad matrix or eps (:func:`~..problem.prepare`),
     ``max_rounds`` outside ``1..2**62``, a negative ``record_rounds`` (or one whose record
-    would not fit in the host's memory, unless ``force``), ``eps_start < 1`` (scaled units)
-    or ``eps_factor < 2``; RuntimeError when ``max_rounds`` is reached."""
+    would not fit in the host's memory, unless ``force``), a matrix whose integer form would
+    not fit in it (a wide one padded to ``n x n`` by ``scaling``; unless ``force``),
+    ``eps_start < 1`` (scaled units) or ``eps_factor < 2``; RuntimeError when ``max_rounds``
+    is reached."""
     t0 = time.perf_counter()
     max_rounds, record_rounds = check_limits(max_rounds, record_rounds, force)
     if eps_start is not None:
         _count(eps_start, "eps_start", 1)
     _count(eps_factor, "eps_factor", 2)
-    prob = problem.prepare(B, eps, square=scaling)
+    prob = problem.prepare(B, eps, square=scaling, force=force)
     t1 = time.perf_counter()
     if scaling:
         person_obj, price, rounds, active, per_phase, sched = auction_eps_scaling(
