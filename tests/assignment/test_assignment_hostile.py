@@ -305,3 +305,20 @@ def test_auction_refuses_float_benefits_whose_sum_overflows():
     B = np.zeros((4, 4))
     B[2, 2], B[3, 3] = 1e308, 7.9e307
     assert "stay finite" in quick(A.solve, B, variant="serial", eps=1e300)
+
+
+@pytest.mark.parametrize("algorithm, variant, options, match", [
+    ("auction", "gpu_eps_scaling", dict(max_rounds=-1), "max_rounds"),
+    ("auction", "gpu_eps_scaling", dict(max_rounds=2**63), "max_rounds"),
+    ("auction", "gpu_sparse", dict(eps_factor=1), "eps_factor"),
+    ("auction", "gpu_eps_scaling", dict(eps_start=0), "eps_start"),
+    ("auction", "gpu_v1", dict(max_rounds=0), "max_rounds"),
+    ("dgs", "gpu", dict(max_rounds=2**31), "max_rounds"),
+    ("dgs", "gpu", dict(time_limit=-1), "time_limit"),
+    ("dgs", "gpu_de_global", dict(init="best"), "init"),
+    ("dgs", "gpu_mixed", dict(seed=-3), "seed"),
+])
+def test_every_option_a_gpu_version_shares_with_the_serial_one_is_refused_before_a_gpu_is_asked_for(
+        algorithm, variant, options, match):
+    # without a GPU these ended in GPUUnavailableError, with one in a RuntimeError after a round
+    assert match in quick(A.solve, np.ones((4, 4)), algorithm=algorithm, variant=variant, **options)

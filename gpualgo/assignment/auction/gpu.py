@@ -312,7 +312,7 @@ def _report_family(B, eps, variant: str, bid_threads: int = 128, assign_threads:
     """gpu_v1 / gpu_queues / gpu_deterministic / gpu_graph (the report's kernels).
     ``timeline_rounds``: the queue versions time the streams' steps of their first rounds with
     CUDA events (``stats["timeline"]``, :func:`_timeline`: the report's Figure 2)."""
-    check_report_options(bid_threads, assign_threads, grid_factor, rounds_per_graph, timeline_rounds)
+    check_report_options(bid_threads, assign_threads, grid_factor, rounds_per_graph, timeline_rounds, max_rounds)
     if timeline_rounds and variant not in ("gpu_queues", "gpu_deterministic"):
         raise ValueError(f"timeline_rounds is for gpu_queues and gpu_deterministic (their two streams), "
                          f"not {variant}")
@@ -364,9 +364,10 @@ def _even(value, name: str) -> int:
 
 
 def check_report_options(bid_threads=128, assign_threads=256, grid_factor=2, rounds_per_graph=16,
-                         timeline_rounds=0, **_):
-    """The launch options of the report's versions, checked before a GPU is asked for
+                         timeline_rounds=0, max_rounds=10**8, **_):
+    """The options of the report's versions, checked before a GPU is asked for
     (:class:`gpualgo.variants.Variant`'s ``checks``) and again by the versions."""
+    guards.integer(max_rounds, "max_rounds", 1, auction_serial.MAX_ROUNDS)
     guards.integer(timeline_rounds, "timeline_rounds", 0, 10**4)
     guards.threads(bid_threads, "bid_threads")
     guards.threads(assign_threads, "assign_threads")
@@ -375,9 +376,11 @@ def check_report_options(bid_threads=128, assign_threads=256, grid_factor=2, rou
 
 
 def check_fast_options(warps_per_block=8, blocks_per_sm=4, rounds_per_check=16, tail_max=TAIL_MAX, time_tail=False,
-                       **_):
-    """The launch options of the eps-scaling versions, checked before a GPU is asked for
-    and again by the versions."""
+                       max_rounds=10**8, eps_start=None, eps_factor=auction_serial.EPS_FACTOR, **_):
+    """The options of the eps-scaling versions, checked before a GPU is asked for and again
+    by the versions (the schedule's as the serial twin checks them)."""
+    guards.integer(max_rounds, "max_rounds", 1, auction_serial.MAX_ROUNDS)
+    auction_serial.eps_schedule(2, 1, eps_start, eps_factor)
     guards.integer(warps_per_block, "warps_per_block", 1, 32)
     guards.integer(blocks_per_sm, "blocks_per_sm")
     _even(rounds_per_check, "rounds_per_check")
@@ -572,7 +575,8 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
     ``tail_rounds`` (the rounds it ran): where the time of the last rounds goes.
     """
     cp = gpu.require()
-    check_fast_options(warps_per_block, blocks_per_sm, rounds_per_check, tail_max, time_tail)
+    check_fast_options(warps_per_block, blocks_per_sm, rounds_per_check, tail_max, time_tail, max_rounds, eps_start,
+                       eps_factor)
     variant = "gpu_sparse" if sparse else "gpu_eps_scaling"
     t0 = time.perf_counter()
     prob, rows = _fast_layout(cp, B, eps, sparse, force, variant)
