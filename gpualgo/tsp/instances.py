@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -46,7 +46,8 @@ class TSPInstance:
     Attributes:
         dist: (n, n) int64 distances, ``dist[i, j]`` is the cost of going from i to j;
             :data:`NO_EDGE` (-1) marks a missing edge; the diagonal is 0.
-        coords: (n, 2) float coordinates when the instance has them (for drawing), else None.
+        coords: (n, 2) finite float coordinates when the instance has them (for drawing), else
+            None.
         name: a short name.
         comment: free text (TSPLIB COMMENT).
         edge_weight_type: how the distances were made ("EXPLICIT", "EUC_2D", "GEO", ...).
@@ -62,10 +63,16 @@ class TSPInstance:
     def __post_init__(self):
         self.dist = validate_matrix(self.dist)
         if self.coords is not None:
-            self.coords = np.asarray(self.coords, dtype=np.float64)
-            if self.coords.ndim != 2 or self.coords.shape[0] != self.n:
+            try:
+                self.coords = np.asarray(self.coords, dtype=np.float64)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"coords must be numbers ({exc})") from None
+            if self.coords.ndim != 2 or self.coords.shape != (self.n, 2):
                 raise ValueError(
-                    f"coords must have one row per city ({self.n}), got shape {self.coords.shape}")
+                    f"coords must have one row (x, y) per city: shape ({self.n}, 2), got {self.coords.shape}")
+            if not np.isfinite(self.coords).all():
+                i = int(np.argwhere(~np.isfinite(self.coords))[0][0])
+                raise ValueError(f"coords of city {i} are not finite: {self.coords[i].tolist()}")
 
     @property
     def n(self) -> int:
@@ -137,12 +144,12 @@ def validate_matrix(d) -> np.ndarray:
         if frac.any():
             i, j = _first(frac)
             raise ValueError(
-                f"distances must be integers, got {a[i, j]!r} at ({i}, {j}); "
+                f"distances must be integers, got {a[i, j].item()!r} at ({i}, {j}); "
                 "scale and round them first, e.g. np.rint(d * 100)")
         big = (np.abs(finite) > MAX_DISTANCE) & off
         if big.any():
             i, j = _first(big)
-            raise ValueError(f"distance {a[i, j]!r} at ({i}, {j}) exceeds {MAX_DISTANCE}")
+            raise ValueError(f"distance {a[i, j].item()!r} at ({i}, {j}) exceeds {MAX_DISTANCE}")
         out = finite.astype(np.int64)
         out[miss] = NO_EDGE
         neg = (out < 0) & ~miss & off
@@ -154,12 +161,12 @@ def validate_matrix(d) -> np.ndarray:
             big = (out > MAX_DISTANCE) & off
         if big.any():
             i, j = _first(big)
-            raise ValueError(f"distance {a[i, j]!r} at ({i}, {j}) exceeds {MAX_DISTANCE}")
+            raise ValueError(f"distance {a[i, j].item()!r} at ({i}, {j}) exceeds {MAX_DISTANCE}")
         neg = (out < 0) & (out != NO_EDGE) & off
     if neg.any():
         i, j = _first(neg)
         raise ValueError(
-            f"negative distance {a[i, j]!r} at ({i}, {j}); only {NO_EDGE} (NO_EDGE) or inf "
+            f"negative distance {a[i, j].item()!r} at ({i}, {j}); only {NO_EDGE} (NO_EDGE) or inf "
             "may mark a missing edge")
     np.fill_diagonal(out, 0)
     return out
@@ -170,10 +177,14 @@ def _first(mask):
     return int(i), int(j)
 
 
-def as_instance(x, name: str = "matrix") -> TSPInstance:
-    """Return ``x`` if it is a :class:`TSPInstance`, else wrap a distance matrix in one."""
+def as_instance(x, name: str = "matrix", check: bool = False) -> TSPInstance:
+    """Return ``x`` if it is a :class:`TSPInstance`, else wrap a distance matrix in one.
+
+    ``check``: return a copy of an instance, validated again (its ``dist`` may have been
+    changed, in place or by assignment, since it was made): what a solver works on.
+    """
     if isinstance(x, TSPInstance):
-        return x
+        return replace(x) if check else x
     return TSPInstance(dist=x, name=name)
 
 

@@ -88,7 +88,7 @@ def choose_symmetric(inst: TSPInstance, symmetric=None) -> bool:
 def prepare(instance, symmetric=None, max_free: int = MAX_FREE, brute_force: bool = True) -> Prepared:
     """The one preparation of every version: the instance, its weights, the symmetric
     choice and, for brute force on n >= 2 cities, the plan of the enumeration."""
-    inst = as_instance(instance)
+    inst = as_instance(instance, check=True)
     sym = choose_symmetric(inst, symmetric)
     W, big, _ = weights(inst)
     plan = make_plan(inst.n, sym, max_free) if brute_force and inst.n > 1 else None

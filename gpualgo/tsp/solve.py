@@ -109,6 +109,7 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
     inst = as_instance(instance_or_matrix)
     symmetric = serial.choose_symmetric(inst, options.get("symmetric"))
     _time_guard(inst.n, variant, symmetric, force)
+    inst = as_instance(inst, check=True)     # its matrix may have changed since: checked before a GPU is asked for
     if "force" in VARIANTS[variant].options:
         options["force"] = force
     return variants.call(VARIANTS, variant, inst, **options)

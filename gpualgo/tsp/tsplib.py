@@ -12,7 +12,8 @@ Supported (as defined in Reinelt's TSPLIB 95 description):
   rounded up when ``nint(r) < r``; GEO reads ``DDD.MM`` as degrees and minutes
   (``deg = (int) x``, truncation as in TSPLIB's reference code, ``min = x - deg``), with
   ``PI = 3.141592`` and ``RRR = 6378.388``.
-- DISPLAY_DATA_SECTION (coordinates for drawing), EOF.
+- DISPLAY_DATA_SECTION (coordinates for drawing, two per node), EOF; a UTF-8 byte-order mark
+  at the start of the file is skipped.
 
 Errors name the file and the line (also for bytes that are not UTF-8). A DIMENSION whose
 matrices would not fit in host memory is refused with the estimate before any section is
@@ -32,7 +33,7 @@ import re
 import numpy as np
 
 from .. import guards
-from .instances import MAX_DISTANCE, NO_EDGE, VALIDATE_BYTES_PER_CELL, TSPInstance
+from .instances import MAX_DISTANCE, NO_EDGE, VALIDATE_BYTES_PER_CELL, TSPInstance, as_instance, guard_matrix
 
 #: coordinates are at most this in absolute value, so that every distance (MAN_3D: three
 #: differences of up to twice it) stays within MAX_DISTANCE
@@ -45,7 +46,8 @@ FORMATS = ("FULL_MATRIX", "UPPER_ROW", "LOWER_ROW", "UPPER_DIAG_ROW", "LOWER_DIA
 COORD_TYPES = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "MAN_2D", "MAX_2D", "EUC_3D", "MAN_3D",
                "MAX_3D")
 _SECTIONS = ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION",
-             "FIXED_EDGES_SECTION", "DEPOT_SECTION", "DEMAND_SECTION", "TOUR_SECTION")
+             "FIXED_EDGES_SECTION", "DEPOT_SECTION", "DEMAND_SECTION", "TOUR_SECTION",
+             "EDGE_DATA_SECTION")
 _KEYS = ("NAME", "TYPE", "COMMENT", "DIMENSION", "CAPACITY", "EDGE_WEIGHT_TYPE",
          "EDGE_WEIGHT_FORMAT", "EDGE_DATA_FORMAT", "NODE_COORD_TYPE", "DISPLAY_DATA_TYPE")
 
@@ -63,15 +65,43 @@ def _nint(x):
     return np.floor(x + 0.5).astype(np.int64)
 
 
-def coord_distances(coords: np.ndarray, kind: str) -> np.ndarray:
-    """(n, n) int64 distances between the rows of ``coords`` as TSPLIB defines ``kind``."""
-    c = np.asarray(coords, dtype=np.float64)
-    if kind == "GEO":
-        d = _geo_distances(c)
-    elif kind in COORD_TYPES:
-        d = _planar_distances(c, kind)
-    else:
+def _coord_dims(kind: str) -> int:
+    """Coordinates per city that the EDGE_WEIGHT_TYPE ``kind`` takes: 3 for the ``*_3D``
+    types, else 2."""
+    return 3 if kind.endswith("_3D") else 2
+
+
+#: peak bytes per cell of :func:`coord_distances` with d coordinates per city: their
+#: differences and squares (8 per coordinate each), the sum, root and rounding (24)
+def _coord_bytes(dim: int) -> int:
+    return 16 * dim + 24
+
+
+def coord_distances(coords: np.ndarray, kind: str, force: bool = False) -> np.ndarray:
+    """(n, n) int64 distances between the rows of ``coords`` as TSPLIB defines ``kind``.
+
+    Raises:
+        ValueError: an unsupported ``kind``; ``coords`` not an (n, 2) array of numbers ((n, 3)
+            for the 3-D types), a coordinate that is not finite or beyond +-:data:`MAX_COORD`
+            (its distances would exceed MAX_DISTANCE); matrices too large for the host memory
+            available now (unless ``force``).
+    """
+    if kind not in COORD_TYPES:
         raise ValueError(f"unsupported EDGE_WEIGHT_TYPE {kind!r}; supported: {COORD_TYPES}")
+    dim = _coord_dims(kind)
+    try:
+        c = np.asarray(coords, dtype=np.float64)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"coordinates must be numbers ({exc})") from None
+    if c.ndim != 2 or c.shape[1] != dim:
+        raise ValueError(f"{kind} takes {dim} coordinates per city: an (n, {dim}) array, got shape {c.shape}")
+    bad = ~(np.abs(c) <= MAX_COORD)              # NaN and inf included
+    if bad.any():
+        i = int(np.argwhere(bad)[0][0])
+        raise ValueError(f"city {i} has coordinates {c[i].tolist()}: each must be a finite number within "
+                         f"+-{MAX_COORD:.4g}, so that distances stay within {MAX_DISTANCE} (MAX_DISTANCE)")
+    guard_matrix(c.shape[0], _coord_bytes(dim), f"coord_distances ({kind})", force)
+    d = _geo_distances(c) if kind == "GEO" else _planar_distances(c, kind)
     d = np.asarray(d, dtype=np.int64)
     np.fill_diagonal(d, 0)
     return d
@@ -144,7 +174,7 @@ def _positions(fmt: str, n: int):
 def _bytes(explicit: bool, n: int, dim: int, count: int) -> int:
     if explicit:
         return (8 + VALIDATE_BYTES_PER_CELL) * n * n + 32 * count
-    return max(16 * dim + 24, 8 + VALIDATE_BYTES_PER_CELL) * n * n
+    return max(_coord_bytes(dim), 8 + VALIDATE_BYTES_PER_CELL) * n * n
 
 
 # -------------------------------------------------------------------------- reader
@@ -169,6 +199,8 @@ def read_tsplib(path, missing: int | None = None, force: bool = False) -> TSPIns
             the file and the line.
         ValueError: ``missing`` not an integer.
     """
+    if isinstance(missing, (bool, np.bool_)):
+        raise ValueError(f"missing must be an integer (the stand-in weight of the file), got {missing!r}")
     if missing is not None:
         try:
             missing = operator.index(missing)
@@ -187,7 +219,11 @@ def read_tsplib(path, missing: int | None = None, force: bool = False) -> TSPIns
         line = raw.count(b"\n", 0, exc.start) + 1
         raise TSPLIBError(f"{where}, line {line}: not UTF-8 text "
                           f"(byte {raw[exc.start]:#04x} at offset {exc.start})") from None
+    if text.startswith("\ufeff"):              # a byte-order mark, as some editors write
+        text = text[1:]
     lines = text.splitlines()
+    if not any(line.strip() for line in lines):
+        raise TSPLIBError(f"{where}: the file is empty (no TSPLIB header)")
 
     def fail(lineno, msg):
         raise TSPLIBError(f"{where}, line {lineno}: {msg}")
@@ -202,7 +238,10 @@ def read_tsplib(path, missing: int | None = None, force: bool = False) -> TSPIns
     else:
         if coords is None:
             fail(last, f"EDGE_WEIGHT_TYPE {ewt} but no NODE_COORD_SECTION")
-        d = coord_distances(coords, ewt)
+        try:                                     # the memory was guarded as the section began
+            d = coord_distances(coords, ewt, force=True)
+        except ValueError as exc:                # coordinates read before a 3-D type was named
+            fail(head_line["EDGE_WEIGHT_TYPE"], str(exc))
         shown = coords if display is None else display
     np.fill_diagonal(d, 0)
     if shown is not None:
@@ -226,6 +265,7 @@ def _scan(lines, fail, missing=None, force=False):
     head: dict = {}
     head_line: dict = {}
     data: dict = {}
+    data_line: dict = {}
     i = 0
     while i < len(lines):
         lineno = i + 1
@@ -237,6 +277,9 @@ def _scan(lines, fail, missing=None, force=False):
         if word == "EOF":
             break
         if word in _SECTIONS:
+            if word in data:
+                fail(lineno, f"{word} given twice (first on line {data_line[word]})")
+            data_line[word] = lineno
             data[word], i = _read_section(word, lines, i, head, head_line, fail, lineno, missing, force)
         else:
             _keyword(raw, head, head_line, fail, lineno)
@@ -251,6 +294,10 @@ def _keyword(raw, head, head_line, fail, lineno) -> None:
         parts = raw.split(None, 1)
         key, value = parts[0].upper(), (parts[1] if len(parts) > 1 else "")
     if key not in _KEYS:
+        if _is_number(key):
+            dim = head.get("DIMENSION")
+            fail(lineno, f"data outside any section: {raw!r} (more nodes or weights than "
+                         f"DIMENSION {dim if dim is not None else '(not given)'} announces?)")
         fail(lineno, f"unknown keyword {key!r}")
     if key == "COMMENT" and "COMMENT" in head:
         head[key] += "\n" + value.strip()      # several COMMENT lines are allowed
@@ -259,6 +306,14 @@ def _keyword(raw, head, head_line, fail, lineno) -> None:
     else:
         head[key] = value.strip() if key in ("NAME", "COMMENT") else value.strip().upper()
     head_line[key] = lineno
+
+
+def _is_number(tok: str) -> bool:
+    try:
+        float(tok)
+    except ValueError:
+        return False
+    return True
 
 
 def _problem(head, head_line, fail, last):
@@ -301,9 +356,7 @@ def _read_section(word, lines, i, head, head_line, fail, lineno, missing=None, f
         fail(lineno, f"{word} is not supported (only TSP/ATSP distance data is)")
     n = _dimension(head, head_line, fail, lineno)
     explicit = head.get("EDGE_WEIGHT_TYPE") == "EXPLICIT"
-    dim = 3 if head.get("EDGE_WEIGHT_TYPE", "").endswith("_3D") else 2
-    if head.get("NODE_COORD_TYPE", "").upper() == "THREED_COORDS":
-        dim = 3
+    dim = _node_dims(head, head_line, fail)
     fmt = head.get("EDGE_WEIGHT_FORMAT", "FULL_MATRIX" if explicit else None)
     count = _count(fmt, n) if explicit and fmt in FORMATS else 0
     need = _bytes(explicit, n, dim, count)
@@ -320,7 +373,24 @@ def _read_section(word, lines, i, head, head_line, fail, lineno, missing=None, f
                  f"unsupported EDGE_WEIGHT_FORMAT {fmt!r}; supported: {', '.join(FORMATS)}")
         values, value_lines, i = _read_weights(lines, i, count, fail, word, missing)
         return (fmt, _positions(fmt, n), values, value_lines), i
-    return _read_coords(lines, i, n, dim, fail, word)
+    # display data is two-dimensional whatever the nodes' coordinates are (TWOD_DISPLAY)
+    return _read_coords(lines, i, n, 2 if word == "DISPLAY_DATA_SECTION" else dim, fail, word)
+
+
+def _node_dims(head, head_line, fail) -> int:
+    """Coordinates per node of NODE_COORD_SECTION: those of a coordinate EDGE_WEIGHT_TYPE
+    (a NODE_COORD_TYPE that says otherwise fails on its line), else 3 for NODE_COORD_TYPE
+    THREED_COORDS and 2 by default."""
+    ewt = head.get("EDGE_WEIGHT_TYPE", "")
+    nct = head.get("NODE_COORD_TYPE", "")
+    given = {"TWOD_COORDS": 2, "THREED_COORDS": 3}.get(nct)
+    if ewt not in COORD_TYPES:
+        return given or 2
+    dim = _coord_dims(ewt)
+    if given is not None and given != dim:
+        fail(head_line["NODE_COORD_TYPE"], f"NODE_COORD_TYPE {nct} but EDGE_WEIGHT_TYPE {ewt} takes "
+                                           f"{dim} coordinates per node")
+    return dim
 
 
 def _explicit_distances(weights, n, kind, head_line, missing, fail, last) -> np.ndarray:
@@ -446,9 +516,9 @@ def write_tsplib(instance: TSPInstance, path, fmt: str | None = None,
     """Write ``instance`` as a TSPLIB file; returns the path.
 
     Args:
-        instance: the instance. If it has coordinates and a coordinate EDGE_WEIGHT_TYPE
-            whose distances match, the file holds the coordinates (NODE_COORD_SECTION);
-            otherwise EXPLICIT weights.
+        instance: the instance (or a distance matrix). If it has coordinates and a coordinate
+            EDGE_WEIGHT_TYPE whose distances match, the file holds the coordinates
+            (NODE_COORD_SECTION); otherwise EXPLICIT weights.
         path: destination.
         fmt: force EXPLICIT weights in this EDGE_WEIGHT_FORMAT (triangular formats only
             for symmetric instances). Default: coordinates when possible, else
@@ -459,11 +529,11 @@ def write_tsplib(instance: TSPInstance, path, fmt: str | None = None,
             missing=...)``).
 
     Raises:
-        ValueError: missing edges without ``missing``, a ``missing`` that is not an integer
-            larger than every distance (or beyond int64), a triangular format for an
-            asymmetric instance, unknown format.
+        ValueError: an invalid distance matrix, missing edges without ``missing``, a
+            ``missing`` that is not an integer larger than every distance (or beyond int64),
+            a triangular format for an asymmetric instance, unknown format.
     """
-    inst = instance
+    inst = as_instance(instance)
     kind = inst.kind
     d, missing = _written_distances(inst, missing)
     use_coords = fmt is None and _coords_reproduce(inst)
@@ -513,7 +583,10 @@ def _coords_reproduce(inst: TSPInstance) -> bool:
             or inst.edge_weight_type.endswith("3D") or inst.has_missing):
         return False
     text = np.array([float(_fmt_num(v)) for v in inst.coords.ravel()]).reshape(inst.n, 2)
-    return np.array_equal(coord_distances(text, inst.edge_weight_type), inst.dist)
+    try:           # the instance's own matrix is in memory already: no second refusal
+        return np.array_equal(coord_distances(text, inst.edge_weight_type, force=True), inst.dist)
+    except ValueError:                           # coordinates beyond MAX_COORD: weights instead
+        return False
 
 
 def _written_format(fmt: str, kind: str) -> str:
@@ -526,9 +599,9 @@ def _written_format(fmt: str, kind: str) -> str:
 
 
 def _header(inst: TSPInstance, kind: str, missing) -> list:
-    """NAME, TYPE (``kind``), COMMENT (on one line, naming the ``missing`` stand-in) and
-    DIMENSION."""
-    out = [f"NAME : {inst.name}", f"TYPE : {kind}"]
+    """NAME and COMMENT (each on one line, the COMMENT naming the ``missing`` stand-in), TYPE
+    (``kind``) and DIMENSION."""
+    out = [f"NAME : {' '.join(str(inst.name).split())}", f"TYPE : {kind}"]
     comment = inst.comment
     if inst.has_missing:
         comment = (comment + " " if comment else "") + f"(missing edges written as {missing})"

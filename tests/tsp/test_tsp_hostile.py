@@ -117,6 +117,11 @@ def test_tsplib_missing_stand_in_above_max_distance_reads_back(tmp_path):
         tsp.read_tsplib(p, missing=99)
     with pytest.raises(ValueError, match="missing must be an integer"):
         tsp.read_tsplib(p, missing=1.5)
+    # a bool is no stand-in weight (True made every weight 1 a missing edge)
+    p.write_text(_explicit(3, [1, 5, 7], fmt="UPPER_ROW"))
+    for flag in (True, np.bool_(False)):
+        with pytest.raises(ValueError, match=r"missing must be an integer .*got (True|(np\.)?False)"):
+            tsp.read_tsplib(p, missing=flag)
 
 
 def test_tsplib_coordinates_beyond_range(tmp_path):

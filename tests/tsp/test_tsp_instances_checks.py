@@ -62,6 +62,33 @@ def test_bad_matrices_refused(bad, match):
         tsp.solve(bad, variant="held_karp")
 
 
+@pytest.mark.parametrize("coords, match", [
+    (np.zeros((3, 3)), r"one row \(x, y\) per city: shape \(3, 2\), got \(3, 3\)"),
+    (np.zeros(6), r"shape \(3, 2\), got \(6,\)"),
+    ([[0, 0], [1, np.nan], [2, 2]], r"coords of city 1 are not finite"),
+    ([[0, 0], [1, 1], [np.inf, 2]], r"coords of city 2 are not finite"),
+    ([["a", "b"]] * 3, r"coords must be numbers"),
+])
+def test_bad_coordinates_refused(coords, match):
+    # such coordinates were kept, and write_tsplib then failed or wrote a file it could not read
+    with pytest.raises(ValueError, match=match):
+        tsp.TSPInstance(dist=np.zeros((3, 3)), coords=coords)
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda inst: inst.dist.__setitem__((0, 1), -7), r"negative distance -7 at \(0, 1\)"),
+    (lambda inst: inst.dist.__setitem__((slice(None), slice(None)), 2**62), r"distance 4611686018427387904 .*exceeds"),
+    (lambda inst: setattr(inst, "dist", np.full((5, 5), 0.5)), r"distances must be integers, got 0.5"),
+])
+@pytest.mark.parametrize("variant", list(tsp.VARIANTS))
+def test_an_instance_changed_after_it_was_made_is_checked_again(change, match, variant):
+    # it was solved as it stood: with a negative distance, or overflowing
+    inst = tsp.random_euclidean(5, seed=3)
+    change(inst)
+    with pytest.raises(ValueError, match=match):       # a GPU version too, before asking for a GPU
+        tsp.solve(inst, variant=variant)
+
+
 def test_missing_edges_from_inf_or_sentinel():
     d = np.array([[0, 1, np.inf], [1, 0, 2], [np.inf, 2, 0]])
     inst = tsp.as_instance(d)

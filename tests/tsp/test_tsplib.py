@@ -187,6 +187,24 @@ def test_geo_file(tmp_path):
      "UPPER_ROW\nEDGE_WEIGHT_SECTION\n1 2 3\nEOF\n", 5, "FULL_MATRIX"),
     ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
      "UPPER_ROW\nFIXED_EDGES_SECTION\n1 2\n-1\nEOF\n", 6, "not supported"),
+    ("NAME: x\nTYPE: HCP\nDIMENSION: 3\nEDGE_DATA_FORMAT: EDGE_LIST\nEDGE_DATA_SECTION\n1 2\n-1\nEOF\n",
+     5, "EDGE_DATA_SECTION is not supported"),
+    # a second section of the same kind was read over the first
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "UPPER_ROW\nEDGE_WEIGHT_SECTION\n1 2 3\nEDGE_WEIGHT_SECTION\n4 5 6\nEOF\n", 8,
+     r"EDGE_WEIGHT_SECTION given twice \(first on line 6\)"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 3 4\n"
+     "NODE_COORD_SECTION\n1 0 0\n2 6 8\nEOF\n", 8, "NODE_COORD_SECTION given twice"),
+    # 3-D coordinates under a 2-D type gave 3-D distances, and the other way round
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_TYPE: THREED_COORDS\n"
+     "NODE_COORD_SECTION\n1 0 0 0\n2 3 4 12\nEOF\n", 5, "THREED_COORDS but EDGE_WEIGHT_TYPE EUC_2D takes 2"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 2\nNODE_COORD_SECTION\n1 0 0\n2 3 4\nEDGE_WEIGHT_TYPE: MAN_3D\nEOF\n",
+     7, r"MAN_3D takes 3 coordinates per city"),
+    # more data than DIMENSION announces
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 3 4\n"
+     "3 6 0\nEOF\n", 8, r"data outside any section: '3 6 0' \(more nodes or weights than DIMENSION 2"),
+    ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: "
+     "UPPER_ROW\nEDGE_WEIGHT_SECTION\n1 2\n3\n4\nEOF\n", 9, "data outside any section"),
 ])
 def test_malformed_files_name_the_line(tmp_path, body, line, match):
     p = tmp_path / "bad.tsp"
@@ -194,6 +212,89 @@ def test_malformed_files_name_the_line(tmp_path, body, line, match):
     with pytest.raises(tsp.TSPLIBError, match=match) as exc:
         tsp.read_tsplib(p)
     assert f"line {line}:" in str(exc.value)
+
+
+def test_empty_file_says_so(tmp_path):
+    for text in ("", "\n  \r\n\t\n"):
+        p = tmp_path / "empty.tsp"
+        p.write_text(text)
+        with pytest.raises(tsp.TSPLIBError, match=r"empty\.tsp: the file is empty"):
+            tsp.read_tsplib(p)
+
+
+def test_byte_order_mark_crlf_tabs_and_lower_case(tmp_path):
+    p = tmp_path / "bom.tsp"
+    p.write_bytes(b"\xef\xbb\xbfname:\tbom \r\ntype tsp\r\nDIMENSION :3\r\nEdge_Weight_Type:\tman_2d  \r\n"
+                  b"node_coord_section\r\n1\t0 0\r\n2 3\t4 \r\n3 6 0\r\n")
+    inst = tsp.read_tsplib(p)
+    assert inst.name == "bom" and inst.dist.tolist() == [[0, 7, 6], [7, 0, 7], [6, 7, 0]]
+
+
+def test_display_data_is_two_dimensional_under_3d_coordinates(tmp_path):
+    p = tmp_path / "d3.tsp"
+    p.write_text("NAME: d3\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_3D\nDISPLAY_DATA_TYPE: TWOD_DISPLAY\n"
+                 "NODE_COORD_SECTION\n1 0 0 0\n2 2 3 6\n3 0 0 5\n"
+                 "DISPLAY_DATA_SECTION\n1 10 10\n2 20 10\n3 15 20\nEOF\n")
+    inst = tsp.read_tsplib(p)
+    assert inst.dist.tolist() == [[0, 7, 5], [7, 0, 4], [5, 4, 0]]
+    assert inst.coords.tolist() == [[10, 10], [20, 10], [15, 20]]
+
+
+#: two TSPLIB instances as published (gr17's weights wrapped anew), with their published optima
+_GR17 = """0 633 0 257 390 0 91 661 228 0 412 227 169 383 0 150 488 112 120 267 0 80 572 196 77 351 63 0 134
+530 154 105 309 34 29 0 259 555 372 175 338 264 232 249 0 505 289 262 476 196 360 444 402 495 0 353 282
+110 324 61 208 292 250 352 154 0 324 638 437 240 421 329 297 314 95 578 435 0 70 567 191 27 346 83 47 68
+189 439 287 254 0 211 466 74 182 243 105 150 108 326 336 184 391 145 0 268 420 53 239 199 123 207 165
+383 240 140 448 202 57 0 246 745 472 237 528 364 332 349 202 685 542 157 289 426 483 0 121 518 142 84
+297 35 29 36 236 390 238 301 55 96 153 336 0"""
+_ULYSSES16 = ("38.24 20.42, 39.57 26.15, 40.56 25.32, 36.26 23.12, 33.48 10.54, 37.56 12.19, 38.42 13.11, "
+              "37.52 20.44, 41.23 9.10, 41.17 13.05, 36.08 -5.21, 38.47 15.13, 38.15 15.35, 37.51 15.17, "
+              "35.49 14.32, 39.36 19.56")
+
+
+@pytest.mark.parametrize("text, optimum", [
+    ("NAME: gr17\nTYPE: TSP\nCOMMENT: 17-city problem (Groetschel)\nDIMENSION: 17\nEDGE_WEIGHT_TYPE: EXPLICIT\n"
+     "EDGE_WEIGHT_FORMAT: LOWER_DIAG_ROW\nEDGE_WEIGHT_SECTION\n" + _GR17 + "\nEOF\n", 2085),
+    # GEO with a negative coordinate: degrees are truncated towards zero, as TSPLIB's code does
+    ("NAME: ulysses16.tsp\nTYPE: TSP\nDIMENSION: 16\nEDGE_WEIGHT_TYPE: GEO\nDISPLAY_DATA_TYPE: COORD_DISPLAY\n"
+     "NODE_COORD_SECTION\n" + "\n".join(f" {i + 1} {xy}" for i, xy in enumerate(_ULYSSES16.split(", ")))
+     + "\nEOF\n", 6859),
+])
+def test_published_instances_reach_their_optima(tmp_path, text, optimum):
+    p = tmp_path / "pub.tsp"
+    p.write_text(text)
+    inst = tsp.read_tsplib(p)
+    r = tsp.solve(inst, variant="held_karp")
+    assert r.length == optimum == tsp.tour_length(inst, r.tour)
+
+
+def test_write_takes_a_matrix_and_keeps_the_name_on_its_line(tmp_path):
+    p = tsp.write_tsplib(np.array([[0, 3, 4], [3, 0, 5], [4, 5, 0]]), tmp_path / "m.tsp")
+    assert tsp.read_tsplib(p).dist.tolist() == [[0, 3, 4], [3, 0, 5], [4, 5, 0]]
+    inst = tsp.TSPInstance(dist=np.array([[0, 1, 2], [3, 0, 4], [5, 6, 0]]), name="two\nTYPE : TSP")
+    back = tsp.read_tsplib(tsp.write_tsplib(inst, tmp_path / "n.atsp"))
+    assert back.name == "two TYPE : TSP" and back.kind == "ATSP" and back.dist.tolist() == inst.dist.tolist()
+
+
+@pytest.mark.parametrize("coords, kind, match", [
+    ([[0, 0], [np.nan, 1]], "EUC_2D", r"city 1 has coordinates \[nan, 1.0\]: each must be a finite number"),
+    ([[0, 0], [1, np.inf]], "ATT", r"city 1 .* finite number"),
+    ([[0, 0], [1e300, 1]], "CEIL_2D", r"within \+-1.374e\+11"),
+    ([[0, 0, 0], [3, 4, 12]], "EUC_2D", r"EUC_2D takes 2 coordinates per city: an \(n, 2\) array, got shape \(2, 3\)"),
+    ([[0, 0], [3, 4]], "EUC_3D", r"EUC_3D takes 3 coordinates"),
+    ([0, 1, 2], "GEO", r"GEO takes 2 coordinates"),
+    ([["a", "b"], [1, 2]], "MAX_2D", r"coordinates must be numbers"),
+])
+def test_coordinate_distances_refuse_bad_coordinates(coords, kind, match):
+    with pytest.raises(ValueError, match=match):
+        tsp.coord_distances(coords, kind)
+
+
+def test_coordinate_distances_refuse_a_size_beyond_memory(host16):
+    from hostile import refused
+    xy = np.zeros((200_000, 2))
+    msg = refused(lambda: tsp.coord_distances(xy, "EUC_2D"), r"coord_distances \(EUC_2D\) on n=200000 cities")
+    assert "force=True" in msg
 
 
 def test_shipped_instances_read_and_solve():
