@@ -23,9 +23,11 @@ from __future__ import annotations
 import numbers
 import os
 
+import numpy as np
+
 from .timing import human_seconds
 
-__all__ = ["MEMORY_FRACTION", "ALWAYS_FITS", "host_bytes", "memory", "time", "gib", "integer", "threads",
+__all__ = ["MEMORY_FRACTION", "ALWAYS_FITS", "host_bytes", "insist", "memory", "time", "gib", "integer", "threads",
            "power_of_two"]
 
 #: a run may use at most this fraction of the memory the device can give now
@@ -68,6 +70,14 @@ def host_bytes() -> int:
         return 8 * 2**30
 
 
+def insist(force) -> bool:
+    """``force`` as a bool: True or False only (numpy's bools too), so that ``force="no"`` or
+    ``force=None`` is a ValueError rather than a run that insists, or does not, by accident."""
+    if not isinstance(force, (bool, np.bool_)):
+        raise ValueError(f"force must be True or False, got {force!r}")
+    return bool(force)
+
+
 def memory(need: float, what: str, force: bool = False, where: str = "GPU", hint: str = "",
            floor: float = 0) -> None:
     """Refuse ``what`` when it needs more than :data:`MEMORY_FRACTION` of the memory
@@ -78,7 +88,7 @@ def memory(need: float, what: str, force: bool = False, where: str = "GPU", hint
     is never refused (:data:`ALWAYS_FITS` for estimates that are about sizes, not about the
     last KiB). On the GPU, raises :class:`~gpualgo.gpu.GPUUnavailableError` when there is none.
     """
-    if force or need <= floor:
+    if insist(force) or need <= floor:
         return
     if where == "GPU":
         from . import gpu
@@ -95,7 +105,7 @@ def memory(need: float, what: str, force: bool = False, where: str = "GPU", hint
 def time(seconds: float, what: str, limit: float, force: bool = False, hint: str = "") -> None:
     """Refuse ``what`` when its estimated run time ``seconds`` is above ``limit``, unless
     ``force``. ``hint`` names a faster alternative."""
-    if force or not seconds > limit:
+    if insist(force) or not seconds > limit:
         return
     about = f"about {human_seconds(seconds)}" if seconds < float("inf") else "longer than any estimate can say"
     raise ValueError(f"{what}: {about} (limit {human_seconds(limit)}); "

@@ -2,6 +2,7 @@
 common behaviour, the guards, the bench row schema and quick values, the notebook helper."""
 from dataclasses import dataclass, field
 
+import numpy as np
 import pytest
 
 from gpualgo import bench, gpu, guards, nbtools, variants
@@ -183,6 +184,16 @@ def test_time_guard_states_the_estimate_and_how_to_insist():
         guards.time(7200.0, "toy run", limit=180.0, hint="go smaller")
     guards.time(7200.0, "toy run", limit=180.0, force=True)
     guards.time(100.0, "toy run", limit=180.0)
+
+
+@pytest.mark.parametrize("bad", ["no", None, 1, 0.0, "False"])
+def test_force_is_true_or_false_only(bad):
+    # a truthy string insisted, and None or 0 quietly did not
+    for call in (lambda: guards.time(1.0, "run", limit=2.0, force=bad),
+                 lambda: guards.memory(1, "run", force=bad, where="host")):
+        with pytest.raises(ValueError, match=r"force must be True or False, got"):
+            call()
+    assert guards.insist(np.True_) is True and guards.insist(False) is False
 
 
 def test_memory_guard_on_the_host():
