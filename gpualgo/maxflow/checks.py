@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import peers
-from .network import INT32_MAX, FlowNetwork
+from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork
 
 __all__ = ["check_flow", "check_cut", "cut_capacity", "certify", "reference_value", "check_result",
            "scipy_matrix", "residual_source_side"]
@@ -31,8 +31,13 @@ def check_flow(net: FlowNetwork, flow, value: int | None = None, preflow: bool =
     f = np.asarray(flow)
     if f.dtype.kind == "f" and not np.all(np.isfinite(f) & (f == np.round(f))):
         raise ValueError("the flow has non-integer values (capacities are integers)")
-    if f.dtype.kind not in "iuf" or (f.dtype.kind == "f" and f.size and np.abs(f).max() > 2.0**62):
+    if f.dtype.kind not in "iuf":
         raise ValueError(f"the flow must be integers in the int64 range, got dtype {f.dtype}")
+    # no capacity is above MAX_CAPACITY, so neither is a feasible flow on an arc or its reverse;
+    # beyond it a negation or a sum below could wrap around int64 and pass for a balance
+    if f.size and np.abs(f.astype(np.float64)).max() > MAX_CAPACITY:
+        raise ValueError(f"the flow has values beyond +-{MAX_CAPACITY}, more than any capacity: "
+                         f"{f.flat[int(np.argmax(np.abs(f.astype(np.float64))))]}")
     f = f.astype(np.int64)
     if f.shape != (net.m,):
         raise ValueError(f"flow has shape {f.shape}, the network has {net.m} stored arcs")
@@ -44,11 +49,20 @@ def check_flow(net: FlowNetwork, flow, value: int | None = None, preflow: bool =
     if bad.size:
         a = bad[0]
         raise ValueError(f"arc {a} ({net.tails[a]} -> {net.heads[a]}) carries {f[a]} > capacity {net.capacity[a]}")
-    if float(np.abs(f).sum()) < 2.0**52:   # every partial sum is an exact float64 integer
+    mass = np.bincount(net.tails, weights=np.abs(f.astype(np.float64)), minlength=net.n)
+    if mass.sum() < 2.0**52:   # every partial sum is an exact float64 integer
         balance = np.rint(np.bincount(net.tails, weights=f, minlength=net.n)).astype(np.int64)
     else:
         balance = np.zeros(net.n, dtype=np.int64)
         np.add.at(balance, net.tails, f)
+        # a vertex whose arcs carry 2**62 or more in all: its int64 sum may have wrapped, so
+        # sum it exactly; no feasible (pre)flow has a balance beyond the source's capacity
+        for v in np.flatnonzero(mass >= 2.0**62).tolist():
+            exact = sum(f[net.offsets[v]:net.offsets[v + 1]].tolist())
+            if abs(exact) > MAX_CAPACITY:
+                raise ValueError(f"vertex {v}: outflow - inflow = {exact}, more than the source's arcs "
+                                 f"can carry")
+            balance[v] = exact
     inner = np.ones(net.n, dtype=bool)
     inner[[net.source, net.sink]] = False
     wrong = (balance > 0) if preflow else (balance != 0)

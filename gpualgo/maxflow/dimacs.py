@@ -14,10 +14,11 @@ given)::
     n 4
     e 0 1 3
 
-Every malformed line raises a ``ValueError`` naming its line number; the readers of files
-(:func:`read_dimacs`, :func:`read_text`, :func:`read`) add the file's name, also for a
-file that is not UTF-8 text. A problem line whose network would not fit in host memory is
-refused there, before anything is built (``force=True`` insists).
+Every malformed line raises a ``ValueError`` naming its line number (lines end at ``\n``,
+``\r\n`` or ``\r``, as an editor counts them); the readers of files (:func:`read_dimacs`,
+:func:`read_text`, :func:`read`) add the file's name, also for a file that is not UTF-8 text.
+A problem line whose network would not fit in host memory is refused there, before anything
+is built (``force=True`` insists).
 """
 from __future__ import annotations
 
@@ -32,12 +33,31 @@ __all__ = ["read_dimacs", "write_dimacs", "parse_dimacs", "read_text", "write_te
 
 
 _INT = re.compile(r"[+-]?[0-9]+")
+#: the line breaks of the formats: str.splitlines() also breaks at form feeds, U+0085 and
+#: U+2028, which would number the lines after them wrongly and turn the rest of a comment
+#: into a line of data
+_BREAK = re.compile(r"\r\n|\r|\n")
+#: the most digits a number may have: far beyond every range below, and short of Python's
+#: own limit on converting a string to an int (4300 digits), whose error names no line
+_DIGITS = 100
+
+
+def _lines(text, what: str):
+    """The lines of ``text`` (a str; a UTF-8 byte-order mark at its start is dropped), for the
+    parser ``what``; TypeError for anything but a str."""
+    if not isinstance(text, str):
+        raise TypeError(f"{what} takes the file's text as a str, got {type(text).__name__} "
+                        "(read a file with read_dimacs, read_text or read)")
+    return _BREAK.split(text.removeprefix("\ufeff"))
 
 
 def _ints(parts, line_no: int, what: str):
     # plain ASCII digits only: Python's int() also takes '1_000' and non-ASCII digits
     if not all(_INT.fullmatch(p) for p in parts):
         raise ValueError(f"line {line_no}: {what} must be integers, got {' '.join(parts)!r}")
+    for p in parts:
+        if len(p.lstrip("+-")) > _DIGITS:
+            raise ValueError(f"line {line_no}: {what}: a number of {len(p.lstrip('+-'))} digits is out of range")
     return [int(p) for p in parts]
 
 
@@ -98,7 +118,7 @@ def _read(path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
+        line = len(_BREAK.findall(data[:exc.start].decode("utf-8", "replace"))) + 1
         raise ValueError(f"{path}: line {line}: not UTF-8 text (byte {data[exc.start]:#04x} at "
                          f"offset {exc.start})") from None
 
@@ -118,9 +138,9 @@ def parse_dimacs(text: str, force: bool = False) -> FlowNetwork:
     n = m = None
     source = sink = None
     us, vs, cs = [], [], []
-    for no, raw in enumerate(text.splitlines(), 1):
+    for no, raw in enumerate(_lines(text, "parse_dimacs"), 1):
         parts = raw.split()
-        if not parts or parts[0] == "c":
+        if not parts or parts[0].startswith("c"):     # a comment line begins with c ('c---' too)
             continue
         kind = parts[0]
         if kind == "p":
@@ -185,7 +205,7 @@ def parse_text(text: str, source: int = 0, sink: int | None = None, force: bool 
     build the network even when it would not fit in host memory."""
     n = None
     us, vs, cs = [], [], []
-    for no, raw in enumerate(text.splitlines(), 1):
+    for no, raw in enumerate(_lines(text, "parse_text"), 1):
         parts = raw.split()
         if not parts or parts[0].startswith("#"):
             continue

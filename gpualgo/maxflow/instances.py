@@ -147,6 +147,11 @@ def check_genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, force: bool = Fals
     _cap_range(c1, c2, "c1 <= c2")
     if c2 * a * a > MAX_CAPACITY:
         raise ValueError(f"the frame arcs' capacity c2 * a * a = {c2 * a * a} exceeds {MAX_CAPACITY}")
+    # the source (a corner of the first frame) has two frame arcs when a > 1 and one arc of
+    # at least c1 to the next frame: from_edges would refuse their total after the drawing
+    least = (2 * c2 * a * a if a > 1 else 0) + c1
+    if least > MAX_CAPACITY:
+        raise ValueError(f"the source's arcs add up to at least 2 * c2 * a * a + c1 = {least}, above {MAX_CAPACITY}")
     f = a * a
     n = f * b
     arcs = 4 * a * (a - 1) * b + f * (b - 1)
@@ -196,6 +201,9 @@ def check_washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 
                                          maxcap=(maxcap, 1))
     if maxcap * degree > MAX_CAPACITY:
         raise ValueError(f"the terminal arcs' capacity maxcap * degree = {maxcap * degree} exceeds {MAX_CAPACITY}")
+    if rows * maxcap * degree > MAX_CAPACITY:
+        raise ValueError(f"the source's arcs add up to rows * maxcap * degree = {rows * maxcap * degree}, above "
+                         f"{MAX_CAPACITY}")
     n = rows * levels + 2
     arcs = (levels - 1) * rows * degree + 2 * rows
     # the generator's own (tail, head, capacity) per arc, and their concatenation

@@ -11,6 +11,7 @@ outgoing and incoming neighbours of a vertex sit together, and the reverse arc o
 from __future__ import annotations
 
 import functools
+import numbers
 import operator
 from dataclasses import dataclass
 
@@ -21,9 +22,12 @@ from .. import guards
 __all__ = ["FlowNetwork", "check_network", "from_edges", "from_networkx", "network_bytes", "MAX_CAPACITY", "INT32_MAX"]
 
 INT32_MAX = 2**31 - 1
+#: the largest int64
+INT64_MAX = 2**63 - 1
 #: capacities are int64; no capacity and no total (sum of the capacities leaving the
-#: source, which bounds every excess and the flow value) may exceed this, so that no
-#: intermediate sum of a solver can overflow int64
+#: source, which bounds every excess and the flow value) may exceed this, and the two
+#: directions of a pair may not add up to more than :data:`INT64_MAX` (the residual capacity
+#: of an arc reaches that sum), so that no intermediate sum of a solver can overflow int64
 MAX_CAPACITY = 2**62
 
 
@@ -57,7 +61,7 @@ class FlowNetwork:
     @property
     def tails(self) -> np.ndarray:
         """int32 (m,), tail of each stored arc."""
-        return np.repeat(np.arange(self.n, dtype=np.int32), np.diff(self.offsets))
+        return np.repeat(np.arange(self.n, dtype=np.int32), np.diff(self.offsets.astype(np.int64)))
 
     @property
     def n_input_arcs(self) -> int:
@@ -82,7 +86,8 @@ class FlowNetwork:
         # the network is immutable: computed once
         if self.source_capacity() > INT32_MAX:
             return False
-        return self.m == 0 or int((self.capacity + self.capacity[self.rev]).max()) <= INT32_MAX
+        cap = self.capacity.astype(np.int64)        # a hand-made network may hold narrower types
+        return self.m == 0 or int((cap + cap[self.rev]).max()) <= INT32_MAX
 
     def arcs(self):
         """(tails, heads, capacities) of the arcs with positive capacity."""
@@ -131,6 +136,24 @@ def check_network(net: FlowNetwork) -> None:
         raise ValueError(f"FlowNetwork: capacities must be in 0..{MAX_CAPACITY}")
     if sum(net.capacity[off[s]:off[s + 1]].tolist()) > MAX_CAPACITY:
         raise ValueError(f"FlowNetwork: the capacities leaving the source add up to more than {MAX_CAPACITY}")
+    _check_pairs(net.capacity, rev, lambda: net.tails, net.heads, "FlowNetwork: ")
+
+
+def _check_pairs(cap: np.ndarray, rev: np.ndarray, tails, heads, prefix: str = "") -> None:
+    """ValueError when an arc and its reverse have capacities (each at most
+    :data:`MAX_CAPACITY`) adding up to more than :data:`INT64_MAX`: the residual capacity of the
+    reverse arc, its own capacity plus the flow pushed, would overflow int64. ``tails()`` gives
+    the arcs' tails, asked for only to name such a pair."""
+    if not cap.size or 2 * int(cap.max()) <= INT64_MAX:   # one reduction clears every network but
+        return                                            # those with capacities of 2**62
+    cap = cap.astype(np.int64)
+    bad = np.flatnonzero(cap > INT64_MAX - cap[rev])
+    if bad.size:
+        a = bad[0]
+        t = tails()
+        raise ValueError(f"{prefix}arcs {t[a]} -> {heads[a]} and {heads[a]} -> {t[a]} have capacities "
+                         f"adding up to {int(cap[a]) + int(cap[rev[a]])} > {INT64_MAX}: a residual capacity "
+                         "could overflow int64")
 
 
 def _index(x, what: str) -> int:
@@ -148,6 +171,14 @@ def _as_int_array(x, what: str) -> np.ndarray:
         raise ValueError(f"{what} must be a flat sequence of integers ({exc})") from None
     if a.size == 0:
         return np.zeros(0, dtype=np.int64)
+    if a.dtype.kind == "O":
+        # Python integers beyond int64 (a list, a networkx graph's attributes) give an object
+        # array: name their range rather than the dtype
+        values = a.ravel().tolist()
+        if all(isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_)) for x in values):
+            if any(abs(x) > MAX_CAPACITY for x in values):
+                raise ValueError(f"{what} exceed {MAX_CAPACITY} (int64 range of the solvers)")
+            a = np.array(values, dtype=np.int64)
     if a.dtype.kind == "f":
         if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
             raise ValueError(f"{what} must be integers; got non-integer values")
@@ -262,6 +293,7 @@ def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | No
     np.cumsum(np.bincount(t_sorted, minlength=n), out=offsets[1:])
     rev = np.searchsorted(uniq, h_sorted.astype(np.int64) * n + t_sorted)
     rev = rev.astype(np.int32 if rev.size < INT32_MAX else np.int64)
+    _check_pairs(capi, rev, lambda: t_sorted, h_sorted)
     net = FlowNetwork(n=n, source=source, sink=sink, offsets=offsets, heads=h_sorted,
                       capacity=capi, rev=rev)
     out = capi[offsets[source]:offsets[source + 1]]

@@ -59,7 +59,7 @@ class MaxFlowResult(Result):
     @property
     def flow(self) -> np.ndarray:
         """Net flow on every stored arc (computed on demand: the solvers return residuals)."""
-        return self.network.capacity - self.residual.astype(np.int64)
+        return self.network.capacity.astype(np.int64) - self.residual.astype(np.int64)
 
     @property
     def cut_vertices(self) -> np.ndarray:

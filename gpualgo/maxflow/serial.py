@@ -4,8 +4,9 @@ FIFO selection of active vertices with the two heuristics that make push-relabel
 practical: *global relabel* (a backward BFS from the sink in the residual graph sets every
 height to its exact distance, run after about ``freq * (n + m)`` units of work) and *gap*
 (when no vertex is left at some height k < n, every vertex above k can no longer reach the
-sink and is lifted to n + 1 at once). Vertices of height >= n keep being discharged, back
-towards the source, so the result is a flow (not only a preflow).
+sink and is lifted to n + 1 at once; the vertices are scanned for it only when some height
+between k and the highest one below n still holds a vertex). Vertices of height >= n keep
+being discharged, back towards the source, so the result is a flow (not only a preflow).
 """
 from __future__ import annotations
 
@@ -75,6 +76,16 @@ def _global_relabel(n, s, t, offsets, heads, rev, res, h, excess, count, current
 
 
 @njit(cache=True)
+def _top_below(n, h):
+    """The highest height below n that a vertex holds (0 when none)."""
+    top = 0
+    for v in range(n):
+        if top < h[v] < n:
+            top = h[v]
+    return top
+
+
+@njit(cache=True)
 def _plain_start(n, s, t, h, excess, count, fifo, inq):
     """The textbook's start, without a global relabel: every height 0 but the source's (n);
     the active vertices (the heads of the source's arcs) in the FIFO."""
@@ -124,6 +135,10 @@ def push_relabel(n, s, t, offsets, heads, rev, capacity, freq, global_relabel=Tr
     else:
         qt = _plain_start(n, s, t, h, excess, count, fifo, inq)
         budget = np.inf                          # never a global relabel
+    # at least the highest height below n that a vertex holds: a gap scans the vertices only
+    # when a height between the gap and this one still holds some (a scan of all n vertices
+    # at every gap made a run with many gaps quadratic in n)
+    top = _top_below(n, h)
     qh = 0
     size = qt
     cap = n + 1
@@ -152,14 +167,20 @@ def push_relabel(n, s, t, offsets, heads, rev, capacity, freq, global_relabel=Tr
                 if gap and old < n and count[old] == 0:
                     # gap: nobody is left at height old, so nothing above it reaches t
                     stats[3] += 1
-                    for v in range(n):
-                        if old < h[v] < n:
-                            count[h[v]] -= 1
-                            h[v] = n + 1
-                            count[n + 1] += 1
-                            current[v] = offsets[v]
+                    while top > old and count[top] == 0:
+                        top -= 1
+                    if top > old:
+                        for v in range(n):
+                            if old < h[v] < n:
+                                count[h[v]] -= 1
+                                h[v] = n + 1
+                                count[n + 1] += 1
+                                current[v] = offsets[v]
+                    top = old - 1                  # no vertex is left at old or above it, below n
                     new = max(new, n + 1)
                 h[u] = new
+                if top < new < n:
+                    top = new
                 count[new] += 1
                 current[u] = offsets[u]
                 if new >= 2 * n:
@@ -188,6 +209,7 @@ def push_relabel(n, s, t, offsets, heads, rev, capacity, freq, global_relabel=Tr
         if work > budget:
             size = _global_relabel(n, s, t, offsets, heads, rev, res, h, excess, count, current,
                                    queue, fifo, inq)
+            top = _top_below(n, h)
             qh = 0
             stats[2] += 1
             work = 0
@@ -337,8 +359,10 @@ def solve_serial(net: FlowNetwork, freq: float = 1.0, global_relabel: bool = Tru
     if not global_relabel:
         check_plain(net.n, net.m, force)
     t0 = time.perf_counter()
-    args = (net.n, net.source, net.sink, net.offsets, net.heads.astype(np.int64), net.rev.astype(np.int64),
-            net.capacity)
+    # int64 throughout: a hand-made network may hold narrower or unsigned types, in which the
+    # residual capacity of a reverse arc (its own plus the flow pushed) would wrap
+    args = (net.n, net.source, net.sink, net.offsets.astype(np.int64), net.heads.astype(np.int64),
+            net.rev.astype(np.int64), net.capacity.astype(np.int64))
     t1 = time.perf_counter()
     res, value, st, _ = push_relabel(*args, float(freq), global_relabel, gap)
     t2 = time.perf_counter()

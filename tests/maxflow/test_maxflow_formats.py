@@ -35,6 +35,9 @@ def test_undirected_becomes_two_arcs():
     (dict(n=3, tails=[0, 0], heads=[2], capacities=[1]), "differ in length"),
     (dict(n=3, tails=[0, 0], heads=[1, 2], capacities=[2**61 + 2**60, 2**61 + 2**60]), "overflow"),
     (dict(n=3, tails=[0, 0], heads=[1, 1], capacities=[2**62, 2**62]), "merged"),
+    # Python integers beyond int64 make an object array: named by their range, not the dtype
+    (dict(n=3, tails=[0], heads=[2], capacities=[2**64]), r"capacities exceed 4611686018427387904"),
+    (dict(n=3, tails=[0, 1], heads=[2, 2], capacities=[1, -2**70]), r"capacities exceed"),
 ])
 def test_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -175,6 +178,53 @@ def test_dimacs_odd_but_valid_layouts():
     r = mf.solve(net, "serial")
     assert r.flow_value == mf.reference_value(net) == 6
     mf.check_cut(net, r.source_side, r.flow_value)
+
+
+def test_dimacs_lines_are_counted_as_an_editor_counts_them(tmp_path):
+    # before: str.splitlines() also broke lines at a form feed, U+0085 and U+2028, so the
+    # errors after one named the wrong line, and the rest of a comment became a line of data
+    with pytest.raises(ValueError, match=r"^line 5: node id 5"):
+        mf.parse_dimacs("c page\x0c\np max 4 1\nn 1 s\nn 4 t\na 1 5 3\n")
+    for sep in ("\x85", "\u2028", "\x0c", "\x1e"):
+        net = mf.parse_dimacs(f"p max 4 1\nn 1 s\nn 4 t\nc note{sep}a 1 4 100\na 1 2 3\n")
+        assert net.n_input_arcs == 1 and mf.solve(net, "serial").flow_value == 0
+    net = mf.parse_text("n 3\n# see\u2028e 0 2 9\ne 0 1 4\n")
+    assert net.n_input_arcs == 1
+    # old Mac line ends still end lines, and the line of a bad byte is counted the same way
+    assert mf.parse_dimacs("p max 2 1\rn 1 s\rn 2 t\ra 1 2 5").n_input_arcs == 1
+    p = tmp_path / "cr.max"
+    p.write_bytes(b"c a\rc b\r\nc caf\xe9\n")
+    with pytest.raises(ValueError, match=r"cr\.max: line 3: not UTF-8"):
+        mf.read(p)
+
+
+def test_dimacs_byte_order_mark_and_comment_lines(tmp_path):
+    # a UTF-8 file saved with a byte-order mark, and comment lines with no space after the c
+    # (the format's comment lines only begin with c): both were refused as unknown line types
+    p = tmp_path / "bom.max"
+    p.write_bytes("\ufeffc---------\ncomment\np max 2 1\nn 1 s\nn 2 t\na 1 2 5\n".encode())
+    assert mf.solve(mf.read(p), "serial").flow_value == 5
+    q = tmp_path / "bom.txt"
+    q.write_bytes("\ufeffn 2\ne 0 1 4\n".encode())
+    assert mf.solve(mf.read(q), "serial").flow_value == 4
+
+
+def test_parsers_take_text_only():
+    # before: a path or bytes given to a parser ended in an AttributeError, or 'unknown line type b'p''
+    import pathlib
+    for parse in (mf.parse_dimacs, mf.parse_text):
+        for wrong in (pathlib.Path("g.max"), b"p max 2 0\nn 1 s\nn 2 t\n", None):
+            with pytest.raises(TypeError, match=r"takes the file's text as a str.*read_dimacs"):
+                parse(wrong)
+
+
+def test_numbers_too_long_for_python_name_their_line():
+    # before: Python's limit on converting 4300 digits raised a ValueError naming no line
+    digits = "7" * 5000
+    with pytest.raises(ValueError, match=r"^line 4: TAIL, HEAD and CAPACITY: a number of 5000 digits is out of range"):
+        mf.parse_dimacs(f"p max 4 1\nn 1 s\nn 4 t\na 1 2 {digits}\n")
+    with pytest.raises(ValueError, match=r"^line 1: NODES: a number of 5000 digits"):
+        mf.parse_text(f"n {digits}\n")
 
 
 def test_unreachable_sink_and_no_arcs_are_not_errors():

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from gpualgo import maxflow as mf
+from gpualgo.maxflow import instances
 
 
 def test_gnp_sizes_and_seeds():
@@ -102,6 +103,10 @@ def test_checks_catch_wrong_answers():
     (lambda: mf.vision_grid(4, 4, maxcap=0), "maxcap >= 1"),
     (lambda: mf.vision_grid(4, 4, terminal_fraction=0.8), "terminal_fraction"),
     (lambda: mf.vision_grid(4, 4, terminal_fraction=float("nan")), "terminal_fraction"),
+    # the source's total, known without drawing: refused by the checks a sweep runs first
+    # (before, only from_edges refused it, once the instance was drawn)
+    (lambda: instances.check_washington_rlg(5, 4, maxcap=2**62 // 3), r"source's arcs add up to rows \* maxcap"),
+    (lambda: instances.check_genrmf(2, 3, c1=2**59, c2=2**59), r"source's arcs add up to at least"),
 ])
 def test_generators_refuse_bad_parameters(make, match):
     with pytest.raises(ValueError, match=match):
