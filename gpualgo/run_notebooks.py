@@ -321,7 +321,8 @@ def main(argv=None) -> int:
     params = {"interactive": False}
     if args.quick:
         params["quick"] = True
-    params.update({k: _literal(v) for k, v in args.parameter})
+    given = {k: _literal(v) for k, v in args.parameter}
+    params.update(given)
     out = pathlib.Path(args.out)
     if out.exists() and not out.is_dir():
         print(f"error: --out {out} is a file; it must be a folder (created if missing)", file=sys.stderr)
@@ -331,7 +332,7 @@ def main(argv=None) -> int:
         print(f"error: no such notebook: {', '.join(missing)}", file=sys.stderr)
         return 2
     try:
-        check_parameters(paths, {k: _literal(v) for k, v in args.parameter})
+        check_parameters(paths, given)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

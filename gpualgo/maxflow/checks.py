@@ -35,9 +35,10 @@ def check_flow(net: FlowNetwork, flow, value: int | None = None, preflow: bool =
         raise ValueError(f"the flow must be integers in the int64 range, got dtype {f.dtype}")
     # no capacity is above MAX_CAPACITY, so neither is a feasible flow on an arc or its reverse;
     # beyond it a negation or a sum below could wrap around int64 and pass for a balance
-    if f.size and np.abs(f.astype(np.float64)).max() > MAX_CAPACITY:
+    size = np.abs(f.astype(np.float64))           # each arc's flow, in float64: no wrapping
+    if f.size and size.max() > MAX_CAPACITY:
         raise ValueError(f"the flow has values beyond +-{MAX_CAPACITY}, more than any capacity: "
-                         f"{f.flat[int(np.argmax(np.abs(f.astype(np.float64))))]}")
+                         f"{f.flat[int(np.argmax(size))]}")
     f = f.astype(np.int64)
     if f.shape != (net.m,):
         raise ValueError(f"flow has shape {f.shape}, the network has {net.m} stored arcs")
@@ -49,12 +50,13 @@ def check_flow(net: FlowNetwork, flow, value: int | None = None, preflow: bool =
     if bad.size:
         a = bad[0]
         raise ValueError(f"arc {a} ({net.tails[a]} -> {net.heads[a]}) carries {f[a]} > capacity {net.capacity[a]}")
-    mass = np.bincount(net.tails, weights=np.abs(f.astype(np.float64)), minlength=net.n)
+    tails = net.tails
+    mass = np.bincount(tails, weights=size, minlength=net.n)
     if mass.sum() < 2.0**52:   # every partial sum is an exact float64 integer
-        balance = np.rint(np.bincount(net.tails, weights=f, minlength=net.n)).astype(np.int64)
+        balance = np.rint(np.bincount(tails, weights=f, minlength=net.n)).astype(np.int64)
     else:
         balance = np.zeros(net.n, dtype=np.int64)
-        np.add.at(balance, net.tails, f)
+        np.add.at(balance, tails, f)
         # a vertex whose arcs carry 2**62 or more in all: its int64 sum may have wrapped, so
         # sum it exactly; no feasible (pre)flow has a balance beyond the source's capacity
         for v in np.flatnonzero(mass >= 2.0**62).tolist():
