@@ -28,7 +28,7 @@ import pathlib
 
 import numpy as np
 
-from .. import guards
+from .. import guards, textfile
 from .problem import dense_data
 
 __all__ = [
@@ -237,9 +237,11 @@ def read_instance(path, force: bool = False) -> np.ndarray:
     Raises ValueError naming the file for a truncated or corrupt file (too short for
     the header, non-positive sizes, or a size other than ``8 + 4*m*n`` bytes), all found
     from the header and the file's size before the benefits are read, and for an instance
-    whose arrays would not fit in the host's memory (``force=True`` insists).
+    whose arrays would not fit in the host's memory (``force=True`` insists), and for a
+    directory or a missing file.
     """
     path = pathlib.Path(path)
+    textfile.check_file(path, "binary instance file")
     size = path.stat().st_size
     with open(path, "rb") as fh:
         head = fh.read(8)
@@ -268,27 +270,19 @@ def read_instance(path, force: bool = False) -> np.ndarray:
     return data.astype(np.int32, copy=False)
 
 
-def _read_text(path) -> str:
-    """The text of ``path``; ValueError naming the file and the line of bytes that are not UTF-8."""
-    raw = pathlib.Path(path).read_bytes()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise ValueError(f"{path}:{line}: not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start})") from None
-
-
 def read_batch_config(path, force: bool = False):
     """Parse a batch config file: returns ``(seed, limit, [(m, n, density), ...])``.
 
-    Raises ValueError with the file name and line number of the first bad line, including
+    Raises ValueError worded ``"{path}: line {N}: ..."`` for the first bad line, including
     an instance whose generation would not fit in the host's memory (``force=True``
-    insists), and for bytes that are not UTF-8 text.
+    insists), and for bytes that are not UTF-8 text; and for a directory or a missing file.
+    Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` (:mod:`gpualgo.textfile`); a leading
+    byte-order mark is skipped.
     """
     path = pathlib.Path(path)
     seed = limit = None
     specs = []
-    for lineno, line in enumerate(_read_text(path).splitlines(), 1):
+    for lineno, line in enumerate(textfile.lines(textfile.read_text(path, "batch config file")), 1):
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
@@ -313,7 +307,7 @@ def read_batch_config(path, force: bool = False):
             _guard("report", m, n, d, force)
             specs.append((m, n, d))
         except ValueError as exc:
-            raise ValueError(f"{path}:{lineno}: {exc} (line: {line.strip()[:80]!r})") from None
+            raise textfile.line_error(path, lineno, f"{exc} (line: {line.strip()[:80]!r})") from None
     if seed is None:
         raise ValueError(f"{path}: empty config, expected a first line 'SEED [LIMIT]'")
     return seed, limit, specs

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from .. import guards
+from .. import guards, textfile
 
 __all__ = ["DISTRIBUTIONS", "random_values", "check_random_values", "validate_values", "table_shape", "table_bytes",
            "host_memory_bytes", "generation_bytes", "read_values", "write_values", "from_bids", "popcounts",
@@ -269,20 +269,20 @@ def write_values(path, values) -> pathlib.Path:
 def read_values(path, dtype=None, force: bool = False) -> np.ndarray:
     """Read a value function written by :func:`write_values` (``.npy`` or text).
 
-    Text: one value per line in bitmask order (UTF-8, with or without a byte-order mark);
-    blank lines and ``#`` comments are skipped.
+    Text: one value per line in bitmask order (UTF-8, with or without a byte-order mark;
+    lines end at ``\\n``, ``\\r\\n`` or ``\\r``, :mod:`gpualgo.textfile`); blank lines and ``#``
+    comments are skipped.
     ``dtype`` (float32 or float64; default: the file's, float64 for text). Raises
-    ValueError naming the file and the line of a value that does not parse (or of bytes
-    that are not UTF-8), or the file and whatever :func:`validate_values` finds wrong (such
+    ValueError worded ``"{path}: line {N}: ..."`` for a value that does not parse (or bytes
+    that are not UTF-8), or naming the file and whatever :func:`validate_values` finds wrong (such
     as a count of values that is not a power of two), a value beyond the range of ``dtype``,
-    or a directory. A ``.npy`` file's header is checked
+    a directory or a missing file. A ``.npy`` file's header is checked
     (1-D, a numeric dtype, at most ``2**MAX_AGENTS`` values, a size that matches the file's,
     the host's memory: ``force=True`` insists) before its data are read; numpy's own errors
     on a corrupt file become ValueErrors naming it.
     """
     path = pathlib.Path(path)
-    if path.is_dir():
-        raise ValueError(f"{path}: a directory, not a file of values")
+    textfile.check_file(path, "file of values")
     if path.suffix == ".npy":
         v = _read_npy(path, force)
     else:
@@ -347,21 +347,16 @@ def _read_text_values(path, force):
     guards.memory(8 * min(size // 2 + 1, (1 << MAX_AGENTS) + 1), f"reading the values of {path} ({size} bytes)",
                   force, where="host")
     vals = array.array("d")
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            try:
-                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")   # a byte-order mark opens some
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not UTF-8 text (byte {raw[exc.start]:#04x})") from None
-            text = line.split("#", 1)[0].strip()
-            if not text:
-                continue
-            try:
-                vals.append(float(text))
-            except ValueError:
-                raise ValueError(f"{path}:{lineno}: not a number: {text[:80]!r}") from None
-            if len(vals) > 1 << MAX_AGENTS:
-                raise ValueError(f"{path}:{lineno}: more than 2**{MAX_AGENTS} values (n above {MAX_AGENTS} agents)")
+    for lineno, line in enumerate(textfile.read_lines(path, "file of values"), 1):   # read a block at a time
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        try:
+            vals.append(float(text))
+        except ValueError:
+            raise textfile.line_error(path, lineno, f"not a number: {text[:80]!r}") from None
+        if len(vals) > 1 << MAX_AGENTS:
+            raise textfile.line_error(path, lineno, f"more than 2**{MAX_AGENTS} values (n above {MAX_AGENTS} agents)")
     return np.frombuffer(vals, dtype=np.float64) if vals else np.zeros(0)
 
 

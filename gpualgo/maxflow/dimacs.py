@@ -27,16 +27,13 @@ import re
 
 import numpy as np
 
+from .. import textfile
 from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, from_edges, guard_network
 
 __all__ = ["read_dimacs", "write_dimacs", "parse_dimacs", "read_text", "write_text", "parse_text", "read"]
 
 
 _INT = re.compile(r"[+-]?[0-9]+")
-#: the line breaks of the formats: str.splitlines() also breaks at form feeds, U+0085 and
-#: U+2028, which would number the lines after them wrongly and turn the rest of a comment
-#: into a line of data
-_BREAK = re.compile(r"\r\n|\r|\n")
 #: the most digits a number may have: far beyond every range below, and short of Python's
 #: own limit on converting a string to an int (4300 digits), whose error names no line
 _DIGITS = 100
@@ -44,11 +41,12 @@ _DIGITS = 100
 
 def _lines(text, what: str):
     """The lines of ``text`` (a str; a UTF-8 byte-order mark at its start is dropped), for the
-    parser ``what``; TypeError for anything but a str."""
+    parser ``what``, as :func:`gpualgo.textfile.lines` splits them; TypeError for anything but
+    a str."""
     if not isinstance(text, str):
         raise TypeError(f"{what} takes the file's text as a str, got {type(text).__name__} "
                         "(read a file with read_dimacs, read_text or read)")
-    return _BREAK.split(text.removeprefix("\ufeff"))
+    return textfile.lines(text.removeprefix("\ufeff"))
 
 
 def _ints(parts, line_no: int, what: str):
@@ -110,22 +108,10 @@ def _guard(n: int, arcs: int, line_no: int, force: bool) -> None:
         raise ValueError(f"line {line_no}: {exc}") from None
 
 
-def _read(path) -> str:
-    """The text of ``path``; ValueError naming the file when it is a directory or not UTF-8."""
-    if pathlib.Path(path).is_dir():
-        raise ValueError(f"{path}: is a directory, not a network file")
-    data = pathlib.Path(path).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = len(_BREAK.findall(data[:exc.start].decode("utf-8", "replace"))) + 1
-        raise ValueError(f"{path}: line {line}: not UTF-8 text (byte {data[exc.start]:#04x} at "
-                         f"offset {exc.start})") from None
-
-
 def _in_file(path, parse, *args, **kwargs) -> FlowNetwork:
-    """``parse(text of path, ...)``, its ValueErrors prefixed with the file's name."""
-    text = _read(path)
+    """``parse(text of path, ...)``, its ValueErrors prefixed with the file's name (those of a
+    line: ``"{path}: line {N}: ..."``)."""
+    text = textfile.read_text(path, "network file")
     try:
         return parse(text, *args, **kwargs)
     except ValueError as exc:

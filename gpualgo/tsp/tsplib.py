@@ -13,13 +13,15 @@ Supported (as defined in Reinelt's TSPLIB 95 description):
   (``deg = (int) x``, truncation as in TSPLIB's reference code, ``min = x - deg``), with
   ``PI = 3.141592`` and ``RRR = 6378.388``.
 - DISPLAY_DATA_SECTION (coordinates for drawing, two per node), EOF; a UTF-8 byte-order mark
-  at the start of the file is skipped.
+  at the start of the file is skipped; lines end at ``\\n``, ``\\r\\n`` or ``\\r``
+  (:mod:`gpualgo.textfile`), so a form feed or U+2028 in a COMMENT is part of it.
 
-Errors name the file and the line (also for bytes that are not UTF-8). A DIMENSION whose
-matrices would not fit in host memory is refused with the estimate before any section is
-read (``read_tsplib(..., force=True)`` insists). TSPLIB has no missing edges: an instance
-with missing edges is written with a stand-in weight (``missing=``, an integer larger than
-every distance) and read back by passing the same value to :func:`read_tsplib`.
+Errors name the file and the line, ``"{path}: line {N}: ..."`` (also for bytes that are not
+UTF-8). A DIMENSION whose matrices would not fit in host memory is refused with the estimate
+before any section is read (``read_tsplib(..., force=True)`` insists). TSPLIB has no missing
+edges: an instance with missing edges is written with a stand-in weight (``missing=``, an
+integer larger than every distance) and read back by passing the same value to
+:func:`read_tsplib`.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import re
 
 import numpy as np
 
-from .. import guards
+from .. import guards, textfile
 from .instances import MAX_DISTANCE, NO_EDGE, VALIDATE_BYTES_PER_CELL, TSPInstance, as_instance, guard_matrix
 
 #: coordinates are at most this in absolute value, so that every distance (MAN_3D: three
@@ -195,9 +197,10 @@ def read_tsplib(path, missing: int | None = None, force: bool = False) -> TSPIns
 
     Raises:
         TSPLIBError (a ValueError): malformed or unsupported content, bytes that are not
-            UTF-8, weights beyond MAX_DISTANCE, a DIMENSION too large for host memory: with
-            the file and the line.
-        ValueError: ``missing`` not an integer.
+            UTF-8, weights beyond MAX_DISTANCE, a DIMENSION too large for host memory: worded
+            ``"{path}: line {N}: ..."``; a directory.
+        ValueError: ``missing`` not an integer; :class:`gpualgo.textfile.NoSuchFile` (also a
+            FileNotFoundError) for a missing file.
     """
     if isinstance(missing, (bool, np.bool_)):
         raise ValueError(f"missing must be an integer (the stand-in weight of the file), got {missing!r}")
@@ -208,25 +211,12 @@ def read_tsplib(path, missing: int | None = None, force: bool = False) -> TSPIns
             raise ValueError(f"missing must be an integer (the stand-in weight of the file), "
                              f"got {missing!r}") from None
     path = os.fspath(path)
-    where = os.path.basename(path)
-    if os.path.isdir(path):
-        raise TSPLIBError(f"{where}: is a directory, not a TSPLIB file")
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise TSPLIBError(f"{where}, line {line}: not UTF-8 text "
-                          f"(byte {raw[exc.start]:#04x} at offset {exc.start})") from None
-    if text.startswith("\ufeff"):              # a byte-order mark, as some editors write
-        text = text[1:]
-    lines = text.splitlines()
+    lines = textfile.lines(textfile.read_text(path, "TSPLIB file", TSPLIBError))
     if not any(line.strip() for line in lines):
-        raise TSPLIBError(f"{where}: the file is empty (no TSPLIB header)")
+        raise TSPLIBError(f"{path}: the file is empty (no TSPLIB header)")
 
     def fail(lineno, msg):
-        raise TSPLIBError(f"{where}, line {lineno}: {msg}")
+        raise textfile.line_error(path, lineno, msg, TSPLIBError)
 
     head, head_line, data = _scan(lines, fail, missing, force)
     last = len(lines)
@@ -247,11 +237,11 @@ def read_tsplib(path, missing: int | None = None, force: bool = False) -> TSPIns
     if shown is not None:
         shown = shown[:, :2]
     try:
-        inst = TSPInstance(dist=d, coords=shown, name=head.get("NAME", os.path.splitext(where)[0]),
+        inst = TSPInstance(dist=d, coords=shown, name=head.get("NAME", os.path.splitext(os.path.basename(path))[0]),
                            comment=head.get("COMMENT", ""), edge_weight_type=ewt,
                            meta=dict(source=path, type=kind))
     except ValueError as exc:
-        raise TSPLIBError(f"{where}: {exc}") from None
+        raise TSPLIBError(f"{path}: {exc}") from None
     if kind == "TSP" and not inst.symmetric:
         fail(head_line["TYPE"], "TYPE TSP but the distances are not symmetric (use ATSP)")
     return inst

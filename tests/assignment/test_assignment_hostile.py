@@ -24,7 +24,7 @@ def test_generators_refuse_absurd_sizes_before_allocating(gen):
 def test_batch_config_refuses_an_absurd_instance(tmp_path):
     cfg = tmp_path / "b.cfg"
     cfg.write_text("1\n1000000000 1000000000 1\n")
-    assert f"{cfg}:2:" in quick(A.read_batch_config, cfg)
+    assert f"{cfg}: line 2:" in quick(A.read_batch_config, cfg)
     assert "force=True" in quick(A.generate_batch, cfg, tmp_path / "out")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
@@ -32,7 +32,7 @@ def test_batch_config_refuses_an_absurd_instance(tmp_path):
 def test_non_utf8_config_names_the_file_and_line(tmp_path):
     cfg = tmp_path / "b.cfg"
     cfg.write_bytes(b"1\n3 3 1\n\xff\xfe 3 1\n")
-    assert f"{cfg}:3: not UTF-8" in quick(A.read_batch_config, cfg)
+    assert f"{cfg}: line 3: not UTF-8" in quick(A.read_batch_config, cfg)
 
 
 def test_instance_header_claiming_huge_sizes(tmp_path):

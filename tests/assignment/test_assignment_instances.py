@@ -113,8 +113,23 @@ def test_batch_config_default_limit_and_errors(tmp_path):
     assert A.read_batch_config(cfg)[1] == instances.DEFAULT_LIMIT
     for text, line in [("x\n", 1), ("1 2 3\n", 1), ("1\n4 4\n", 2), ("1\n5 4 1\n", 2), ("1\n4 4 0\n", 2), ("", None)]:
         cfg.write_text(text)
-        with pytest.raises(ValueError, match=f"a.cfg:{line}:" if line else "empty"):
+        with pytest.raises(ValueError, match=f"a.cfg: line {line}:" if line else "empty"):
             A.read_batch_config(cfg)
+
+
+def test_batch_config_saved_by_notepad_and_comments_with_odd_breaks(tmp_path):
+    cfg = tmp_path / "n.cfg"
+    cfg.write_bytes("\ufeff42 500\r\n# sizes\u2028and\x0cdensities\r\n10 12 0.5\r\n8 8 1\r\n".encode())
+    assert A.read_batch_config(cfg) == (42, 500, [(10, 12, 0.5), (8, 8, 1.0)])
+    cfg.write_bytes("42\r# sizes\u2028and\x0cdensities\r10 12 0.5\r8 8 7\r".encode())
+    with pytest.raises(ValueError, match=r"n\.cfg: line 4: density 7\.0 not in"):
+        A.read_batch_config(cfg)
+
+
+def test_readers_refuse_a_directory(tmp_path):
+    for read in (A.read_batch_config, A.read_instance):
+        with pytest.raises(ValueError, match=f"{tmp_path.name}: is a directory"):
+            read(tmp_path)
 
 
 def test_shipped_instances_and_config():

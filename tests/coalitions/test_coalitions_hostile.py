@@ -54,7 +54,7 @@ def test_ragged_values_say_so():
 def test_non_utf8_values_file_names_the_file_and_line(tmp_path):
     path = tmp_path / "v.txt"
     path.write_bytes(b"0\n1\n\xff\n")
-    assert f"{path}:3: not UTF-8" in quick(co.read_values, path)
+    assert f"{path}: line 3: not UTF-8" in quick(co.read_values, path)
 
 
 def test_npy_files_checked_before_loading(tmp_path):

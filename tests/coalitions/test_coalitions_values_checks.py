@@ -110,7 +110,7 @@ def test_files_round_trip(tmp_path, suffix, dtype):
 def test_text_file_errors(tmp_path):
     p = tmp_path / "v.txt"
     p.write_text("# four coalitions\n0\n1.5\n\nabc\n2\n")
-    with pytest.raises(ValueError, match=r"v.txt:5: not a number"):
+    with pytest.raises(ValueError, match=r"v.txt: line 5: not a number"):
         co.read_values(p)
     p.write_text("0\n1\n2\n")
     with pytest.raises(ValueError, match="power of two"):
@@ -322,5 +322,15 @@ def test_text_file_with_a_byte_order_mark(tmp_path):
     p.write_bytes(b"\xef\xbb\xbf# from a spreadsheet\r\n0\r\n1.5\r\n2\r\n4\r\n")
     assert co.read_values(p).tolist() == [0, 1.5, 2, 4]
     p.write_bytes(b"0\n\xef\xbb\xbf1\n2\n4\n")     # only the file's first bytes may be one
-    with pytest.raises(ValueError, match=r"v.txt:2: not a number"):
+    with pytest.raises(ValueError, match=r"v.txt: line 2: not a number"):
+        co.read_values(p)
+
+
+def test_text_file_with_old_mac_line_ends(tmp_path):
+    # a file whose lines end at \r alone was one line, a comment: no values at all
+    p = tmp_path / "v.txt"
+    p.write_bytes(b"# four coalitions\r0\r1.5\r2\r4\r")
+    assert co.read_values(p).tolist() == [0, 1.5, 2, 4]
+    p.write_bytes(b"# four coalitions\r0\r1.5\rtwo\r4\r")
+    with pytest.raises(ValueError, match=r"v.txt: line 4: not a number: 'two'"):
         co.read_values(p)

@@ -75,7 +75,7 @@ def test_generator_parameters_named(call, match):
 def test_tsplib_dimension_refused_naming_file_and_line(host16, tmp_path, ewt, section):
     p = tmp_path / "huge.tsp"
     p.write_text(HEAD.format(kind="TSP", n=10**9, ewt=ewt) + section + "EOF\n")
-    refused(lambda: tsp.read_tsplib(p), r"huge\.tsp, line 3: DIMENSION 1000000000: .*PiB of host memory.*"
+    refused(lambda: tsp.read_tsplib(p), r"huge\.tsp: line 3: DIMENSION 1000000000: .*PiB of host memory.*"
             r"force=True", error=tsp.TSPLIBError)
 
 
@@ -83,7 +83,7 @@ def test_tsplib_20000_coordinates_refused_unless_forced(host16, tmp_path):
     p = tmp_path / "big.tsp"
     p.write_text(HEAD.format(kind="TSP", n=20000, ewt="EUC_2D") + "NODE_COORD_SECTION\n"
                  + "".join(f"{i + 1} {i} {i % 7}\n" for i in range(20000)) + "EOF\n")
-    msg = refused(lambda: tsp.read_tsplib(p), r"big\.tsp, line 3: DIMENSION 20000: .*GiB of host memory")
+    msg = refused(lambda: tsp.read_tsplib(p), r"big\.tsp: line 3: DIMENSION 20000: .*GiB of host memory")
     assert "force=True" in msg
 
 
@@ -102,7 +102,7 @@ def test_tsplib_force_insists(monkeypatch, tmp_path):
 def test_tsplib_weight_beyond_range_names_file_and_line(tmp_path, token):
     p = tmp_path / "w.tsp"
     p.write_text(_explicit(2, [token], fmt="UPPER_ROW"))
-    refused(lambda: tsp.read_tsplib(p), r"w\.tsp, line 7: weight .*exceeds 1099511627776",
+    refused(lambda: tsp.read_tsplib(p), r"w\.tsp: line 7: weight .*exceeds 1099511627776",
             error=tsp.TSPLIBError)
 
 
@@ -127,14 +127,14 @@ def test_tsplib_missing_stand_in_above_max_distance_reads_back(tmp_path):
 def test_tsplib_coordinates_beyond_range(tmp_path):
     p = tmp_path / "c.tsp"
     p.write_text(HEAD.format(kind="TSP", n=2, ewt="EUC_2D") + "NODE_COORD_SECTION\n1 0 0\n2 1e300 0\nEOF\n")
-    with pytest.raises(tsp.TSPLIBError, match=r"c\.tsp, line 7: coordinate beyond"):
+    with pytest.raises(tsp.TSPLIBError, match=r"c\.tsp: line 7: coordinate beyond"):
         tsp.read_tsplib(p)
 
 
 def test_tsplib_non_utf8_names_the_file(tmp_path):
     p = tmp_path / "latin.tsp"
     p.write_bytes(_explicit(2, [5], fmt="UPPER_ROW").replace("NAME: x", "NAME: caf\xe9").encode("latin-1"))
-    with pytest.raises(tsp.TSPLIBError, match=r"latin\.tsp, line 1: not UTF-8 text \(byte 0xe9"):
+    with pytest.raises(tsp.TSPLIBError, match=r"latin\.tsp: line 1: not UTF-8 text \(byte 0xe9"):
         tsp.read_tsplib(p)
 
 
@@ -338,7 +338,7 @@ def test_cpu_solves_on_hostile_matrices(small_host, matrix, variant, options):
 def test_short_file_with_large_dimension_fails_at_its_end_without_allocating(host16, tmp_path):
     p = tmp_path / "short.tsp"
     p.write_text(_explicit(10000, [0, 1, 2]))   # 10^8 values announced, 3 given
-    refused(lambda: tsp.read_tsplib(p), r"short\.tsp, line 8: EDGE_WEIGHT_SECTION has 3 values, "
+    refused(lambda: tsp.read_tsplib(p), r"short\.tsp: line 8: EDGE_WEIGHT_SECTION has 3 values, "
             r"100000000 expected", error=tsp.TSPLIBError)
 
 

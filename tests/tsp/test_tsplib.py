@@ -1,4 +1,6 @@
 """TSPLIB reader and writer: every explicit format, the coordinate distances, errors."""
+import re
+
 import numpy as np
 import pytest
 
@@ -228,6 +230,18 @@ def test_byte_order_mark_crlf_tabs_and_lower_case(tmp_path):
                   b"node_coord_section\r\n1\t0 0\r\n2 3\t4 \r\n3 6 0\r\n")
     inst = tsp.read_tsplib(p)
     assert inst.name == "bom" and inst.dist.tolist() == [[0, 7, 6], [7, 0, 7], [6, 7, 0]]
+
+
+def test_a_comment_keeps_a_form_feed_or_a_unicode_line_separator(tmp_path):
+    # str.splitlines() made the rest of the comment a line of its own: "unknown keyword"
+    p = tmp_path / "c.tsp"
+    p.write_text("NAME: c\nTYPE: TSP\nCOMMENT: from\u2028a spreadsheet\x0cpage 2\nDIMENSION: 3\n"
+                 "EDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 3 4\n3 x 0\nEOF\n", encoding="utf-8")
+    with pytest.raises(tsp.TSPLIBError, match=rf"^{re.escape(str(p))}: line 9: 'x' is not a number"):
+        tsp.read_tsplib(p)
+    p.write_text(p.read_text(encoding="utf-8").replace("3 x 0", "3 6 0"), encoding="utf-8")
+    inst = tsp.read_tsplib(p)
+    assert inst.comment == "from\u2028a spreadsheet\x0cpage 2" and inst.dist.tolist() == [[0, 5, 6], [5, 0, 5], [6, 5, 0]]
 
 
 def test_display_data_is_two_dimensional_under_3d_coordinates(tmp_path):
