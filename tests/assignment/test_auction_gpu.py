@@ -4,6 +4,7 @@ import pytest
 
 from gpualgo import assignment as A
 from sanitize import TOOLS, sanitize
+from gpualgo.assignment.auction.gpu import TAIL_MAX
 
 pytestmark = pytest.mark.gpu
 
@@ -85,6 +86,29 @@ def test_bad_input_on_gpu():
         A.solve(np.ones((4, 4)), variant="gpu_eps_scaling", rounds_per_check=3)
 
 
+def tail_expected(serial_result, rounds_per_check: int, tail_max: int) -> bool:
+    """Whether the tail kernel runs, read from the serial twin's bidders per round: it runs
+    after each batch of rounds_per_check rounds of a phase, when 1 to tail_max persons bid.
+    (Benefits with many ties can leave more bidders than that until the phase ends at once.)"""
+    active, start = serial_result.stats["active_bidders"], 0
+    for rounds in serial_result.stats["rounds_per_phase"]:
+        assert start + rounds <= len(active), "record_rounds too small for this instance"
+        for r in range(rounds_per_check, rounds, rounds_per_check):
+            if 1 <= active[start + r] <= tail_max:
+                return True
+        start += rounds
+    return False
+
+
+def test_tail_expected_reads_the_batches():
+    """The prediction on a hand-made record: two phases (5 and 4 rounds), batches of 2 or 3 rounds."""
+    class R:
+        stats = {"active_bidders": np.array([9, 8, 7, 5, 4, 9, 6, 4, 2]), "rounds_per_phase": [5, 4]}
+    assert not tail_expected(R, 2, 3)      # rounds 2, 4 of phase 1: 7, 4; round 2 of phase 2: 4
+    assert tail_expected(R, 2, 4)
+    assert tail_expected(R, 3, 5)           # phase 1, round 3: 5
+
+
 @pytest.mark.parametrize("opts", [{}, dict(tail_shared=False), dict(warps_per_block=32, blocks_per_sm=1),
                                   dict(warps_per_block=1), dict(tail_max=4), dict(tail_max=32),
                                   dict(rounds_per_check=2)])
@@ -97,7 +121,8 @@ def test_eps_scaling_options_equal_serial_twin(opts, rng):
         assert np.array_equal(s.assignment, g.assignment)
         assert np.array_equal(s.prices, g.prices)
         assert s.stats["rounds_per_phase"] == g.stats["rounds_per_phase"]
-        assert g.stats["tail_cache_hits"] + g.stats["tail_scans"] >= 1
+        tail_ran = g.stats["tail_cache_hits"] + g.stats["tail_scans"] >= 1
+        assert tail_ran == tail_expected(s, opts.get("rounds_per_check", 16), opts.get("tail_max", TAIL_MAX))
     B = A.report_instance(1200, 1200, 0.1, seed=rng)
     s = A.solve(B, variant="serial", scaling=True)
     g = A.solve(B, variant="gpu_sparse", **opts)
