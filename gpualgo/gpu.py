@@ -24,7 +24,8 @@ from . import guards
 
 __all__ = [
     "GPUUnavailableError", "available", "unavailable_reason", "require", "describe",
-    "kernel_path", "kernel_source", "source_override", "load_module", "get_kernel", "sm_count", "device_name", "cpu_model", "cpu_label",
+    "kernel_path", "kernel_source", "source_override", "load_module", "get_kernel", "sm_count", "resident_blocks",
+    "device_name", "cpu_model", "cpu_label",
     "usable_bytes", "to_device", "to_device_in_two", "warm_uploads", "HOST_MEMORY", "HostBuffers", "CudaTimer", "median_ms", "copy_bandwidth", "int_throughput",
     "grid_barrier_us",
 ]
@@ -126,6 +127,23 @@ def sm_count() -> int:
     """Number of streaming multiprocessors of the current device."""
     require()
     return describe()["sms"]
+
+
+def resident_blocks(kernel, block: int, shared_bytes: int = 0) -> int:
+    """How many blocks of ``block`` threads of ``kernel`` (a CuPy ``RawKernel``) the whole GPU
+    holds at once: the most a cooperative launch may have, since a grid barrier needs every
+    block resident.  From the occupancy calculator; where CuPy cannot ask it, bounded by the
+    kernel's registers and the threads of an SM."""
+    cupy = require()
+    try:
+        per_sm = int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block,
+                                                                                 shared_bytes))
+    except Exception:
+        try:
+            per_sm = min(2048 // block, 65536 // (max(int(kernel.num_regs), 1) * block))
+        except Exception:
+            per_sm = 1
+    return max(per_sm, 1) * sm_count()
 
 
 def device_name() -> str:

@@ -24,6 +24,8 @@
 //     remain, a single block runs all the remaining rounds of the phase without going
 //     back to the host), plus their CSR twins for sparse matrices.  Both bidding
 //     kernels decide most bids from per-person bid caches instead of row scans.
+//     With persistent=True, bulk_rounds_kernel (a cooperative launch) runs the rounds
+//     of bid_warp_kernel and assign_winner_kernel itself, with grid barriers between them.
 //
 // Compile-time constants come from the host as defines (`defines()` in
 // gpualgo/assignment/auction/gpu.py): TAIL_MAX, CACHE_K, KEY_BITS, TAIL_CLOCK (1: the tail
@@ -34,6 +36,7 @@
 // C_OBJECTS0/1 hold the lengths of the person and object queues of the two round
 // parities.  The fallbacks below only let the file compile on its own (the compile
 // test); the host's values win.
+#include <cooperative_groups.h>
 #include "common.cuh"
 
 #ifndef TAIL_MAX
@@ -607,14 +610,14 @@ __device__ __forceinline__ void cache_offer(const BidCache c, int i, const Top2&
 // the GPU (one warp scanning a whole row alone is latency bound).  The group's first
 // warp tries the person's cache; on a miss the whole group scans the row and refills
 // the cache.  Entries whose person got assigned since they were queued are skipped
-// (the list is compacted lazily).  The bid goes into obj_key[j] with a single atomicMax
+// (the list is compacted lazily; no __restrict__ on the list, its length and person_obj,
+// which change within bulk_rounds_kernel: see assign_winners).  The bid goes into obj_key[j] with a single atomicMax
 // on (increment << KEY_BITS | (2^KEY_BITS - 1 - person)): the largest increment wins,
 // ties to the lowest person, independent of timing.  The first bidder of an object
 // queues it; every bidder re-queues itself (a winner is skipped next round).
 template <class Rows>
 __device__ void bid_groups(const Rows rows, int scale, const long long* price,
-                           const int* __restrict__ list, const int* __restrict__ list_len,
-                           const int* __restrict__ person_obj, long long eps, long long cap,
+                           const int* list, const int* list_len, const int* person_obj, long long eps, long long cap,
                            unsigned long long* obj_key, int* obj_queue, int* obj_len,
                            int* next_list, int* next_len, int* reset_len, const BidCache cache)
 {
@@ -704,11 +707,14 @@ extern "C" __global__ void __launch_bounds__(1024) bid_warp_csr_kernel(
 // gpu_eps_scaling and gpu_sparse, step 5: each object with a bid goes to its winner
 // ------------------------------------------------------------------------------------
 
-// assign_winner_kernel: one thread per object that got a bid: decode the key, raise
-// the price, move the object, queue the displaced owner.  Clears the key for the next
-// round and the length of the list the bid kernel read (it becomes the next-next list).
-extern "C" __global__ void assign_winner_kernel(
-    const int* __restrict__ obj_queue, const int* __restrict__ obj_len, unsigned long long* obj_key,
+// assign_winners (assign_winner_kernel, and bulk_rounds between its grid barriers): one
+// thread per object that got a bid: decode the key, raise the price, move the object, queue
+// the displaced owner.  Clears the key for the next round and the length of the list the
+// bid step read (it becomes the next-next list).  No __restrict__ on what the bid step
+// writes: in bulk_rounds it changes within the kernel, so it must not be read through the
+// non-coherent cache (the kernel's own parameters may say __restrict__).
+__device__ __forceinline__ void assign_winners(
+    const int* obj_queue, const int* obj_len, unsigned long long* obj_key,
     long long* price, int* person_obj, int* obj_owner, int* counters,
     int* next_list, int* next_len, int* reset_len)
 {
@@ -735,6 +741,75 @@ extern "C" __global__ void assign_winner_kernel(
         person_obj[winner] = j;
         // exercise auction.assign_winner: end
     }
+}
+
+extern "C" __global__ void assign_winner_kernel(
+    const int* __restrict__ obj_queue, const int* __restrict__ obj_len, unsigned long long* obj_key,
+    long long* price, int* person_obj, int* obj_owner, int* counters,
+    int* next_list, int* next_len, int* reset_len)
+{
+    assign_winners(obj_queue, obj_len, obj_key, price, person_obj, obj_owner, counters, next_list, next_len,
+                   reset_len);
+}
+
+// ------------------------------------------------------------------------------------
+// gpu_eps_scaling and gpu_sparse with persistent=True: the bulk rounds in one launch
+// ------------------------------------------------------------------------------------
+
+// bulk_rounds_kernel: a cooperative launch (every block resident) that runs the rounds
+// with more than TAIL_MAX bidders itself: the bid step (bid_groups), a grid barrier, the
+// award (assign_winners), a grid barrier, where the CUDA graph of the default path puts a
+// kernel boundary (two launches a round, and a copy to the host every rounds_per_check
+// rounds).  Rounds go by pairs, so the lists end at parity 0 as the tail kernel expects;
+// before each pair every thread reads the persons still unassigned (n_obj - C_MATCHED,
+// read after a barrier, so the same for all): TAIL_MAX or fewer end the launch, and the
+// tail kernel takes over.  Also ends after max_pairs pairs (the host then checks the
+// round limit and launches again).  The rounds are those of the default path, in the
+// same order: prices and assignments are equal.
+template <class Rows>
+__device__ void bulk_rounds(const Rows rows, int scale, long long* price, int n_obj, int* list0, int* list1,
+                            int* objq0, int* objq1, int* person_obj, int* obj_owner, long long eps, long long cap,
+                            unsigned long long* obj_key, int* counters, const BidCache cache, int max_pairs)
+{
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    for (int k = 0; k < max_pairs; ++k) {
+        if (n_obj - *(volatile int*)&counters[C_MATCHED] <= TAIL_MAX) return;  // grid-uniform
+        for (int p = 0; p < 2; ++p) {
+            int* list = p ? list1 : list0;
+            int* next = p ? list0 : list1;
+            int* objq = p ? objq1 : objq0;
+            int* len = counters + (p ? C_PERSONS1 : C_PERSONS0);
+            int* next_len = counters + (p ? C_PERSONS0 : C_PERSONS1);
+            int* obj_len = counters + (p ? C_OBJECTS1 : C_OBJECTS0);
+            int* other_obj_len = counters + (p ? C_OBJECTS0 : C_OBJECTS1);
+            bid_groups(rows, scale, price, list, len, person_obj, eps, cap, obj_key, objq, obj_len, next, next_len,
+                       other_obj_len, cache);
+            grid.sync();
+            assign_winners(objq, obj_len, obj_key, price, person_obj, obj_owner, counters, next, next_len, len);
+            grid.sync();
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) bulk_rounds_kernel(
+    const int* __restrict__ raw, int ld, int scale, long long* price, int n_obj, int* list0, int* list1,
+    int* objq0, int* objq1, int* person_obj, int* obj_owner, long long eps, long long cap,
+    unsigned long long* obj_key, int* counters, int2* cache_entry, int* cache_len, long long* cache_thr,
+    int max_pairs)
+{
+    bulk_rounds(DenseRows{raw, ld}, scale, price, n_obj, list0, list1, objq0, objq1, person_obj, obj_owner, eps,
+                cap, obj_key, counters, BidCache{cache_entry, cache_len, cache_thr}, max_pairs);
+}
+
+extern "C" __global__ void __launch_bounds__(1024) bulk_rounds_csr_kernel(
+    const long long* __restrict__ indptr, const int* __restrict__ cols, const int* __restrict__ vals,
+    int scale, long long* price, int n_obj, int* list0, int* list1,
+    int* objq0, int* objq1, int* person_obj, int* obj_owner, long long eps, long long cap,
+    unsigned long long* obj_key, int* counters, int2* cache_entry, int* cache_len, long long* cache_thr,
+    int max_pairs)
+{
+    bulk_rounds(CsrRows{indptr, cols, vals}, scale, price, n_obj, list0, list1, objq0, objq1, person_obj,
+                obj_owner, eps, cap, obj_key, counters, BidCache{cache_entry, cache_len, cache_thr}, max_pairs);
 }
 
 // ------------------------------------------------------------------------------------

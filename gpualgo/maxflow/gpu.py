@@ -146,16 +146,7 @@ def launch_config(kernel, block: int, want_threads: int, max_per_sm: int | None 
     block = guards.threads(block)
     if not cooperative:
         return max(1, -(-want_threads // block)), block, None
-    cupy = gpu.require()
-    try:
-        per_sm = int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, 0))
-    except Exception:   # no occupancy call in this CuPy: bound by registers and threads per SM
-        try:
-            regs = max(int(kernel.num_regs), 1)
-            per_sm = min(2048 // block, 65536 // (regs * block))
-        except Exception:
-            per_sm = 1
-    per_sm = max(per_sm, 1)
+    per_sm = gpu.resident_blocks(kernel, block) // gpu.sm_count()
     if max_per_sm is not None:
         per_sm = min(per_sm, guards.integer(max_per_sm, "blocks_per_sm"))
     blocks = max(1, min(-(-want_threads // block), per_sm * gpu.sm_count()))

@@ -48,6 +48,9 @@ def test_the_tail_clock_option_is_checked_before_a_gpu_is_asked_for():
     with pytest.raises(ValueError, match="time_tail must be one of False, True, got 1"):
         A.solve(np.ones((4, 4)), variant="gpu_eps_scaling", time_tail=1)
     assert auction_gpu.defines(tail_clock=True)["TAIL_CLOCK"] == 1 and auction_gpu.defines()["TAIL_CLOCK"] == 0
+    for bad in ("yes", 1, None):
+        with pytest.raises(ValueError, match="persistent must be one of False, True"):
+            A.solve(np.ones((4, 4)), variant="gpu_sparse", persistent=bad)
 
 
 def test_solve_checks_the_matrix_first():

@@ -4,7 +4,7 @@ import pytest
 
 from gpualgo import assignment as A
 from sanitize import TOOLS, sanitize
-from gpualgo.assignment.auction.gpu import TAIL_MAX
+from gpualgo.assignment.auction.gpu import PERSISTENT, TAIL_MAX
 
 pytestmark = pytest.mark.gpu
 
@@ -86,14 +86,19 @@ def test_bad_input_on_gpu():
         A.solve(np.ones((4, 4)), variant="gpu_eps_scaling", rounds_per_check=3)
 
 
-def tail_expected(serial_result, rounds_per_check: int, tail_max: int) -> bool:
-    """Whether the tail kernel runs, read from the serial twin's bidders per round: it runs
-    after each batch of rounds_per_check rounds of a phase, when 1 to tail_max persons bid.
-    (Benefits with many ties can leave more bidders than that until the phase ends at once.)"""
+def tail_expected(serial_result, opts: dict) -> bool:
+    """Whether the tail kernel runs, read from the serial twin's bidders per round. With the
+    CUDA graph it is tried after each batch of rounds_per_check rounds of a phase; with
+    persistent=True before each pair of rounds, the first included; it runs when 1 to
+    tail_max persons are left. (Benefits with many ties can leave more bidders than that
+    until the phase ends at once.)"""
+    tail_max = opts.get("tail_max", TAIL_MAX)
+    step = 2 if opts.get("persistent", PERSISTENT) else opts.get("rounds_per_check", 16)
+    first = 0 if opts.get("persistent", PERSISTENT) else step
     active, start = serial_result.stats["active_bidders"], 0
     for rounds in serial_result.stats["rounds_per_phase"]:
         assert start + rounds <= len(active), "record_rounds too small for this instance"
-        for r in range(rounds_per_check, rounds, rounds_per_check):
+        for r in range(first, rounds, step):
             if 1 <= active[start + r] <= tail_max:
                 return True
         start += rounds
@@ -101,17 +106,22 @@ def tail_expected(serial_result, rounds_per_check: int, tail_max: int) -> bool:
 
 
 def test_tail_expected_reads_the_batches():
-    """The prediction on a hand-made record: two phases (5 and 4 rounds), batches of 2 or 3 rounds."""
+    """The prediction on a hand-made record: two phases (5 and 4 rounds), tail_max 3 to 5."""
     class R:
-        stats = {"active_bidders": np.array([9, 8, 7, 5, 4, 9, 6, 4, 2]), "rounds_per_phase": [5, 4]}
-    assert not tail_expected(R, 2, 3)      # rounds 2, 4 of phase 1: 7, 4; round 2 of phase 2: 4
-    assert tail_expected(R, 2, 4)
-    assert tail_expected(R, 3, 5)           # phase 1, round 3: 5
+        stats = {"active_bidders": np.array([9, 8, 7, 5, 4, 3, 6, 4, 2]), "rounds_per_phase": [5, 4]}
+    graph = dict(persistent=False, rounds_per_check=2)
+    assert not tail_expected(R, dict(graph, tail_max=3))    # rounds 2, 4 of phase 1: 7, 4; round 2 of phase 2: 4
+    assert tail_expected(R, dict(graph, tail_max=4))
+    assert tail_expected(R, dict(graph, rounds_per_check=3, tail_max=5))   # phase 1, round 3: 5
+    assert tail_expected(R, dict(persistent=True, tail_max=3))   # phase 2, round 0: 3
+    assert not tail_expected(R, dict(graph, tail_max=3, rounds_per_check=4))
 
 
 @pytest.mark.parametrize("opts", [{}, dict(tail_shared=False), dict(warps_per_block=32, blocks_per_sm=1),
                                   dict(warps_per_block=1), dict(tail_max=4), dict(tail_max=32),
-                                  dict(rounds_per_check=2)])
+                                  dict(rounds_per_check=2), dict(persistent=True), dict(persistent=False),
+                                  dict(persistent=True, tail_max=4, warps_per_block=32, blocks_per_sm=1),
+                                  dict(persistent=True, tail_shared=False, warps_per_block=1)])
 def test_eps_scaling_options_equal_serial_twin(opts, rng):
     """Launch shapes, the tail's state in shared or global memory and its bid caches change no result."""
     for n, lim in [(700, 10000), (1024, 3), (1500, 1500)]:
@@ -122,7 +132,7 @@ def test_eps_scaling_options_equal_serial_twin(opts, rng):
         assert np.array_equal(s.prices, g.prices)
         assert s.stats["rounds_per_phase"] == g.stats["rounds_per_phase"]
         tail_ran = g.stats["tail_cache_hits"] + g.stats["tail_scans"] >= 1
-        assert tail_ran == tail_expected(s, opts.get("rounds_per_check", 16), opts.get("tail_max", TAIL_MAX))
+        assert tail_ran == tail_expected(s, opts)
     B = A.report_instance(1200, 1200, 0.1, seed=rng)
     s = A.solve(B, variant="serial", scaling=True)
     g = A.solve(B, variant="gpu_sparse", **opts)
@@ -197,6 +207,9 @@ def test_narrow_scans_change_no_result(rng, monkeypatch):
         if k == 0:
             assert np.max(g.prices) * prob.scale >= 2**30
             assert g.stats["narrow_aborted"] and not g.stats["narrow_scans"]
+            p = A.solve(B, variant="gpu_eps_scaling", persistent=not g.stats["persistent"])   # the other bulk rounds
+            assert p.stats["narrow_aborted"] and np.array_equal(p.prices, w.prices)
+            assert np.array_equal(p.assignment, w.assignment)
         if k >= 2:
             assert g.stats["narrow_scans"] and not g.stats["narrow_aborted"]
     S = A.report_instance(300, 300, 0.2, seed=rng)
@@ -309,6 +322,18 @@ def test_targets_quick_preset_checks_every_answer_from_both_dtypes():
             assert not scipy and all(r["verified_by"] == "dual bound" for r in mine)
 
 
+@pytest.mark.parametrize("persistent", [False, True])
+def test_round_limit_of_the_eps_scaling_versions(persistent, rng):
+    """max_rounds ends a run that has not finished with RuntimeError, in graphs of rounds and
+    in the cooperative launch alike; a generous limit changes nothing."""
+    B = A.uniform_instance(600, 600, 1, 10000, seed=rng)
+    for variant in ("gpu_eps_scaling", "gpu_sparse"):
+        with pytest.raises(RuntimeError, match="no convergence within max_rounds=2 rounds"):
+            A.solve(B, variant=variant, persistent=persistent, max_rounds=2)
+        r = A.solve(B, variant=variant, persistent=persistent, max_rounds=10**6)
+        assert r.objective == A.reference_objective(B) and r.stats["persistent"] == persistent
+
+
 def test_tail_clock_counts_the_tail_rounds_and_changes_no_result(rng):
     for lim in (10000, 3):
         B = A.uniform_instance(700, 700, 1, lim, seed=rng)
@@ -320,6 +345,18 @@ def test_tail_clock_counts_the_tail_rounds_and_changes_no_result(rng):
         assert 0 < s["tail_rounds"] <= s["rounds"]
         assert 0 <= s["tail_scan_ms"] <= s["tail_ms"] <= s["kernel_ms"]
         assert (s["tail_scan_ms"] > 0) == (s["tail_scans"] > 0)
+
+
+def test_persistent_quick_preset_runs_both_ways_on_each_instance():
+    from gpualgo import bench
+    rows = bench.run_preset("auction", "persistent", progress=False, quick=True)
+    cases = {(r["n"], r["range"]) for r in rows}
+    assert cases == {(n, f) for n in (64, 96) for f in ("1-10000", "0-999", "geom")}
+    assert all(r["verified"] is True for r in rows)
+    for case in cases:
+        mine = [r for r in rows if (r["n"], r["range"]) == case]
+        assert sorted(r["persistent"] for r in mine) == [0, 1]
+        assert len({r["objective"] for r in mine}) == 1 and len({r["rounds"] for r in mine}) == 1
 
 
 def test_tail_quick_preset_clocks_one_run_per_instance():

@@ -7,7 +7,7 @@ from ...variants import Variant
 _REPORT = {"bid_threads", "assign_threads", "grid_factor", "rounds_per_graph", "max_rounds", "force"}
 _TIMED = {"timeline_rounds"}      # the versions with two streams time them (the report's Figure 2)
 _FAST = {"scaling", "eps_start", "eps_factor", "warps_per_block", "blocks_per_sm", "rounds_per_check", "tail_max",
-         "tail_shared", "time_tail", "max_rounds", "force"}
+         "tail_shared", "time_tail", "max_rounds", "force", "persistent"}
 
 #: every version, in the order they are taught
 VARIANTS = variants.table(

@@ -249,6 +249,39 @@ SPEEDUP_GOAL = 40.0
 BIG_GOAL_N, SPEEDUP_GOAL_N = 16384, 8192
 
 
+def persistent_lines(rows) -> list[str]:
+    """The ``persistent`` preset: per instance, the medians of the whole solve and of the kernel
+    time with the rounds before the tail in a CUDA graph of launches (``persistent`` 0) and in
+    one cooperative launch (1), and their ratio; then one line over every instance: the range
+    of the kernel-time ratios and whether both ran the same rounds everywhere.
+
+    >>> rows = [dict(n=64, range="0-999", persistent=p, total_ms=t, kernel_ms=k, rounds=50)
+    ...         for p, t, k in [(0, 12.0, 10.0), (1, 11.0, 9.0), (0, 12.5, 10.2), (1, 11.5, 9.2)]]
+    >>> for line in persistent_lines(rows): print(line)
+    n = 64, 0-999: whole solve 12.2 ms in graphs, 11.2 ms in one launch (0.92x); kernel 10.1 ms and 9.1 ms (0.90x); 2 runs each, 50 rounds both ways
+    one launch against graphs, kernel time: 0.90x to 0.90x over 1 instance(s) (below 1: the one launch is faster); the same rounds everywhere: True
+    """
+    out, ratios, same = [], [], True
+    for key in sorted({(r["n"], r["range"]) for r in rows}):
+        mine = [r for r in rows if (r["n"], r["range"]) == key]
+        by = {p: [r for r in mine if int(r["persistent"]) == p] for p in (0, 1)}
+        if not by[0] or not by[1]:
+            continue
+        tot = [statistics.median(float(r["total_ms"]) for r in by[p]) for p in (0, 1)]
+        ker = [statistics.median(float(r["kernel_ms"]) for r in by[p]) for p in (0, 1)]
+        rounds = {int(r["rounds"]) for r in mine}
+        same = same and len(rounds) == 1
+        ratios.append(ker[1] / ker[0])
+        out.append(f"n = {key[0]}, {key[1]}: whole solve {tot[0]:.1f} ms in graphs, {tot[1]:.1f} ms in one launch "
+                   f"({tot[1] / tot[0]:.2f}x); kernel {ker[0]:.1f} ms and {ker[1]:.1f} ms ({ratios[-1]:.2f}x); "
+                   f"{min(len(by[0]), len(by[1]))} runs each, "
+                   + (f"{rounds.pop()} rounds both ways" if len(rounds) == 1 else f"rounds differ: {sorted(rounds)}"))
+    if ratios:
+        out.append(f"one launch against graphs, kernel time: {min(ratios):.2f}x to {max(ratios):.2f}x over "
+                   f"{len(ratios)} instance(s) (below 1: the one launch is faster); the same rounds everywhere: {same}")
+    return out
+
+
 def targets_lines(rows) -> list[str]:
     """The ``targets`` preset against its goals, one line per case: the GPU's whole solve calls
     (range over the runs, per input dtype) and, where scipy ran in the same run, the speed-ups

@@ -25,6 +25,9 @@
                     with the tail kernel's clock (``time_tail``): the rounds the single-block
                     tail runs, its time in them and in their row scans, against the kernel
                     time (rows with ``time_tail`` 0 and 1).
+``persistent``      gpu_eps_scaling's rounds before the tail run as a CUDA graph of launches
+                    (``persistent`` 0, the default) and as one cooperative launch with grid
+                    barriers (1), alternately on the same instances, every answer certified.
 ``eps_factor``      gpu_eps_scaling with each divisor of eps between phases (``eps_factor``)
                     on the same instances (uniform benefits in two ranges, geometric ones),
                     every answer certified by the dual bound: the evidence for the default
@@ -274,6 +277,28 @@ def _tail_cases(p):
             yield bench.Case(f"n={n} {family}", run, lambda n=n, family=family: _check_targets_instance(family, n))
 
 
+def _persistent_cases(p):
+    """The ``persistent`` preset: gpu_eps_scaling with its bulk rounds in a CUDA graph of
+    launches and in one cooperative launch, alternately on the same int32 instance, ``reps``
+    runs each, every answer certified (geometric instances only up to ``geom_max_n``)."""
+    for n in p["sizes"]:
+        for family in p["families"]:
+            if family == "geom" and n > p["geom_max_n"]:
+                continue
+            def run(n=n, family=family):
+                B, common = _family_instance(p, n, family)
+                B = np.ascontiguousarray(B, dtype=np.int32)
+                for mode in (False, True):
+                    bench.warm_up(solve, B[:64, :64].copy(), ["gpu_eps_scaling"], persistent=mode)
+                rows = []
+                for rep in range(p["reps"]):
+                    for mode in (False, True):
+                        r = solve(B, variant="gpu_eps_scaling", persistent=mode)
+                        rows.append(dict(_certified_row(B, r, None, rep=rep, **common), persistent=int(mode)))
+                return rows
+            yield bench.Case(f"n={n} {family}", run, lambda n=n, family=family: _check_targets_instance(family, n))
+
+
 def _targets_cases(p):
     for family in p["big_families"]:
         yield _targets_case(p, p["big_n"], family, peers_too=False)
@@ -394,6 +419,11 @@ PRESETS = {
         dict(big_n=16384, big_families=["1-10000"], n=8192, families=["0-999", "geom"],
              dtypes=["int32", "int64"], reps=3, seed=19),
         _targets_cases, quick=dict(big_n=96, n=64)),
+    "persistent": bench.Preset(
+        "gpu_eps_scaling's rounds before the tail: a CUDA graph of launches against one cooperative launch "
+        "with grid barriers, alternately on the same instances (the targets' instances among them)",
+        dict(sizes=[8192, 16384], families=["1-10000", "0-999", "geom"], geom_max_n=8192, reps=3, seed=19),
+        _persistent_cases, quick=dict(sizes=[64, 96], reps=1, geom_max_n=96)),
     "tail": bench.Preset(
         "where gpu_eps_scaling's time goes: the single-block tail's rounds, clocked inside the kernel",
         dict(sizes=[4096, 8192, 16384], families=["1-10000", "0-999"], reps=3, seed=37),

@@ -53,6 +53,8 @@ _C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS, _C_TAIL_SOLO = (
 TAIL_THREADS = 1024
 CACHE_K = 256                 # entries of a person's bid cache
 TAIL_MAX = 12                 # the single-block tail kernel takes over at this many bidders
+PERSISTENT = False            # the bulk rounds in one cooperative launch (True) or a CUDA graph of launches
+PERSISTENT_PAIRS = 1 << 15    # the most pairs of rounds one bulk_rounds_kernel launch runs
 NARROW_LIMIT = 2**30          # |raw| * scale below it: dense scans fold 32-bit profits (NARROW_SCANS; 0: never)
 
 _REPORT_KERNELS = ("bid_kernel", "assign_kernel", "rebuild_queue_kernel")
@@ -62,8 +64,10 @@ KERNELS = {
     "gpu_queues": _REPORT_KERNELS,
     "gpu_deterministic": _REPORT_KERNELS,
     "gpu_graph": _REPORT_KERNELS,
-    "gpu_eps_scaling": ("phase_start_kernel", "bid_warp_kernel", "assign_winner_kernel", "tail_rounds_kernel"),
-    "gpu_sparse": ("phase_start_kernel", "bid_warp_csr_kernel", "assign_winner_kernel", "tail_rounds_csr_kernel"),
+    "gpu_eps_scaling": ("phase_start_kernel", "bid_warp_kernel", "assign_winner_kernel", "tail_rounds_kernel",
+                        "bulk_rounds_kernel"),
+    "gpu_sparse": ("phase_start_kernel", "bid_warp_csr_kernel", "assign_winner_kernel", "tail_rounds_csr_kernel",
+                   "bulk_rounds_csr_kernel"),
 }
 
 
@@ -101,8 +105,11 @@ def defines(tail_max: int = TAIL_MAX, tail_clock: bool = False, narrow: bool = F
             "NARROW_SCANS": int(bool(narrow)), **COUNTERS}
 
 
-def _module(tail_max: int = TAIL_MAX, tail_clock: bool = False, narrow: bool = False):
-    return gpu.load_module("auction", defines=defines(tail_max, tail_clock, narrow))
+def _module(tail_max: int = TAIL_MAX, tail_clock: bool = False, narrow: bool = False, cooperative: bool = False):
+    """auction.cu compiled with these constants; ``cooperative``: for ``persistent=True``, whose
+    kernels CuPy then launches cooperatively (every block resident, grid barriers allowed)."""
+    kwargs = {"enable_cooperative_groups": True} if cooperative else {}
+    return gpu.load_module("auction", defines=defines(tail_max, tail_clock, narrow), **kwargs)
 
 
 def narrow_scans(prob, sparse: bool) -> bool:
@@ -376,7 +383,8 @@ def check_report_options(bid_threads=128, assign_threads=256, grid_factor=2, rou
 
 
 def check_fast_options(warps_per_block=8, blocks_per_sm=4, rounds_per_check=16, tail_max=TAIL_MAX, time_tail=False,
-                       max_rounds=10**8, eps_start=None, eps_factor=auction_serial.EPS_FACTOR, **_):
+                       max_rounds=10**8, eps_start=None, eps_factor=auction_serial.EPS_FACTOR, persistent=PERSISTENT,
+                       **_):
     """The options of the eps-scaling versions, checked before a GPU is asked for and again
     by the versions (the schedule's as the serial twin checks them)."""
     guards.integer(max_rounds, "max_rounds", 1, auction_serial.MAX_ROUNDS)
@@ -386,6 +394,7 @@ def check_fast_options(warps_per_block=8, blocks_per_sm=4, rounds_per_check=16, 
     _even(rounds_per_check, "rounds_per_check")
     guards.integer(tail_max, "tail_max", 1, 32)
     guards.one_of(time_tail, "time_tail", (False, True))
+    guards.one_of(persistent, "persistent", (False, True))
 
 
 def _direct_upload(B, sparse: bool) -> bool:
@@ -466,12 +475,18 @@ class _FastAuction:
 
     def __init__(self, cp, prob, rows: _Rows, cfg, names, tail_max: int, tail_shared: bool,
                  rounds_per_check: int, max_rounds: int, time_tail: bool = False, narrow: bool = False,
-                 stream=None):
+                 stream=None, persistent: bool = False):
         N = prob.n
         self.cp, self.prob, self.rows, self.cfg, self.N = cp, prob, rows, cfg, N
         self.rounds_per_check, self.max_rounds = rounds_per_check, max_rounds
-        mod = _module(tail_max, time_tail, narrow)
-        self.phase_k, self.bid_k, self.assign_k, self.tail_k = (mod.get_function(name) for name in names)
+        mod = _module(tail_max, time_tail, narrow, cooperative=persistent)
+        self.phase_k, self.bid_k, self.assign_k, self.tail_k = (mod.get_function(name) for name in names[:4])
+        # persistent: one cooperative launch runs the bulk rounds; its grid is the bid kernel's,
+        # less what cannot be resident at once
+        self.bulk_k = mod.get_function(names[4]) if persistent else None
+        if persistent:
+            threads = cfg["bid"][1][0]
+            self.bulk_blocks = min(cfg["bid"][0][0], gpu.resident_blocks(self.bulk_k, threads))
         # NARROW_SCANS: set by a scan that read a price of 2^30 or more (the run is then void)
         self.narrow, self.abort = narrow, None
         if narrow:
@@ -499,7 +514,7 @@ class _FastAuction:
         self.scale = _i32(prob.scale)
         self.stream = stream or cp.cuda.Stream(non_blocking=True)
         self.pinned = _Pinned(cp)
-        self.checks_done = 0
+        self.checks_done = self.launched = 0
 
     def _tail_memory(self, wanted: bool):
         """(in shared memory?, dynamic shared bytes): the tail keeps the prices and owners in
@@ -515,7 +530,7 @@ class _FastAuction:
     def _capture(self, e, cap):
         """The CUDA graph of a phase: rounds_per_check rounds (an even number, so the lists
         are back at parity 0) and the tail kernel, launched with one call."""
-        cfg, N, stream = self.cfg, self.N, self.stream
+        cfg, stream = self.cfg, self.stream
         pl, ol = self.persons_len, self.objects_len
         rows = self.rows.args
         stream.begin_capture()
@@ -526,11 +541,24 @@ class _FastAuction:
             self.assign_k(cfg["assign"][0], cfg["assign"][1], (
                 self.objq[p], ol[p], self.obj_key, self.price, self.person_obj, self.obj_owner, self.counters,
                 self.lists[1 - p], pl[1 - p], pl[p]))
-        self.tail_k(cfg["tail"][0], cfg["tail"][1], rows + (
-            self.scale, self.price, _i32(N), self.lists[0], pl[0], self.person_obj, self.obj_owner, e, cap,
-            self.counters) + self.cache + (_i32(self.tail_shared),),
-            shared_mem=self.tail_smem if self.tail_shared else 0)
+        self._tail(e, cap)
         return stream.end_capture()
+
+    def _tail(self, e, cap):
+        """The tail kernel, on the lists of parity 0 (it returns at once with more than
+        tail_max bidders left, or none)."""
+        self.tail_k(self.cfg["tail"][0], self.cfg["tail"][1], self.rows.args + (
+            self.scale, self.price, _i32(self.N), self.lists[0], self.persons_len[0], self.person_obj,
+            self.obj_owner, e, cap, self.counters) + self.cache + (_i32(self.tail_shared),),
+            shared_mem=self.tail_smem if self.tail_shared else 0)
+
+    def _bulk(self, e, cap, pairs: int):
+        """persistent=True: bulk_rounds_kernel runs up to ``pairs`` pairs of rounds, then the
+        tail kernel (both on the stream, no graph: CuPy launches them cooperatively)."""
+        self.bulk_k((self.bulk_blocks,), self.cfg["bid"][1], self.rows.args + (
+            self.scale, self.price, _i32(self.N), self.lists[0], self.lists[1], self.objq[0], self.objq[1],
+            self.person_obj, self.obj_owner, e, cap, self.obj_key, self.counters) + self.cache + (_i32(pairs),))
+        self._tail(e, cap)
 
     def run(self, sched) -> list[int]:
         """Every phase of the eps schedule: the rounds of each."""
@@ -546,15 +574,23 @@ class _FastAuction:
         cfg, N, stream, pinned = self.cfg, self.N, self.stream, self.pinned
         self.phase_k(cfg["phase"][0], cfg["phase"][1],
                      (_i32(N), _i32(N), self.person_obj, self.obj_owner, self.lists[0], self.counters))
-        batch = self._capture(e, cap)
+        batch = None if self.bulk_k is not None else self._capture(e, cap)
+        pairs = min(PERSISTENT_PAIRS, -(-self.max_rounds // 2))
         while True:
-            batch.launch(stream)
+            if batch is None:
+                self._bulk(e, cap, pairs)
+            else:
+                batch.launch(stream)
+                self.launched += self.rounds_per_check
             pinned.copy_from(self.counters[_C_MATCHED:_C_MATCHED + 1], stream)
             stream.synchronize()
             self.checks_done += 1
             if pinned.value == N:
                 break
-            if self.checks_done * self.rounds_per_check > self.max_rounds:
+            # the rounds so far, every phase: launched in graphs, or run (a bulk launch that
+            # returns with the phase unfinished ran all its pairs)
+            done = self.launched if batch is not None else int(self.counters[_C_ROUNDS].get())
+            if done > self.max_rounds:
                 raise _no_convergence(self.max_rounds)
         if self.narrow and int(self.abort.get()[0]):
             raise _NarrowAbort()
@@ -565,7 +601,7 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
                  eps_factor: int = auction_serial.EPS_FACTOR,
                  warps_per_block: int = 8, blocks_per_sm: int = 4, rounds_per_check: int = 16,
                  tail_max: int = TAIL_MAX, tail_shared: bool = True, max_rounds: int = 10**8, force: bool = False,
-                 time_tail: bool = False):
+                 time_tail: bool = False, persistent: bool = PERSISTENT):
     """gpu_eps_scaling (dense) and gpu_sparse (CSR): the eps-scaling kernels of auction.cu.
 
     ``tail_shared``: the single-block tail keeps prices and owners in shared memory when
@@ -573,10 +609,15 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
     ``time_tail``: the tail kernel is compiled with its clock (``TAIL_CLOCK``) and the stats
     add ``tail_ms`` (its time in rounds), ``tail_scan_ms`` (in their row scans) and
     ``tail_rounds`` (the rounds it ran): where the time of the last rounds goes.
+    ``persistent``: the rounds before the tail run in one cooperative launch of
+    ``bulk_rounds_kernel`` per phase, with grid barriers where the default's CUDA graph has
+    kernel boundaries and with no copy to the host until the tail is done
+    (``rounds_per_check`` then has no effect); the rounds, and so the answer and the prices,
+    are the same.
     """
     cp = gpu.require()
     check_fast_options(warps_per_block, blocks_per_sm, rounds_per_check, tail_max, time_tail, max_rounds, eps_start,
-                       eps_factor)
+                       eps_factor, persistent)
     variant = "gpu_sparse" if sparse else "gpu_eps_scaling"
     t0 = time.perf_counter()
     prob, rows = _fast_layout(cp, B, eps, sparse, force, variant)
@@ -584,7 +625,7 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
     cfg = launch_config("fast", prob.n, gpu.sm_count(), warps_per_block=warps_per_block, blocks_per_sm=blocks_per_sm)
     narrow = narrow_scans(prob, sparse)
     auction = _FastAuction(cp, prob, rows, cfg, KERNELS[variant], tail_max, tail_shared, rounds_per_check,
-                           max_rounds, bool(time_tail), narrow)
+                           max_rounds, bool(time_tail), narrow, persistent=persistent)
     cp.cuda.Device().synchronize()
     t1 = time.perf_counter()
     aborted = False
@@ -594,7 +635,7 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
         except _NarrowAbort:     # a price passed 2^30: the whole run again, with 64-bit scans
             aborted = True
             auction = _FastAuction(cp, prob, rows, cfg, KERNELS[variant], tail_max, tail_shared, rounds_per_check,
-                                   max_rounds, bool(time_tail), False, stream=auction.stream)
+                                   max_rounds, bool(time_tail), False, stream=auction.stream, persistent=persistent)
             per_phase = auction.run(sched)
     t2 = time.perf_counter()
     a = auction.person_obj.get()
@@ -605,10 +646,12 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
     stats = {"prepare_ms": (t1 - t0) * 1e3, "exec_ms": (t2 - t1) * 1e3, "kernel_ms": timer.ms,
              "device": gpu.device_name(), "rounds": int(sum(per_phase)), "rounds_per_phase": per_phase,
              "eps_schedule": sched, "phases": len(sched), "host_checks": auction.checks_done,
-             "rounds_per_check": rounds_per_check,
+             "rounds_per_check": rounds_per_check, "persistent": persistent,
              "upload_ms": rows.upload_ms, "download_ms": (t3 - t2) * 1e3, "launch": cfg,
              "tail_shared": auction.tail_shared, "tail_cache_hits": hits, "tail_scans": scans,
              "tail_solo_rounds": solo, "narrow_scans": auction.narrow, "narrow_aborted": aborted}
+    if persistent:
+        stats["bulk_blocks"] = auction.bulk_blocks
     if time_tail:
         ns_rounds, ns_scans, tail_rounds = (int(v) for v in auction.clock.get())
         stats.update(tail_ms=ns_rounds / 1e6, tail_scan_ms=ns_scans / 1e6, tail_rounds=tail_rounds)
