@@ -31,13 +31,16 @@ def check_against_serial(result, reference) -> str:
     ``result`` and ``reference`` are results of :func:`~gpualgo.coalitions.solve` (the
     reference usually ``variant="serial"``). Raises ValueError unless the result's
     partition covers every agent exactly once (:func:`check_partition`), and AssertionError
-    unless its value equals the reference's within :func:`tolerance` of the table's dtype
-    (relative to the value, at least 1). Returns a sentence saying what was verified.
+    unless its value equals the reference's within :func:`tolerance` of the table's dtype,
+    relative to the larger of the two partitions' sums of magnitudes (``stats["magnitude"]``,
+    at least 1 and at least the reference's value): values that cancel round like their
+    magnitudes, not like their small sum. Returns a sentence saying what was verified.
     """
     n = reference.stats["n"]
     masks = check_partition(result.partition, n)
     dtype = result.stats.get("dtype", reference.stats.get("dtype", "float64"))
-    tol = tolerance(dtype) * max(1.0, abs(reference.value))
+    scale = max(1.0, abs(reference.value), result.stats.get("magnitude", 0.0), reference.stats.get("magnitude", 0.0))
+    tol = tolerance(dtype) * scale
     if abs(result.value - reference.value) > tol:
         raise AssertionError(f"{result.variant}: value {result.value!r}, the {reference.variant} DP "
                              f"found {reference.value!r} (tolerance {tol:.2g})")

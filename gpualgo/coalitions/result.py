@@ -74,6 +74,7 @@ def make_result(values, partition, table_value, variant: str, stats: dict, rule:
     # the DP added these values in some order: its rounding grows with their magnitudes, which
     # may be far above their sum's when positive and negative values cancel
     scale = max(1.0, sum(abs(float(values[c])) for c in partition))
+    stats["magnitude"] = scale       # what check_against_serial scales its tolerance by
     if abs(value - float(table_value)) > checks.tolerance(values.dtype) * scale * n:
         raise RuntimeError(f"{variant}: the DP value {float(table_value)} differs from the value "
                            f"{value} of the rebuilt partition {partition}")

@@ -215,6 +215,22 @@ def test_launch_config_of_the_tiles_and_the_rebuild():
 
 # ------------------------------------------------------------------------- checks
 
+def test_check_against_serial_scales_by_the_magnitudes():
+    """Values that cancel: the optimum is small, its coalitions' values are not; a rounding
+    difference of their size passes, a difference of ten times the tolerance does not."""
+    v = np.full(8, -1e9)                                        # every larger coalition far worse
+    v[0], v[0b001], v[0b010], v[0b100] = 0.0, 3e8, -3e8 + 7.0, 1.0   # singletons: sum 8, magnitude 6e8 + 1
+    ref = co.solve(v, variant="serial")
+    assert ref.value == 8.0 and ref.stats["magnitude"] == 6e8 - 6
+    near = co.CoalitionResult(partition=ref.partition, value=ref.value + 1e-9 * 3e8, variant="gpu_odp",
+                              stats=dict(ref.stats))
+    assert co.check_against_serial(near, ref).startswith("value equal to the serial DP's within 0.6")
+    far = co.CoalitionResult(partition=ref.partition, value=ref.value + 1e-8 * 6e8, variant="gpu_odp",
+                             stats=dict(ref.stats))
+    with pytest.raises(AssertionError, match="tolerance 0.6"):
+        co.check_against_serial(far, ref)
+
+
 def test_check_against_serial_passes_and_fails():
     v = co.random_values(9, "modified_uniform", seed=6)
     ref = co.solve(v, variant="serial")
