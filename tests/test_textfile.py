@@ -147,21 +147,21 @@ def test_a_line_break_of_unicode_inside_a_comment_does_not_split_it(tmp_path, ki
     lines = [r["lines"][0] + f" x{sep}y z"] + r["lines"][1:]
     assert r["key"](r["read"](_write(tmp_path, r, lines))) == want
     # and the lines after it keep their numbers
-    no, text, words = r["bad"]
-    lines[no - 1] = text
-    p = _write(tmp_path, r, lines)
-    with pytest.raises(ValueError, match=f"^{re.escape(str(p))}: line {no}: {re.escape(words)}"):
-        r["read"](p)
+    _fails_on_its_line(tmp_path, r, lines)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
 def test_a_bad_line_is_named_path_line_n(tmp_path, kind, eol):
     r = READERS[kind]
+    _fails_on_its_line(tmp_path, r, list(r["lines"]), eol, b"\xef\xbb\xbf")
+
+
+def _fails_on_its_line(tmp_path, r, lines, *write_args):
+    """The reader's bad line put in ``lines`` is refused as "{path}: line N: ...", N its number."""
     no, text, words = r["bad"]
-    lines = list(r["lines"])
     lines[no - 1] = text
-    p = _write(tmp_path, r, lines, eol, b"\xef\xbb\xbf")
+    p = _write(tmp_path, r, lines, *write_args)
     with pytest.raises(ValueError, match=f"^{re.escape(str(p))}: line {no}: {re.escape(words)}"):
         r["read"](p)
 
