@@ -129,15 +129,14 @@ def sm_count() -> int:
     return describe()["sms"]
 
 
-def resident_blocks(kernel, block: int, shared_bytes: int = 0) -> int:
+def resident_blocks(kernel, block: int) -> int:
     """How many blocks of ``block`` threads of ``kernel`` (a CuPy ``RawKernel``) the whole GPU
     holds at once: the most a cooperative launch may have, since a grid barrier needs every
     block resident.  From the occupancy calculator; where CuPy cannot ask it, bounded by the
     kernel's registers and the threads of an SM."""
     cupy = require()
     try:
-        per_sm = int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block,
-                                                                                 shared_bytes))
+        per_sm = int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, 0))
     except Exception:
         try:
             per_sm = min(2048 // block, 65536 // (max(int(kernel.num_regs), 1) * block))

@@ -483,10 +483,10 @@ class _FastAuction:
         self.phase_k, self.bid_k, self.assign_k, self.tail_k = (mod.get_function(name) for name in names[:4])
         # persistent: one cooperative launch runs the bulk rounds; its grid is the bid kernel's,
         # less what cannot be resident at once
-        self.bulk_k = mod.get_function(names[4]) if persistent else None
+        self.bulk_k = self.bulk_blocks = None
         if persistent:
-            threads = cfg["bid"][1][0]
-            self.bulk_blocks = min(cfg["bid"][0][0], gpu.resident_blocks(self.bulk_k, threads))
+            self.bulk_k = mod.get_function(names[4])
+            self.bulk_blocks = min(cfg["bid"][0][0], gpu.resident_blocks(self.bulk_k, cfg["bid"][1][0]))
         # NARROW_SCANS: set by a scan that read a price of 2^30 or more (the run is then void)
         self.narrow, self.abort = narrow, None
         if narrow:
