@@ -124,7 +124,7 @@ def _stream(path, error: type) -> Iterator[str]:
                 raise _not_utf8(path, head, exc.start, at, base + exc.start, error) from None
             if first:
                 text, first = text.removeprefix(_BOM), False
-            parts = lines(text) if text else []
+            parts = lines(text)
             yield from parts
             if not block:
                 return

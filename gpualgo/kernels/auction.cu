@@ -611,7 +611,8 @@ __device__ __forceinline__ void cache_offer(const BidCache c, int i, const Top2&
 // warp tries the person's cache; on a miss the whole group scans the row and refills
 // the cache.  Entries whose person got assigned since they were queued are skipped
 // (the list is compacted lazily; no __restrict__ on the list, its length and person_obj,
-// which change within bulk_rounds_kernel: see assign_winners).  The bid goes into obj_key[j] with a single atomicMax
+// which change within bulk_rounds_kernel: see assign_winners).  The bid goes into
+// obj_key[j] with a single atomicMax
 // on (increment << KEY_BITS | (2^KEY_BITS - 1 - person)): the largest increment wins,
 // ties to the lowest person, independent of timing.  The first bidder of an object
 // queues it; every bidder re-queues itself (a winner is skipped next round).
