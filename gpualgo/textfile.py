@@ -7,7 +7,15 @@ assignment's batch config, the coalitions' value files) is read through this mod
 - :func:`read_lines`: the same lines one at a time, for a file too large to hold twice;
 - :func:`lines`: a text's lines;
 - :func:`line_error`: the error of a bad line, worded ``"{path}: line {N}: {message}"``;
-- :func:`check_file`: the refusal of a directory or of a missing file.
+- :func:`check_file`: the refusal of a directory or of a missing file;
+- :func:`integer` and :func:`decimal`: a number as every format writes one.
+
+Numbers are written in ASCII: an optional sign and the digits 0-9 for an integer, and for a
+decimal also a point and an exponent (``1``, ``-2.5``, ``.5``, ``3.``, ``1e-3``, ``6.7E+03``).
+Python's ``int`` and ``float`` take more than that, and what a file means must not depend on
+it: ``1_000``, digits of other scripts (``\u0661\u0662``), ``nan``, ``inf`` and ``infinity``
+are refused, as is a number of more than :data:`MAX_DIGITS` digits (beyond every range the
+formats allow, and far from Python's own limit of 4300, whose error names no line).
 
 A line ends at ``\\n``, ``\\r\\n`` or ``\\r``, as an editor counts lines, and nowhere else:
 ``str.splitlines`` also breaks at ``\\x0b``, ``\\x0c``, ``\\x1c``-``\\x1e``, U+0085, U+2028 and U+2029,
@@ -20,6 +28,11 @@ wrongly. A break at the very end of the text opens no further line.
 ([], [''])
 >>> str(line_error("net.max", 3, "node id 9 out of range 1..4"))
 'net.max: line 3: node id 9 out of range 1..4'
+>>> integer("-12"), decimal("6.7E+03"), decimal(".5")
+(-12, 6700.0, 0.5)
+>>> integer("1_000")
+Traceback (most recent call last):
+ValueError: '1_000' is not an integer (ASCII digits 0-9 with an optional sign)
 """
 from __future__ import annotations
 
@@ -27,7 +40,8 @@ import os
 import re
 from typing import Iterator
 
-__all__ = ["read_text", "read_lines", "lines", "line_error", "check_file", "NoSuchFile"]
+__all__ = ["read_text", "read_lines", "lines", "line_error", "check_file", "NoSuchFile", "integer", "decimal",
+           "is_integer", "is_decimal", "MAX_DIGITS"]
 
 #: the line breaks of every format
 _BREAK = re.compile(r"\r\n|\r|\n")
@@ -35,6 +49,50 @@ _BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
 _BOM = "\ufeff"
 #: bytes read at a time by :func:`read_lines`
 _CHUNK = 1 << 20
+#: the most digits a number may have
+MAX_DIGITS = 100
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _digits(token: str) -> int:
+    return sum(c.isdigit() for c in token.partition("e")[0].partition("E")[0])
+
+
+def is_integer(token: str) -> bool:
+    """Whether ``token`` is an integer as the formats write one (see the module's text)."""
+    return isinstance(token, str) and _INTEGER.fullmatch(token) is not None and _digits(token) <= MAX_DIGITS
+
+
+def is_decimal(token: str) -> bool:
+    """Whether ``token`` is a decimal number as the formats write one (an integer is one too)."""
+    return isinstance(token, str) and _DECIMAL.fullmatch(token) is not None and _digits(token) <= MAX_DIGITS
+
+
+def _refuse(token, kind: str, form: str) -> ValueError:
+    shown = repr(token) if len(token) <= 40 else f"{token[:20]!r}... ({len(token)} characters)"
+    if _INTEGER.fullmatch(token) or _DECIMAL.fullmatch(token):
+        return ValueError(f"{shown} has more than {MAX_DIGITS} digits")
+    return ValueError(f"{shown} is not {kind} ({form})")
+
+
+def integer(token: str) -> int:
+    """``token`` as an int; ValueError naming it when it is not an integer as the formats
+    write one (the caller adds the file and line)."""
+    if not is_integer(token):
+        raise _refuse(token, "an integer", "ASCII digits 0-9 with an optional sign")
+    return int(token)
+
+
+def decimal(token: str) -> float:
+    """``token`` as a finite float; ValueError naming it when it is not a number as the
+    formats write one, or when it is beyond the range of a float (``1e999``)."""
+    if not is_decimal(token):
+        raise _refuse(token, "a number", "ASCII digits with an optional sign, point and exponent")
+    v = float(token)
+    if v in (float("inf"), float("-inf")):
+        raise ValueError(f"{token!r} is beyond the range of a float")
+    return v
 
 
 class NoSuchFile(FileNotFoundError, ValueError):

@@ -100,20 +100,20 @@ def _network(net):
 READERS = {
     "dimacs": dict(read=mf.read_dimacs, name="n.max", key=_network,
                    lines=["c first", "p max 4 3", "c third", "n 1 s", "n 4 t", "a 1 2 3", "a 2 4 2", "a 1 3 1"],
-                   bad=(6, "a 1 9 3", "node id 9 out of range")),
+                   bad=(6, "a 1 9 3", "node id 9 out of range"), number=(6, "a 1 2 {}")),
     "network text": dict(read=mf.read_text, name="n.txt", key=_network,
                          lines=["# first", "n 4", "# third", "e 0 1 3", "e 1 3 2", "e 0 2 1"],
-                         bad=(5, "e 1 9 2", "node id 9 out of range")),
+                         bad=(5, "e 1 9 2", "node id 9 out of range"), number=(4, "e 0 1 {}")),
     "batch config": dict(read=A.read_batch_config, name="b.cfg", key=lambda r: r,
                          lines=["# first", "42 500", "# third", "10 12 0.5", "8 8 1"],
-                         bad=(5, "8 8 2", "density 2.0 not in")),
+                         bad=(5, "8 8 2", "density 2.0 not in"), number=(4, "10 {} 0.5")),
     "tsplib": dict(read=tsp.read_tsplib, name="t.tsp", key=lambda inst: (inst.name, inst.dist.tolist()),
                    lines=["COMMENT : first", "NAME : t", "COMMENT : third", "TYPE : TSP", "DIMENSION : 3",
                           "EDGE_WEIGHT_TYPE : EUC_2D", "NODE_COORD_SECTION", "1 0 0", "2 3 4", "3 6 0", "EOF"],
-                   bad=(9, "2 3 x", "'x' is not a number")),
+                   bad=(9, "2 3 x", "'x' is not a number"), number=(9, "2 {} 4")),
     "values": dict(read=co.read_values, name="v.txt", key=lambda v: v.tolist(),
                    lines=["# first", "0", "# third", "1.5", "2", "4"],
-                   bad=(5, "abc", "not a number: 'abc'")),
+                   bad=(5, "abc", "'abc' is not a number"), number=(5, "{}")),
 }
 KINDS = sorted(READERS)
 
@@ -164,6 +164,39 @@ def _fails_on_its_line(tmp_path, r, lines, *write_args):
     p = _write(tmp_path, r, lines, *write_args)
     with pytest.raises(ValueError, match=f"^{re.escape(str(p))}: line {no}: {re.escape(words)}"):
         r["read"](p)
+
+
+# what Python's int() or float() would take, and no format writes
+NOT_NUMBERS = ["1_2", "\u0661\u0662", "\uff11", "nan", "inf", "-Infinity", "0x1f", "1e999", "7" * 101]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("word", NOT_NUMBERS)
+def test_only_the_formats_numbers_are_read(tmp_path, kind, word):
+    r = READERS[kind]
+    no, template = r["number"]
+    lines = list(r["lines"])
+    lines[no - 1] = template.format(word)
+    p = _write(tmp_path, r, lines)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(p))}: line {no}: .*{re.escape(repr(word)[:21])}"):
+        r["read"](p)
+    lines[no - 1] = template.format("12")    # the same line with a plain number is read
+    r["read"](_write(tmp_path, r, lines))
+
+
+@pytest.mark.parametrize("word", ["0", "-12", "+7", "1.5", ".5", "3.", "1e3", "-6.7E+03", "007"])
+def test_numbers_as_the_formats_write_them(word):
+    assert textfile.decimal(word) == float(word)
+    assert textfile.is_integer(word) == (word.lstrip("+-").isdigit())
+    if textfile.is_integer(word):
+        assert textfile.integer(word) == int(word)
+
+
+@pytest.mark.parametrize("word", NOT_NUMBERS + ["", " 1", "1 ", "--1", ".", "e3", "1e", "1.2.3"])
+def test_anything_else_is_refused_naming_it(word):
+    for read in (textfile.integer, textfile.decimal):
+        with pytest.raises(ValueError, match=re.escape(repr(word)[:21])):
+            read(word)
 
 
 @pytest.mark.parametrize("kind", KINDS)

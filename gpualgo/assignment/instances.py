@@ -291,8 +291,8 @@ def read_batch_config(path, force: bool = False):
             if seed is None:
                 if len(parts) not in (1, 2):
                     raise ValueError("expected 'SEED [LIMIT]'")
-                seed = int(parts[0])
-                limit = int(parts[1]) if len(parts) == 2 else DEFAULT_LIMIT
+                seed = textfile.integer(parts[0])
+                limit = textfile.integer(parts[1]) if len(parts) == 2 else DEFAULT_LIMIT
                 if seed < 0 or limit < 1:
                     raise ValueError("SEED must be >= 0 and LIMIT >= 1")
                 if limit > np.iinfo(np.int32).max - 1:
@@ -300,7 +300,7 @@ def read_batch_config(path, force: bool = False):
                 continue
             if len(parts) != 3:
                 raise ValueError("expected 'm n density'")
-            m, n, d = int(parts[0]), int(parts[1]), float(parts[2])
+            m, n, d = textfile.integer(parts[0]), textfile.integer(parts[1]), textfile.decimal(parts[2])
             _check_shape(m, n)
             if not (0 < d <= 1):
                 raise ValueError(f"density {d} not in (0, 1]")

@@ -352,9 +352,9 @@ def _read_text_values(path, force):
         if not text:
             continue
         try:
-            vals.append(float(text))
-        except ValueError:
-            raise textfile.line_error(path, lineno, f"not a number: {text[:80]!r}") from None
+            vals.append(textfile.decimal(text))
+        except ValueError as exc:
+            raise textfile.line_error(path, lineno, str(exc)) from None
         if len(vals) > 1 << MAX_AGENTS:
             raise textfile.line_error(path, lineno, f"more than 2**{MAX_AGENTS} values (n above {MAX_AGENTS} agents)")
     return np.frombuffer(vals, dtype=np.float64) if vals else np.zeros(0)

@@ -23,7 +23,6 @@ is built (``force=True`` insists).
 from __future__ import annotations
 
 import pathlib
-import re
 
 import numpy as np
 
@@ -31,12 +30,6 @@ from .. import textfile
 from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, from_edges, guard_network
 
 __all__ = ["read_dimacs", "write_dimacs", "parse_dimacs", "read_text", "write_text", "parse_text", "read"]
-
-
-_INT = re.compile(r"[+-]?[0-9]+")
-#: the most digits a number may have: far beyond every range below, and short of Python's
-#: own limit on converting a string to an int (4300 digits), whose error names no line
-_DIGITS = 100
 
 
 def _lines(text, what: str):
@@ -50,13 +43,14 @@ def _lines(text, what: str):
 
 
 def _ints(parts, line_no: int, what: str):
-    # plain ASCII digits only: Python's int() also takes '1_000' and non-ASCII digits
-    if not all(_INT.fullmatch(p) for p in parts):
-        raise ValueError(f"line {line_no}: {what} must be integers, got {' '.join(parts)!r}")
-    for p in parts:
-        if len(p.lstrip("+-")) > _DIGITS:
-            raise ValueError(f"line {line_no}: {what}: a number of {len(p.lstrip('+-'))} digits is out of range")
-    return [int(p) for p in parts]
+    # the formats' integers (gpualgo.textfile.integer): not Python's int(), which also takes
+    # '1_000', digits of other scripts and thousands of digits
+    try:
+        return [textfile.integer(p) for p in parts]
+    except ValueError as exc:
+        shown = " ".join(parts)
+        shown = repr(shown) if len(shown) <= 60 else f"{shown[:40]!r}..."
+        raise ValueError(f"line {line_no}: {what} must be integers, got {shown}: {exc}") from None
 
 
 def _nodes(n: int, line_no: int, what: str) -> int:

@@ -27,10 +27,8 @@ integer larger than every distance) and read back by passing the same value to
 from __future__ import annotations
 
 import array
-import math
 import operator
 import os
-import re
 
 import numpy as np
 
@@ -284,7 +282,7 @@ def _keyword(raw, head, head_line, fail, lineno) -> None:
         parts = raw.split(None, 1)
         key, value = parts[0].upper(), (parts[1] if len(parts) > 1 else "")
     if key not in _KEYS:
-        if _is_number(key):
+        if textfile.is_decimal(key):
             dim = head.get("DIMENSION")
             fail(lineno, f"data outside any section: {raw!r} (more nodes or weights than "
                          f"DIMENSION {dim if dim is not None else '(not given)'} announces?)")
@@ -296,14 +294,6 @@ def _keyword(raw, head, head_line, fail, lineno) -> None:
     else:
         head[key] = value.strip() if key in ("NAME", "COMMENT") else value.strip().upper()
     head_line[key] = lineno
-
-
-def _is_number(tok: str) -> bool:
-    try:
-        float(tok)
-    except ValueError:
-        return False
-    return True
 
 
 def _problem(head, head_line, fail, last):
@@ -327,7 +317,7 @@ def _dimension(head, head_line, fail, lineno) -> int:
     if "DIMENSION" not in head:
         fail(lineno, "DIMENSION must be given before the data sections")
     try:
-        n = int(head["DIMENSION"])
+        n = textfile.integer(head["DIMENSION"])
     except ValueError:
         fail(head_line["DIMENSION"], f"DIMENSION {head['DIMENSION']!r} is not an integer")
     if n < 1:
@@ -407,25 +397,20 @@ def _explicit_distances(weights, n, kind, head_line, missing, fail, last) -> np.
 
 
 def _number(tok, lineno, fail):
+    """A finite number as :func:`gpualgo.textfile.decimal` reads one (no ``1_000``, ``nan``)."""
     try:
-        v = float(tok)
-    except ValueError:
-        fail(lineno, f"{tok!r} is not a number")
-    if not math.isfinite(v):
-        fail(lineno, f"{tok!r} is not a finite number")
-    return v
-
-
-_INT = re.compile(r"[+-]?[0-9]+")
+        return textfile.decimal(tok)
+    except ValueError as exc:
+        fail(lineno, str(exc))
 
 
 def _weight(tok, lineno, fail, missing) -> int | None:
     """One explicit weight: an integer (written as one, or as an integral number) within
     +-MAX_DISTANCE, or None for the ``missing`` stand-in."""
-    if _INT.fullmatch(tok) and len(tok) <= 40:
+    if textfile.is_integer(tok):
         v = int(tok)
     else:
-        if len(tok) > 40 and _INT.fullmatch(tok):
+        if len(tok) > textfile.MAX_DIGITS and tok.lstrip("+-").isascii() and tok.lstrip("+-").isdigit():
             fail(lineno, f"weight {tok[:20]}... ({len(tok)} digits) exceeds {MAX_DISTANCE} (MAX_DISTANCE)")
         x = _number(tok, lineno, fail)
         if x != int(x):

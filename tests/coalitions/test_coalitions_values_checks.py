@@ -110,7 +110,7 @@ def test_files_round_trip(tmp_path, suffix, dtype):
 def test_text_file_errors(tmp_path):
     p = tmp_path / "v.txt"
     p.write_text("# four coalitions\n0\n1.5\n\nabc\n2\n")
-    with pytest.raises(ValueError, match=r"v.txt: line 5: not a number"):
+    with pytest.raises(ValueError, match=r"v.txt: line 5: .* is not a number"):
         co.read_values(p)
     p.write_text("0\n1\n2\n")
     with pytest.raises(ValueError, match="power of two"):
@@ -279,9 +279,10 @@ def test_file_errors_name_the_file(tmp_path):
     np.save(q, np.array([1.0, 2.0]))
     with pytest.raises(ValueError, match=r"odd.npy: values\[0\]"):
         co.read_values(q)
-    p.write_text("0\n1\nnan\n2\n")
-    with pytest.raises(ValueError, match=r"counts.txt: values must be finite: values\[2\]"):
-        co.read_values(p)
+    for word in ("nan", "inf", "-Infinity", "1_0", "\u0662"):     # Python's float() takes every one of these
+        p.write_text(f"0\n1\n{word}\n2\n")
+        with pytest.raises(ValueError, match=rf"counts.txt: line 3: '{word}' is not a number"):
+            co.read_values(p)
 
 
 @pytest.mark.parametrize("bid, msg", [(({0},), "pair"), ((True, 1.0), "bundle"), ((1.0, 2.0), "bundle"),
@@ -322,7 +323,7 @@ def test_text_file_with_a_byte_order_mark(tmp_path):
     p.write_bytes(b"\xef\xbb\xbf# from a spreadsheet\r\n0\r\n1.5\r\n2\r\n4\r\n")
     assert co.read_values(p).tolist() == [0, 1.5, 2, 4]
     p.write_bytes(b"0\n\xef\xbb\xbf1\n2\n4\n")     # only the file's first bytes may be one
-    with pytest.raises(ValueError, match=r"v.txt: line 2: not a number"):
+    with pytest.raises(ValueError, match=r"v.txt: line 2: .* is not a number"):
         co.read_values(p)
 
 
@@ -332,5 +333,5 @@ def test_text_file_with_old_mac_line_ends(tmp_path):
     p.write_bytes(b"# four coalitions\r0\r1.5\r2\r4\r")
     assert co.read_values(p).tolist() == [0, 1.5, 2, 4]
     p.write_bytes(b"# four coalitions\r0\r1.5\rtwo\r4\r")
-    with pytest.raises(ValueError, match=r"v.txt: line 4: not a number: 'two'"):
+    with pytest.raises(ValueError, match=r"v.txt: line 4: 'two' is not a number"):
         co.read_values(p)

@@ -353,3 +353,12 @@ def test_float16_matrix_without_overflow_warning():
         warnings.simplefilter("error")
         r = tsp.solve(np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0]], dtype=np.float16), variant="held_karp")
     assert r.length == 6
+
+
+@pytest.mark.parametrize("dim", ["1_0", "\u0665", "+\uff15", "5.0"])
+def test_tsplib_dimension_is_an_ascii_integer(tmp_path, dim):
+    p = tmp_path / "d.tsp"
+    p.write_text(f"NAME : d\nTYPE : TSP\nDIMENSION : {dim}\nEDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+                 + "".join(f"{k + 1} {k} {k * k}\n" for k in range(5)) + "EOF\n")
+    with pytest.raises(tsp.TSPLIBError, match=r"d.tsp: line 3: DIMENSION .* is not an integer"):
+        tsp.read_tsplib(p)
