@@ -160,10 +160,11 @@ def per_instance(rows, *match_keys, value: str = "rounds", by: str = "variant") 
 FACTOR_TIE = 0.01
 
 
-def factor_summary(rows, value: str = "kernel_ms") -> dict:
-    """The ``eps_factor`` sweep, factor by factor: ``{factor: (geometric mean of value / the
-    instance's best, instances where it was the best, its worst ratio)}``, over the instances
-    (``n``, ``range``, ``seed``) that ran every factor; sorted best first.
+def factor_summary(rows, value: str = "kernel_ms", option: str = "eps_factor") -> dict:
+    """A sweep of one option (the ``eps_factor`` sweep by default, or ``warps_per_block``'s),
+    value by value: ``{value of the option: (geometric mean of value / the instance's best,
+    instances where it was the best, its worst ratio)}``, over the instances (``n``,
+    ``range``, ``seed``) that ran every value; sorted best first.
 
     >>> rows = [dict(n=64, range="0-999", seed=1, eps_factor=f, kernel_ms=t) for f, t in ((4, 2.0), (8, 4.0))]
     >>> rows += [dict(n=64, range="geom", seed=2, eps_factor=f, kernel_ms=t) for f, t in ((4, 3.0), (8, 2.0))]
@@ -172,8 +173,8 @@ def factor_summary(rows, value: str = "kernel_ms") -> dict:
     """
     by = {}
     for r in rows:
-        if r.get("eps_factor") is not None and r.get(value) is not None and not r.get("timeout"):
-            by.setdefault((r["n"], r["range"], r["seed"]), {})[r["eps_factor"]] = float(r[value])
+        if r.get(option) is not None and r.get(value) is not None and not r.get("timeout"):
+            by.setdefault((r["n"], r["range"], r["seed"]), {})[r[option]] = float(r[value])
     factors = sorted({f for d in by.values() for f in d})
     full = [(d, min(d.values())) for d in by.values() if len(d) == len(factors)]
     out = {}
@@ -184,8 +185,8 @@ def factor_summary(rows, value: str = "kernel_ms") -> dict:
     return dict(sorted(out.items(), key=lambda kv: kv[1][0]))
 
 
-def factor_table(rows, default=None, value: str = "kernel_ms") -> str:
-    """:func:`factor_summary` as a Markdown table, best first; ``default`` marks the factor the
+def factor_table(rows, default=None, value: str = "kernel_ms", option: str = "eps_factor") -> str:
+    """:func:`factor_summary` as a Markdown table, best first; ``default`` marks the value the
     library uses.
 
     >>> rows = [dict(n=64, range="0-999", seed=1, eps_factor=f, kernel_ms=t) for f, t in ((4, 2.0), (8, 4.0))]
@@ -195,11 +196,11 @@ def factor_table(rows, default=None, value: str = "kernel_ms") -> str:
     | 4 (the default) | 1.000 | 1 of 1 | 1.00 |
     | 8 | 2.000 | 0 of 1 | 2.00 |
     """
-    summary = factor_summary(rows, value)
+    summary = factor_summary(rows, value, option)
     if not summary:
         return ""
-    total = len({(r["n"], r["range"], r["seed"]) for r in rows if r.get("eps_factor") is not None})
-    lines = ["| eps_factor | time / the instance's fastest (geometric mean) | fastest on | worst ratio |",
+    total = len({(r["n"], r["range"], r["seed"]) for r in rows if r.get(option) is not None})
+    lines = [f"| {option} | time / the instance's fastest (geometric mean) | fastest on | worst ratio |",
              "|---|---|---|---|"]
     lines += [f"| {f}{' (the default)' if f == default else ''} | {g:.3f} | {w} of {total} | {x:.2f} |"
               for f, (g, w, x) in summary.items()]

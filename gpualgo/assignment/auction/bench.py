@@ -32,6 +32,9 @@
                     on the same instances (uniform benefits in two ranges, geometric ones),
                     every answer certified by the dual bound: the evidence for the default
                     (:data:`serial.EPS_FACTOR`, :func:`analysis.factor_summary`).
+``warps``           the same sweep over the warps per block of the bidding kernel
+                    (``warps_per_block``), on the same instances: the evidence for
+                    :data:`gpu.WARPS_PER_BLOCK`.
 
 Every preset takes ``quick=True`` (its ``Preset.quick`` sizes, for notebooks in CI and tests).
 
@@ -237,9 +240,11 @@ def _targets_case(p, n: int, family: str, peers_too: bool):
     return bench.Case(f"n={n} {family}", run, lambda: _check_targets_instance(family, n))
 
 
-def _factor_cases(p):
-    """The ``eps_factor`` sweep: every factor on each instance, one after the other (geometric
-    instances only up to ``geom_max_n``: scipy-free, but their auctions take seconds each)."""
+def _option_cases(p, option: str, values: str):
+    """A sweep of one option of gpu_eps_scaling (``eps_factor``, ``warps_per_block``): every
+    value of ``p[values]`` on each instance, one after the other, a column ``option`` in each
+    row (geometric instances only up to ``geom_max_n``: scipy-free, but their auctions take
+    seconds each)."""
     for n in p["sizes"]:
         for family in p["families"]:
             if family == "geom" and n > p["geom_max_n"]:
@@ -249,9 +254,9 @@ def _factor_cases(p):
                     B, common = _family_instance(p, n, family, k)
                     bench.warm_up(solve, B[:64, :64].copy(), ["gpu_eps_scaling"])
                     rows = []
-                    for f in p["factors"]:
-                        r = solve(B, variant="gpu_eps_scaling", eps_factor=f)
-                        rows.append(dict(_certified_row(B, r, None, **common), eps_factor=f))
+                    for v in p[values]:
+                        r = solve(B, variant="gpu_eps_scaling", **{option: v})
+                        rows.append(dict(_certified_row(B, r, None, **common), **{option: v}))
                     return rows
                 yield bench.Case(f"n={n} {family} #{k}", run,
                                  lambda n=n, family=family: _check_targets_instance(family, n))
@@ -432,7 +437,13 @@ PRESETS = {
         "gpu_eps_scaling with each divisor of eps between phases, on the same instances (the default's evidence)",
         dict(sizes=[2048, 4096, 8192, 16384], families=["1-10000", "0-999", "geom"], geom_max_n=8192,
              factors=[3, 4, 5, 6, 8, 10], instances=3, seed=31),
-        _factor_cases, quick=dict(sizes=[64, 96], instances=1, geom_max_n=96)),
+        lambda p: _option_cases(p, "eps_factor", "factors"), quick=dict(sizes=[64, 96], instances=1, geom_max_n=96)),
+    "warps": bench.Preset(
+        "gpu_eps_scaling with each number of warps per block of its bidding kernel, on the eps_factor sweep's "
+        "instances (the default's evidence)",
+        dict(sizes=[2048, 4096, 8192, 16384], families=["1-10000", "0-999", "geom"], geom_max_n=8192,
+             warps=[4, 8, 16, 32], instances=3, seed=31),
+        lambda p: _option_cases(p, "warps_per_block", "warps"), quick=dict(sizes=[64, 96], instances=1, geom_max_n=96)),
     "scaling": bench.Preset(
         "serial auction at eps = 1/(m+1) against serial eps-scaling, same instances (density 0.1 and 1)",
         dict(sizes=REPORT_SIZES[:6], densities=[0.1, 1.0], instances=3, limit=10000, seed=2022),

@@ -37,7 +37,7 @@ from .. import problem
 from ..result import make_result
 from . import serial as auction_serial
 
-__all__ = ["KERNELS", "COUNTERS", "CACHE_K", "TAIL_MAX", "launch_config", "defines",
+__all__ = ["KERNELS", "COUNTERS", "CACHE_K", "TAIL_MAX", "WARPS_PER_BLOCK", "launch_config", "defines",
            "gpu_v1", "gpu_queues", "gpu_deterministic", "gpu_graph", "gpu_eps_scaling", "gpu_sparse"]
 
 _NULL = np.uint64(0)          # a null pointer argument
@@ -53,6 +53,7 @@ _C_MATCHED, _C_ROUNDS, _C_CACHE_HITS, _C_TAIL_SCANS, _C_TAIL_SOLO = (
 TAIL_THREADS = 1024
 CACHE_K = 256                 # entries of a person's bid cache
 TAIL_MAX = 12                 # the single-block tail kernel takes over at this many bidders
+WARPS_PER_BLOCK = 8           # warps per block of the bidding kernels (the ``warps`` sweep's evidence)
 PERSISTENT = False            # the bulk rounds in one cooperative launch (True) or a CUDA graph of launches
 PERSISTENT_PAIRS = 1 << 15    # the most pairs of rounds one bulk_rounds_kernel launch runs
 NARROW_LIMIT = 2**30          # |raw| * scale below it: dense scans fold 32-bit profits (NARROW_SCANS; 0: never)
@@ -72,7 +73,7 @@ KERNELS = {
 
 
 def launch_config(kind: str, n: int, sms: int, bid_threads: int = 128, assign_threads: int = 256,
-                  grid_factor: int = 2, warps_per_block: int = 8, blocks_per_sm: int = 4) -> dict:
+                  grid_factor: int = 2, warps_per_block: int = WARPS_PER_BLOCK, blocks_per_sm: int = 4) -> dict:
     """Every grid and block size of the auction kernels, in one place.
 
     ``kind`` is ``"report"`` (bid_kernel / assign_kernel / rebuild_queue_kernel) or
@@ -382,7 +383,7 @@ def check_report_options(bid_threads=128, assign_threads=256, grid_factor=2, rou
     _even(rounds_per_graph, "rounds_per_graph")
 
 
-def check_fast_options(warps_per_block=8, blocks_per_sm=4, rounds_per_check=16, tail_max=TAIL_MAX, time_tail=False,
+def check_fast_options(warps_per_block=WARPS_PER_BLOCK, blocks_per_sm=4, rounds_per_check=16, tail_max=TAIL_MAX, time_tail=False,
                        max_rounds=10**8, eps_start=None, eps_factor=auction_serial.EPS_FACTOR, persistent=PERSISTENT,
                        **_):
     """The options of the eps-scaling versions, checked before a GPU is asked for and again
@@ -599,7 +600,7 @@ class _FastAuction:
 
 def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
                  eps_factor: int = auction_serial.EPS_FACTOR,
-                 warps_per_block: int = 8, blocks_per_sm: int = 4, rounds_per_check: int = 16,
+                 warps_per_block: int = WARPS_PER_BLOCK, blocks_per_sm: int = 4, rounds_per_check: int = 16,
                  tail_max: int = TAIL_MAX, tail_shared: bool = True, max_rounds: int = 10**8, force: bool = False,
                  time_tail: bool = False, persistent: bool = PERSISTENT):
     """gpu_eps_scaling (dense) and gpu_sparse (CSR): the eps-scaling kernels of auction.cu.
