@@ -241,6 +241,20 @@ def test_the_default_divisor_is_the_recorded_sweeps_best():
     assert summary[serial.EPS_FACTOR][0] < summary[8][0]     # the former default, 8, is slower
 
 
+def test_the_default_warps_per_block_is_the_recorded_sweeps_best():
+    """gpu.WARPS_PER_BLOCK is fastest by geometric mean in the recorded warps sweep, or tied with
+    the fastest (within analysis.FACTOR_TIE), on instances where every answer was certified."""
+    from gpualgo import results
+    from gpualgo.assignment.auction import analysis, gpu
+    rows = results.read("auction", "warps").rows
+    assert rows and all(r["verified"] is True for r in rows)
+    summary = analysis.factor_summary(rows, option="warps_per_block")
+    assert sorted(summary) == [4, 8, 16, 32]
+    best = next(iter(summary.values()))[0]
+    assert summary[gpu.WARPS_PER_BLOCK][0] <= best * (1 + analysis.FACTOR_TIE)
+    assert summary[gpu.WARPS_PER_BLOCK][0] < summary[8][0]     # the former default, 8, is slower
+
+
 def test_the_recorded_tail_sweep_says_what_notebook_01_says():
     """Most rounds belong to the single-block tail on every instance, and so does the largest part
     of the kernel time (over half from n = 8192); a good share of the tail's rounds ran in one
