@@ -68,12 +68,17 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
     exact, tsp_t, mf_t, dgs_t, co_t = (read("auction", "exact"), read("tsp", "targets"), read("maxflow", "targets"),
                                        read("dgs", "targets"), read("coalitions", "targets"))
     out = []
+
+    def add(rec, row):
+        """A row measured in ``rec``: (what, measured, the GPU it names)."""
+        out.append((*row, _gpu_name(rec)))
+
     for n in (8192, 16384):
         rs = [r for r in exact.rows if r["n"] == n and r["range"] == "1-10000"]
         g, gtext = _timed(rs, "GPU eps-scaling auction", variant="gpu_eps_scaling")
         s, stext = _timed(rs, "scipy", variant="scipy")
         lp, ltext = _timed(rs, "lap", variant="lap")
-        out.append((f"exact assignment, n = {n}, dense benefits in [1, 10000], whole solve",
+        add(exact, (f"exact assignment, n = {n}, dense benefits in [1, 10000], whole solve",
                     f"{gtext}; {stext}; {ltext}: {s / g:.1f}x scipy, {lp / g:.1f}x lap"))
 
     au_t = read("auction", "targets")
@@ -81,7 +86,7 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
     _, t32 = _timed(rs, "from an int32 array", variant="gpu_eps_scaling", dtype="int32")
     _, t64 = _timed(rs, "from the same matrix as int64 (numpy's default integer)", variant="gpu_eps_scaling",
                     dtype="int64")
-    out.append(("exact assignment, n = 16384, dense benefits in [1, 10000], GPU eps-scaling auction, whole solve",
+    add(au_t, ("exact assignment, n = 16384, dense benefits in [1, 10000], GPU eps-scaling auction, whole solve",
                 f"{t32}; {t64}"))
     for family, what in (("0-999", "benefits in [0, 999]"), ("geom", "geometric benefits (GEOM)")):
         rs = [r for r in au_t.rows if r["n"] == 8192 and r["range"] == family]
@@ -92,26 +97,26 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
             lp, ltext = _timed(rs, "lap", variant="lap")
             parts.append(ltext)
             ratios.append(f"{lp / g:.1f}x lap")
-        out.append((f"exact assignment, n = 8192, {what}, int64 input, whole solve",
+        add(au_t, (f"exact assignment, n = 8192, {what}, int64 input, whole solve",
                     "; ".join(parts) + ": " + ", ".join(ratios)))
 
     bf = [r for r in tsp_t.rows if r["variant"] == "gpu_shared_incremental" and 13 <= r["n"] <= 15]
     rates = [float(r["perms_per_s"]) for r in bf]
-    out.append(("brute-force TSP on the GPU, orders scored per second, n = 13 to 15 (all orders and "
+    add(tsp_t, ("brute-force TSP on the GPU, orders scored per second, n = 13 to 15 (all orders and "
                 "each tour once)", f"{min(rates):.2g} to {max(rates):.2g} ({len(rates)} runs, 1 each)"))
     t16, k16 = _median([r for r in tsp_t.rows if r["n"] == 16], variant="gpu_shared_incremental")
-    out.append(("brute-force TSP, n = 16, exact", f"{t16 / 1000:.1f} s ({_runs(range(k16))})"))
+    add(tsp_t, ("brute-force TSP, n = 16, exact", f"{t16 / 1000:.1f} s ({_runs(range(k16))})"))
     tsp_l = read("tsp", "largest")
     t17, k17 = _median([r for r in tsp_l.rows if r["variant"] == "gpu_shared_incremental"])
     n17 = tsp_l.rows[0]["n"]
-    out.append((f"brute-force TSP, n = {n17} (symmetric: each tour once), exact, one GPU",
+    add(tsp_l, (f"brute-force TSP, n = {n17} (symmetric: each tour once), exact, one GPU",
                 f"{t17 / 1000:.1f} s ({_runs(range(k17))})"))
     top = max((r for r in tsp_l.rows if r["variant"] == "gpu_held_karp"), key=lambda r: r["n"])
-    out.append((f"GPU Held-Karp, n = {top['n']}, exact (an instance whose optimum is known), whole solve",
+    add(tsp_l, (f"GPU Held-Karp, n = {top['n']}, exact (an instance whose optimum is known), whole solve",
                 f"{_ms(float(top['total_ms']))} (1 run); its table {gib(int(top['table_bytes']))}"))
     hk = [float(r["total_ms"]) for r in tsp_t.rows if r["variant"] == "gpu_held_karp" and r["n"] == 22]
     ser, kser = _median(tsp_t.rows, variant="held_karp", n=22)
-    out.append(("Held-Karp, n = 22: GPU against the numba serial Held-Karp, whole solve",
+    add(tsp_t, ("Held-Karp, n = 22: GPU against the numba serial Held-Karp, whole solve",
                 f"GPU {min(hk):.1f} to {max(hk):.1f} ms ({len(hk)} runs); serial {_ms(ser)} ({_runs(range(kser))}): "
                 f"{ser / max(hk):.0f}x to {ser / min(hk):.0f}x"))
 
@@ -124,7 +129,7 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
             parts.append(text)
             fastest = t if fastest is None else min(fastest, t)
         a = int(size.split("x")[0])
-        out.append((f"max flow, genrmf a = b = {a} ({a ** 3:,} vertices), whole solve",
+        add(mf_t, (f"max flow, genrmf a = b = {a} ({a ** 3:,} vertices), whole solve",
                     "; ".join(parts) + f": {fastest / g:.1f}x the fastest CPU library"))
 
     rs = [r for r in dgs_t.rows if r["family"] == "geom" and r["n"] == 4096]
@@ -132,7 +137,7 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
     s, stext = _timed(rs, "serial DGS", variant="serial")
     a, atext = _timed(rs, "exact GPU auction", variant="gpu_eps_scaling")
     gap = [float(r["gap"]) for r in rs if r["variant"] == "gpu"]
-    out.append(("assignment by DGS, GEOM n = 4096, whole solve; DGS's gap to the optimum",
+    add(dgs_t, ("assignment by DGS, GEOM n = 4096, whole solve; DGS's gap to the optimum",
                 f"{gtext}; {stext}; {atext}: {s / g:.0f}x serial DGS; gap {100 * statistics.median(gap):.3f} %"))
 
     from .coalitions.analysis import NO_BOUND
@@ -142,7 +147,7 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
         if any(r["variant"] == NO_BOUND and r["n"] == n for r in co_t.rows):
             u, j = _median(co_t.rows, variant=NO_BOUND, n=n)
             text += f"; without its bound (tiles alone) {_ms(u)} ({_runs(range(j))})"
-        out.append((f"coalition structures, n = {n}, GPU pruned DP (float32, uniform values)", text))
+        add(co_t, (f"coalition structures, n = {n}, GPU pruned DP (float32, uniform values)", text))
     g, gtext = _timed(co_t.rows, "GPU pruned DP", variant="gpu_odp", n=22)
     s, stext = _timed(co_t.rows, "serial unpruned DP", variant="serial", n=22)
     s2, s2text = _timed(co_t.rows, "serial pruned DP", variant="serial_odp", n=22)
@@ -150,14 +155,19 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
     if any(r["variant"] == NO_BOUND and r["n"] == 22 for r in co_t.rows):
         u, utext = _timed(co_t.rows, "the GPU's tiles alone", variant=NO_BOUND, n=22)
         pruned += f" ({utext}: {s2 / u:.0f}x without the bound)"
-    out.append(("coalition structures, n = 22: pruned against pruned (one run of the targets preset)", pruned))
-    out.append(("coalition structures, n = 22: the GPU's pruned DP against the unpruned serial DP "
+    add(co_t, ("coalition structures, n = 22: pruned against pruned (one run of the targets preset)", pruned))
+    add(co_t, ("coalition structures, n = 22: the GPU's pruned DP against the unpruned serial DP "
                 "(the same run; pruning and GPU together)", f"{gtext}; {stext}: {s / g:.0f}x"))
     recs = (exact, au_t, tsp_t, tsp_l, mf_t, dgs_t, co_t)
     dates = sorted(_dates(*recs))
     when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
-    heading = f"### At a glance (recorded on {_gpu_name(*recs)}, {when})"
-    return out, heading
+    # the GPU most rows were measured on goes in the heading; a row from another names its own
+    gpus = [g for _, _, g in out]
+    main = max(sorted(set(gpus)), key=gpus.count)
+    heading = f"### At a glance (recorded on {main}, {when})"
+    if len(set(gpus)) > 1:
+        heading = f"### At a glance (recorded on {main} unless a row names another GPU, {when})"
+    return [(what, measured if g == main else f"{measured} (on {g})") for what, measured, g in out], heading
 
 
 def table(where=None) -> str:
