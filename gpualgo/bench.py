@@ -42,7 +42,7 @@ from typing import Callable, Iterable
 from . import gpu, results
 from .cluster import ClusterUnavailableError
 
-__all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "row", "peer_row", "warm_up", "repeat", "REPEAT_BELOW_S",
+__all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "LATER_COLUMNS", "row", "peer_row", "warm_up", "repeat", "REPEAT_BELOW_S",
            "suite", "presets", "run_preset", "check_cases", "live_or_recorded", "content", "compare_sweeps", "SWEEP_GOAL", "main"]
 
 #: algorithm name -> module defining PRESETS
@@ -94,8 +94,12 @@ class Preset:
 
 
 #: the columns every result row has, after the case's own (see :func:`row`)
-ROW_COLUMNS = ("variant", "rep", "total_ms", "prepare_ms", "exec_ms", "kernel_ms", "objective", "verified",
-               "device")
+ROW_COLUMNS = ("variant", "rep", "total_ms", "prepare_ms", "check_ms", "exec_ms", "kernel_ms", "objective",
+               "verified", "device")
+#: columns of :data:`ROW_COLUMNS` added after some of the recorded files were made: a record
+#: without one was made before it (``check_ms``: before a solve's time counted its own checks of
+#: the input)
+LATER_COLUMNS = ("check_ms",)
 
 
 def row(result, rep: int = 0, verified=None, **fields) -> dict:
@@ -111,7 +115,8 @@ def row(result, rep: int = 0, verified=None, **fields) -> dict:
     s = result.stats
     out = dict(fields)
     out.update(variant=result.variant, rep=rep, total_ms=_ms(s.get("total_ms")),
-               prepare_ms=_ms(s.get("prepare_ms")), exec_ms=_ms(s.get("exec_ms")), kernel_ms=_ms(s.get("kernel_ms")),
+               prepare_ms=_ms(s.get("prepare_ms")), check_ms=_ms(s.get("check_ms")), exec_ms=_ms(s.get("exec_ms")),
+               kernel_ms=_ms(s.get("kernel_ms")),
                objective=_plain(result.objective), verified=verified, device=s.get("device"))
     return out
 
@@ -124,7 +129,7 @@ def peer_row(name: str, objective, total_ms: float, rep: int = 0, verified=None,
     from .gpu import cpu_label
     out = dict(fields)
     exec_ms = float(total_ms) - (prepare_ms or 0.0)
-    out.update(variant=name, rep=rep, total_ms=float(total_ms), prepare_ms=_ms(prepare_ms), exec_ms=exec_ms,
+    out.update(variant=name, rep=rep, total_ms=float(total_ms), prepare_ms=_ms(prepare_ms), check_ms=None, exec_ms=exec_ms,
                kernel_ms=None, objective=_plain(objective), verified=verified, device=device or cpu_label(engine=name))
     return out
 

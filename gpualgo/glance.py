@@ -18,10 +18,12 @@ import sys
 from . import results
 from .guards import gib
 
-__all__ = ["rows", "table", "readme_path", "write_readme", "START", "END"]
+__all__ = ["rows", "table", "readme_path", "write_readme", "START", "END", "UNCHECKED"]
 
 START = "<!-- at-a-glance: written by python -m gpualgo.glance --write; do not edit by hand -->"
 END = "<!-- end of at-a-glance -->"
+#: the mark of a figure whose solve's own check of its input was not timed
+UNCHECKED = "(†)"
 
 
 def _ms(x: float) -> str:
@@ -70,8 +72,13 @@ def rows(where=None) -> tuple[list[tuple[str, str]], str]:
     out = []
 
     def add(rec, row):
-        """A row measured in ``rec``: (what, measured, the GPU it names)."""
-        out.append((*row, _gpu_name(rec)))
+        """A row measured in ``rec``: (what, measured, the GPU it names); marked when the record
+        is of a problem whose solve checks a large input before its version runs, and was made
+        before the solve's time counted that check (its rows have no ``check_ms``)."""
+        what, measured = row
+        if rec in (mf_t, co_t) and not any("check_ms" in r for r in rec.rows):
+            measured += f" {UNCHECKED}"
+        out.append((what, measured, _gpu_name(rec)))
 
     for n in (8192, 16384):
         rs = [r for r in exact.rows if r["n"] == n and r["range"] == "1-10000"]
@@ -176,7 +183,12 @@ def table(where=None) -> str:
     lines = [START, heading, "", "| what | measured |", "| --- | --- |"]
     lines += [f"| {what} | {measured} |" for what, measured in body]
     lines += ["", "Every figure is computed from the files under `data/results/` by `gpualgo/glance.py`; "
-              "each says how many runs it is the median of.", END]
+              "each says how many runs it is the median of."]
+    if any(UNCHECKED in measured for _, measured in body):
+        lines += ["", f"{UNCHECKED} Recorded before a solve's time counted its own check of the input (one pass "
+                  "over the network's arrays or the table of values, now part of `total_ms` as `check_ms`): "
+                  "the whole call took that much longer than the figure."]
+    lines += [END]
     return "\n".join(lines)
 
 

@@ -21,7 +21,8 @@ __all__ = ["Result", "TIMES"]
 #: the timing names every result's ``stats`` uses, in milliseconds
 TIMES = {
     "total_ms": "the whole solve call, wall clock, uploads and downloads included",
-    "prepare_ms": "before the algorithm: layout, conversions, uploads to the GPU",
+    "prepare_ms": "before the algorithm: the checks of the input, layout, conversions, uploads to the GPU",
+    "check_ms": "the solve's own checks of its input before the version runs (part of prepare_ms)",
     "exec_ms": "the algorithm itself, wall clock (the GPU synchronised at both ends)",
     "kernel_ms": "GPU versions: the kernels' time from CUDA events (part of exec_ms)",
 }

@@ -102,7 +102,7 @@ def check(variant, variants, options=(), accepted=None, what: str = ""):
                              f"it takes {sorted(accepted[variant]) or 'none'}")
 
 
-def call(variants: dict, variant: str, *args, what: str = "", **options):
+def call(variants: dict, variant: str, *args, what: str = "", started: float | None = None, **options):
     """Run ``variants[variant]`` on ``args`` with ``options`` and return its result.
 
     Checks the variant, its options' names (:func:`check`) and their values (the version's
@@ -110,6 +110,11 @@ def call(variants: dict, variant: str, *args, what: str = "", **options):
     without a GPU, and sets the
     result's ``stats["total_ms"]`` (wall time of the whole call, when the version did not
     measure it itself) and ``stats["device"]`` (the GPU's name, or :func:`gpu.cpu_label`).
+
+    ``started``: the ``time.perf_counter()`` at which the problem's ``solve`` began, before its
+    own checks of the input (a network's arrays, a table of values, a matrix): their time is
+    then ``stats["check_ms"]`` and is added to ``total_ms`` and ``prepare_ms``, so that
+    ``total_ms`` is the time of the whole ``solve`` call, as a user timing it would measure.
     """
     from . import gpu
     check(variant, variants, options, what=what)
@@ -120,6 +125,12 @@ def call(variants: dict, variant: str, *args, what: str = "", **options):
     t0 = time.perf_counter()
     result = entry.function()(*args, **options)
     result.stats.setdefault("total_ms", (time.perf_counter() - t0) * 1e3)
+    if started is not None:
+        check_ms = (t0 - started) * 1e3
+        result.stats["check_ms"] = check_ms
+        result.stats["total_ms"] += check_ms
+        if result.stats.get("prepare_ms") is not None:
+            result.stats["prepare_ms"] += check_ms
     if not result.stats.get("device"):
         result.stats["device"] = gpu.device_name() if entry.gpu else gpu.cpu_label()
     return result

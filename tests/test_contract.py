@@ -48,6 +48,51 @@ def test_call_runs_the_version_and_fills_the_common_stats():
     assert r.summary().startswith("serial: sum 12; ") and "ms in all" in r.summary()
 
 
+def test_the_callers_checks_count_in_total_and_prepare_time():
+    import time
+    started = time.perf_counter() - 0.05          # as if solve's own checks had taken 50 ms
+    r = variants.call(TABLE, "serial", 3, started=started)
+    assert r.stats["check_ms"] >= 50 and r.stats["total_ms"] >= r.stats["check_ms"]
+    assert "prepare_ms" not in r.stats          # a version that reports none gets none
+    r = toy_solve(3)
+    assert "check_ms" not in r.stats
+
+
+@pytest.mark.parametrize("problem", ["assignment", "dgs", "maxflow", "tsp", "coalitions"])
+def test_every_solve_counts_its_input_check(monkeypatch, problem):
+    """Each problem's solve times its own checks of the input into total_ms (a slow check, made
+    slower here, shows up there)."""
+    import importlib
+    import time
+    from gpualgo import assignment, coalitions, maxflow, tsp
+    slow = 0.06
+
+    def slower(fn):
+        def wrapped(*a, **k):
+            time.sleep(slow)
+            return fn(*a, **k)
+        return wrapped
+    if problem in ("assignment", "dgs"):
+        mod = importlib.import_module("gpualgo.assignment.solve")
+        monkeypatch.setattr(mod.problem, "as_matrix", slower(mod.problem.as_matrix))
+        r = assignment.solve(np.arange(16).reshape(4, 4) % 5, algorithm="auction" if problem == "assignment" else "dgs",
+                             variant="serial")
+    elif problem == "maxflow":
+        mod = importlib.import_module("gpualgo.maxflow.solve")
+        monkeypatch.setattr(mod, "check_network", slower(mod.check_network))
+        r = maxflow.solve(maxflow.from_edges(3, [0, 1], [1, 2], [2, 1]), variant="serial")
+    elif problem == "tsp":
+        mod = importlib.import_module("gpualgo.tsp.solve")
+        monkeypatch.setattr(mod, "as_instance", slower(mod.as_instance))
+        r = tsp.solve(np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0]]), variant="held_karp")
+    else:
+        mod = importlib.import_module("gpualgo.coalitions.solve")
+        monkeypatch.setattr(mod, "validate_values", slower(mod.validate_values))
+        r = coalitions.solve(np.array([0.0, 1.0, 1.0, 3.0]), variant="serial")
+    assert r.stats["check_ms"] >= 1e3 * slow * 0.9
+    assert r.stats["total_ms"] >= r.stats["check_ms"]
+
+
 def test_unknown_variant_and_option_name_what_is_known():
     with pytest.raises(ValueError, match=r"unknown variant 'gpu' of toy; known: \['serial', 'gpu_double'\]"):
         toy_solve(1, variant="gpu")
@@ -79,7 +124,7 @@ def test_every_problem_uses_the_contract():
     tables = [*solves["assignment"].ALGORITHMS.values()] + [solves[p].VARIANTS for p in ("maxflow", "tsp", "coalitions")]
     for t in tables:
         assert isinstance(t, dict) and t and all(isinstance(v, Variant) for v in t.values())
-    assert set(TIMES) == {"total_ms", "prepare_ms", "exec_ms", "kernel_ms"}
+    assert set(TIMES) == {"total_ms", "prepare_ms", "check_ms", "exec_ms", "kernel_ms"}
     for p in ("maxflow", "tsp", "coalitions"):
         results = importlib.import_module(f"gpualgo.{p}.result")
         assert any(isinstance(c, type) and issubclass(c, Result) and c is not Result for c in vars(results).values())

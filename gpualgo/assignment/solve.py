@@ -1,6 +1,8 @@
 """``assignment.solve``: one entry point for every version of both algorithms."""
 from __future__ import annotations
 
+import time
+
 from .. import variants
 from . import auction, dgs, problem
 from .result import AssignmentResult
@@ -34,9 +36,10 @@ def solve(B, algorithm: str = "auction", variant: str = "gpu_eps_scaling", eps=N
     variant without a GPU. The GPU variants refuse (ValueError with their estimate) an
     instance that would not fit in the GPU's memory unless ``force=True``.
     """
+    started = time.perf_counter()           # the input's check counts in the solve's time
     if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {sorted(ALGORITHMS)}")
     B = problem.as_matrix(B)  # the rest of the validation needs the algorithm's own form
-    res = variants.call(ALGORITHMS[algorithm], variant, B, eps, what=algorithm, **options)
+    res = variants.call(ALGORITHMS[algorithm], variant, B, eps, what=algorithm, started=started, **options)
     res.algorithm = algorithm
     return res

@@ -1,6 +1,8 @@
 """``coalitions.solve``: one entry point for every version, with the size guards."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .. import guards, variants
@@ -99,6 +101,7 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
             a size refused with its estimate (pass ``force=True``).
         GPUUnavailableError: a GPU variant without CuPy or a GPU.
     """
+    started = time.perf_counter()           # the input's check counts in the solve's time
     variants.check(variant, VARIANTS, options)
     VARIANTS[variant].check_values(options)     # refused alike with and without a GPU
     table, n, dtype = table_shape(values)
@@ -109,7 +112,7 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
         from .. import gpu
         gpu.require()   # no GPU: say so before any estimate
         check(n, variant, v.dtype, force, gpu_memory=True, **options)
-    return variants.call(VARIANTS, variant, v, **options)
+    return variants.call(VARIANTS, variant, v, started=started, **options)
 
 
 def check(n: int, variant: str = "gpu_odp", dtype=np.float64, force: bool = False, gpu_memory: bool = False,

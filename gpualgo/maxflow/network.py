@@ -15,9 +15,10 @@ import numbers
 import operator
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
-from .. import guards
+from .. import guards, hostcopy
 
 __all__ = ["FlowNetwork", "check_network", "from_edges", "from_networkx", "network_bytes", "MAX_CAPACITY", "INT32_MAX"]
 
@@ -120,23 +121,67 @@ def check_network(net: FlowNetwork) -> None:
                              f"{getattr(a, 'dtype', type(a).__name__)} {getattr(a, 'shape', '')}")
     m = net.heads.size
     off = net.offsets
-    if off.size != n + 1 or off[0] != 0 or off[-1] != m or np.any(np.diff(off.astype(np.int64)) < 0):
+    if off.size != n + 1 or off[0] != 0 or off[-1] != m:
         raise ValueError(f"FlowNetwork: offsets must be {n + 1} non-decreasing values from 0 to m={m}")
     if net.capacity.size != m or net.rev.size != m:
         raise ValueError(f"FlowNetwork: heads, capacity and rev differ in length ({m}, {net.capacity.size}, "
                          f"{net.rev.size})")
-    if m and (net.heads.min() < 0 or net.heads.max() >= n):
+    # the rest in one compiled pass over the arrays (by threads, each a range of vertices), with
+    # no temporary of m entries: the solve's time includes this check. The errors in this order:
+    off64 = off.astype(np.int64, copy=False)
+    bad = _BAD_OFFSETS if np.any(off64[1:] < off64[:-1]) else 0
+    cap_max = 0
+    if not bad:
+        # the arcs split evenly among threads, at vertex boundaries
+        parts = hostcopy.in_chunks(_scan_arcs, m, n, off64, net.heads, net.capacity, net.rev, MAX_CAPACITY,
+                                   cuts=lambda b: [0, *np.minimum(np.searchsorted(off64, b[1:-1]), n).tolist(), n])
+        for part_bad, part_max in parts:
+            bad |= part_bad
+            cap_max = max(cap_max, int(part_max))
+    if bad & _BAD_OFFSETS:
+        raise ValueError(f"FlowNetwork: offsets must be {n + 1} non-decreasing values from 0 to m={m}")
+    if bad & _BAD_HEADS:
         raise ValueError(f"FlowNetwork: heads out of range 0..{n - 1}")
-    if m and (net.rev.min() < 0 or net.rev.max() >= m):
+    if bad & _BAD_REV:
         raise ValueError(f"FlowNetwork: rev out of range 0..{m - 1}")
-    rev = net.rev.astype(np.int64)
-    if np.any(rev[rev] != np.arange(m)) or np.any(net.heads[rev] != net.tails):
+    if bad & _BAD_PAIRS:
         raise ValueError("FlowNetwork: rev must pair every arc u -> v with an arc v -> u")
-    if m and (net.capacity.min() < 0 or net.capacity.max() > MAX_CAPACITY):
+    if bad & _BAD_CAPACITY:
         raise ValueError(f"FlowNetwork: capacities must be in 0..{MAX_CAPACITY}")
     if sum(net.capacity[off[s]:off[s + 1]].tolist()) > MAX_CAPACITY:
         raise ValueError(f"FlowNetwork: the capacities leaving the source add up to more than {MAX_CAPACITY}")
-    _check_pairs(net.capacity, rev, lambda: net.tails, net.heads, "FlowNetwork: ")
+    if 2 * cap_max > INT64_MAX:
+        _check_pairs(net.capacity, net.rev.astype(np.int64), lambda: net.tails, net.heads, "FlowNetwork: ")
+
+
+_BAD_OFFSETS, _BAD_HEADS, _BAD_REV, _BAD_PAIRS, _BAD_CAPACITY = 1, 2, 4, 8, 16
+
+
+@numba.njit(nogil=True, cache=True)
+def _scan_arcs(n, offsets, heads, capacity, rev, max_cap, u0, u1):
+    """What :func:`check_network` finds wrong in the arcs of vertices ``u0:u1`` (the offsets
+    already checked), as the bits ``_BAD_*``, and their largest capacity. Values are read as
+    int64 (a huge unsigned one becomes negative, and so out of range too); an arc's pairing is
+    checked when its rev is in range."""
+    m = heads.size
+    bad = 0
+    cap_max = 0
+    for u in range(u0, u1):
+        for a in range(offsets[u], offsets[u + 1]):
+            h = np.int64(heads[a])
+            if h < 0 or h >= n:
+                bad |= _BAD_HEADS
+            c = np.int64(capacity[a])
+            if c < 0 or c > max_cap:
+                bad |= _BAD_CAPACITY
+            elif c > cap_max:
+                cap_max = c
+            r = np.int64(rev[a])
+            if r < 0 or r >= m:
+                bad |= _BAD_REV
+            elif np.int64(rev[r]) != a or np.int64(heads[r]) != u:
+                bad |= _BAD_PAIRS
+    return bad, cap_max
 
 
 def _check_pairs(cap: np.ndarray, rev: np.ndarray, tails, heads, prefix: str = "") -> None:

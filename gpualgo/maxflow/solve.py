@@ -1,6 +1,8 @@
 """``maxflow.solve``: one entry point for every push-relabel version (:data:`VARIANTS`)."""
 from __future__ import annotations
 
+import time
+
 from .. import variants
 from ..variants import Variant
 from .network import FlowNetwork, check_network
@@ -92,6 +94,7 @@ def solve(network: FlowNetwork, variant: str = "gpu_vertex_centric", **options) 
             a bad option value.
         GPUUnavailableError: a GPU variant without CuPy or a GPU.
     """
+    started = time.perf_counter()           # the input's check counts in the solve's time
     variants.check(variant, VARIANTS, options)
     check_network(network)      # also a hand-made FlowNetwork: arrays a solver can trust
-    return variants.call(VARIANTS, variant, network, **options)
+    return variants.call(VARIANTS, variant, network, started=started, **options)

@@ -12,6 +12,7 @@ memory for ``held_karp``, GPU memory for ``gpu_held_karp``) where they allocate 
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -105,6 +106,7 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
             estimate of time or memory (pass ``force=True``).
         GPUUnavailableError: a GPU variant without CuPy or a GPU.
     """
+    started = time.perf_counter()           # the input's check counts in the solve's time
     variants.check(variant, VARIANTS, options)
     inst = as_instance(instance_or_matrix)
     symmetric = serial.choose_symmetric(inst, options.get("symmetric"))
@@ -112,7 +114,7 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
     inst = as_instance(inst, check=True)     # its matrix may have changed since: checked before a GPU is asked for
     if "force" in VARIANTS[variant].options:
         options["force"] = force
-    return variants.call(VARIANTS, variant, inst, **options)
+    return variants.call(VARIANTS, variant, inst, started=started, **options)
 
 
 def check(n: int, variant: str = "gpu_held_karp", force: bool = False, symmetric: bool = True,
