@@ -70,12 +70,26 @@ def host_bytes() -> int:
         return 8 * 2**30
 
 
+def flag(value, name: str) -> bool:
+    """``value`` as a bool: True or False only (numpy's bools too), so that ``"no"``, ``0`` or
+    ``None`` is a ValueError naming ``name`` rather than a run that reads it by its truth.
+
+    >>> flag(False, "scaling")
+    False
+    >>> flag("no", "scaling")
+    Traceback (most recent call last):
+    ...
+    ValueError: scaling must be True or False, got 'no'
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r:.60}")
+    return bool(value)
+
+
 def insist(force) -> bool:
-    """``force`` as a bool: True or False only (numpy's bools too), so that ``force="no"`` or
-    ``force=None`` is a ValueError rather than a run that insists, or does not, by accident."""
-    if not isinstance(force, (bool, np.bool_)):
-        raise ValueError(f"force must be True or False, got {force!r}")
-    return bool(force)
+    """``force`` as a bool (:func:`flag`): ``force="no"`` or ``force=None`` is a ValueError
+    rather than a run that insists, or does not, by accident."""
+    return flag(force, "force")
 
 
 def memory(need: float, what: str, force: bool = False, where: str = "GPU", hint: str = "",

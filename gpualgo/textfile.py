@@ -41,7 +41,7 @@ import re
 from typing import Iterator
 
 __all__ = ["read_text", "read_lines", "lines", "line_error", "check_file", "NoSuchFile", "integer", "decimal",
-           "is_integer", "is_decimal", "MAX_DIGITS"]
+           "is_integer", "is_decimal", "MAX_DIGITS", "quote"]
 
 #: the line breaks of every format
 _BREAK = re.compile(r"\r\n|\r|\n")
@@ -69,9 +69,20 @@ def is_decimal(token: str) -> bool:
     return isinstance(token, str) and _DECIMAL.fullmatch(token) is not None and _digits(token) <= MAX_DIGITS
 
 
-def _refuse(token, kind: str, form: str) -> ValueError:
-    shown = repr(token) if len(token) <= 40 else f"{token[:20]!r}... ({len(token)} characters)"
-    if _INTEGER.fullmatch(token) or _DECIMAL.fullmatch(token):
+def quote(text: str, limit: int = 60) -> str:
+    """``repr(text)`` for an error message, cut to about ``limit`` characters (a line of a
+    million characters must not become a message of a million characters).
+
+    >>> quote("a 1 2 3"), quote("7" * 100, 20)
+    ("'a 1 2 3'", "'7777777777'... (100 characters)")
+    """
+    text = str(text)
+    return repr(text) if len(text) <= limit else f"{text[:limit // 2]!r}... ({len(text)} characters)"
+
+
+def _refuse(token, kind: str, form: str, grammar) -> ValueError:
+    shown = quote(token, 40)
+    if isinstance(token, str) and grammar.fullmatch(token):
         return ValueError(f"{shown} has more than {MAX_DIGITS} digits")
     return ValueError(f"{shown} is not {kind} ({form})")
 
@@ -80,7 +91,7 @@ def integer(token: str) -> int:
     """``token`` as an int; ValueError naming it when it is not an integer as the formats
     write one (the caller adds the file and line)."""
     if not is_integer(token):
-        raise _refuse(token, "an integer", "ASCII digits 0-9 with an optional sign")
+        raise _refuse(token, "an integer", "ASCII digits 0-9 with an optional sign", _INTEGER)
     return int(token)
 
 
@@ -88,7 +99,7 @@ def decimal(token: str) -> float:
     """``token`` as a finite float; ValueError naming it when it is not a number as the
     formats write one, or when it is beyond the range of a float (``1e999``)."""
     if not is_decimal(token):
-        raise _refuse(token, "a number", "ASCII digits with an optional sign, point and exponent")
+        raise _refuse(token, "a number", "ASCII digits with an optional sign, point and exponent", _DECIMAL)
     v = float(token)
     if v in (float("inf"), float("-inf")):
         raise ValueError(f"{token!r} is beyond the range of a float")
@@ -107,8 +118,11 @@ def line_error(path, line: int, message: str, error: type = ValueError) -> Excep
 
 
 def check_file(path, what: str = "file", error: type = ValueError) -> None:
-    """Refuse ``path`` when it is a directory (``error``, naming it and the ``what`` expected
+    """Refuse ``path`` when it is not a path at all (TypeError: an int would be taken for an open
+    file descriptor, read and closed), a directory (``error``, naming it and the ``what`` expected
     there) or does not exist (:class:`NoSuchFile`)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"a {what} is read from a path (str or os.PathLike), got {type(path).__name__} {path!r:.40}")
     if os.path.isdir(path):
         raise error(f"{path}: is a directory, not a {what}")
     if not os.path.exists(path):

@@ -222,3 +222,15 @@ def test_a_directory_or_a_missing_file_is_refused_naming_it(tmp_path, kind):
     with pytest.raises(ValueError, match=f"^{re.escape(str(gone))}: no such file") as exc:
         r["read"](gone)
     assert isinstance(exc.value, FileNotFoundError)
+
+
+@pytest.mark.parametrize("word", ["3.5", "1e3", "3.", "-0.0"])
+def test_a_decimal_is_not_an_integer_and_says_so(word):
+    with pytest.raises(ValueError, match=rf"^{re.escape(repr(word))} is not an integer"):
+        textfile.integer(word)
+
+
+def test_quote_cuts_long_text():
+    assert textfile.quote("abc") == "'abc'"
+    q = textfile.quote("z" * 10**6)
+    assert len(q) < 60 and q.endswith("(1000000 characters)")

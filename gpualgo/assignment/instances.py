@@ -221,7 +221,8 @@ def write_instance(path, B) -> pathlib.Path:
     else:
         raise ValueError(f"unsupported dtype {B.dtype}")
     lo, hi = MISSING_INT32 + 1, np.iinfo(np.int32).max
-    if finite.size and (finite.min() < lo or finite.max() > hi):
+    # compared as Python numbers: in float32, lo and hi round to -2**31 and 2**31, which would pass
+    if finite.size and (float(finite.min()) < lo or float(finite.max()) > hi):
         raise ValueError(f"benefits must lie in [{lo}, {hi}] to fit int32")
     data = np.where(missing, MISSING_INT32, finite).astype("<i4")
     path = pathlib.Path(path)

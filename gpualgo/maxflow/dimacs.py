@@ -48,9 +48,7 @@ def _ints(parts, line_no: int, what: str):
     try:
         return [textfile.integer(p) for p in parts]
     except ValueError as exc:
-        shown = " ".join(parts)
-        shown = repr(shown) if len(shown) <= 60 else f"{shown[:40]!r}..."
-        raise ValueError(f"line {line_no}: {what} must be integers, got {shown}: {exc}") from None
+        raise ValueError(f"line {line_no}: {what} must be integers, got {textfile.quote(' '.join(parts))}: {exc}") from None
 
 
 def _nodes(n: int, line_no: int, what: str) -> int:
@@ -83,7 +81,7 @@ def _arc(parts, raw: str, line_no: int, n: int | None, form, arcs) -> None:
     if n is None:
         raise ValueError(f"line {line_no}: {early}")
     if len(parts) != 4:
-        raise ValueError(f"line {line_no}: expected '{layout}', got {raw.strip()!r}")
+        raise ValueError(f"line {line_no}: expected '{layout}', got {textfile.quote(raw.strip())}")
     a, b, c = _ints(parts[1:], line_no, numbers)
     for x in (a, b):
         if not first <= x < first + n:
@@ -127,7 +125,7 @@ def parse_dimacs(text: str, force: bool = False) -> FlowNetwork:
             if n is not None:
                 raise ValueError(f"line {no}: a second problem line 'p'")
             if len(parts) != 4 or parts[1] != "max":
-                raise ValueError(f"line {no}: expected 'p max NODES ARCS', got {raw.strip()!r}")
+                raise ValueError(f"line {no}: expected 'p max NODES ARCS', got {textfile.quote(raw.strip())}")
             n, m = _ints(parts[2:], no, "NODES and ARCS")
             _nodes(n, no, "NODES")
             if m < 0:
@@ -138,7 +136,7 @@ def parse_dimacs(text: str, force: bool = False) -> FlowNetwork:
             if n is None:
                 raise ValueError(f"line {no}: node line before the problem line 'p max ...'")
             if len(parts) != 3 or parts[2] not in ("s", "t"):
-                raise ValueError(f"line {no}: expected 'n ID s' or 'n ID t', got {raw.strip()!r}")
+                raise ValueError(f"line {no}: expected 'n ID s' or 'n ID t', got {textfile.quote(raw.strip())}")
             (vid,) = _ints(parts[1:2], no, "ID")
             if not 1 <= vid <= n:
                 raise ValueError(f"line {no}: node id {vid} out of range 1..{n}")
@@ -155,7 +153,7 @@ def parse_dimacs(text: str, force: bool = False) -> FlowNetwork:
         elif kind == "a":
             _arc(parts, raw, no, n, _DIMACS_ARC, (us, vs, cs))
         else:
-            raise ValueError(f"line {no}: unknown line type {kind!r} (expected c, p, n or a)")
+            raise ValueError(f"line {no}: unknown line type {textfile.quote(kind)} (expected c, p, n or a)")
     if n is None:
         raise ValueError("no problem line 'p max NODES ARCS' (empty file?)")
     if source is None or sink is None:
@@ -193,14 +191,14 @@ def parse_text(text: str, source: int = 0, sink: int | None = None, force: bool 
             if n is not None:
                 raise ValueError(f"line {no}: a second 'n' line")
             if len(parts) != 2:
-                raise ValueError(f"line {no}: expected 'n NODES', got {raw.strip()!r}")
+                raise ValueError(f"line {no}: expected 'n NODES', got {textfile.quote(raw.strip())}")
             (n,) = _ints(parts[1:], no, "NODES")
             _nodes(n, no, "NODES")
             _guard(n, 0, no, force)
         elif parts[0] == "e":
             _arc(parts, raw, no, n, _TEXT_ARC, (us, vs, cs))
         else:
-            raise ValueError(f"line {no}: unknown line type {parts[0]!r} (expected n or e)")
+            raise ValueError(f"line {no}: unknown line type {textfile.quote(parts[0])} (expected n or e)")
     if n is None:
         raise ValueError("no 'n NODES' line (empty file?)")
     return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64),

@@ -248,8 +248,11 @@ def check_host_relabel(cycle=None, block=256, upload="auto", rev_search="index",
 
 
 def check_vertex_centric(tile=None, block=BLOCK, gr_alpha=0.1, gr_max_iters=150, ops=32, blocks_per_sm=1,
-                         gr_balance=0.0, block_bfs=0, time_levels=False, local_levels=LOCAL_LEVELS, **_):
+                         gr_balance=0.0, block_bfs=0, time_levels=False, local_levels=LOCAL_LEVELS,
+                         incremental=True, early_stop=True, async_bfs=False, **_):
     """The options of version (c), checked before a GPU is asked for and again by the version."""
+    for value, name in ((incremental, "incremental"), (early_stop, "early_stop"), (async_bfs, "async_bfs")):
+        guards.flag(value, name)
     if tile is not None:
         guards.threads(tile, "tile", allowed=(1, 2, 4, 8, 16, 32))
     guards.threads(block, allowed=(256, 512, 1024))
@@ -543,7 +546,7 @@ def gpu_vertex_centric(net: FlowNetwork, tile: int | None = None, block: int = B
     n = net.n
     dtype = _cap_dtype(net)
     check_vertex_centric(tile, block, gr_alpha, gr_max_iters, ops, blocks_per_sm, gr_balance, block_bfs, time_levels,
-                         local_levels)
+                         local_levels, incremental, early_stop, async_bfs)
     tile = default_tile(net) if tile is None else int(tile)
     memory_guard(net, "gpu_vertex_centric", force, bool(async_bfs), local_levels=local_levels)
     cupy = gpu.require()

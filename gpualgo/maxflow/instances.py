@@ -6,6 +6,7 @@ import operator
 
 import numpy as np
 
+from .. import guards
 from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, _index, from_edges, guard_network
 
 __all__ = ["random_gnp", "report_density", "genrmf", "washington_rlg", "vision_grid", "check_random_gnp",
@@ -49,8 +50,9 @@ def check_random_gnp(n: int, p: float, low: int = 1, high: int = 100, directed: 
     there; ``force=True`` insists on the memory). Returns ``(n, arcs)``: the vertices and the
     input arcs expected (an undirected edge counted as two arcs, the connecting path's included)."""
     n, low, high = _ints(n=(n, 2), low=(low, 0), high=(high, 0))
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"density p must be in [0, 1], got {p}")
+    guards.flag(directed, "directed")
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.integer, np.floating)) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"density p must be a number in [0, 1], got {p!r:.40}")
     _cap_range(low, high, "low <= high")
     arcs = p * n * (n - 1) / (1 if directed else 2) + 2 * n
     if arcs > MAX_RANDOM_ARCS:
@@ -85,6 +87,7 @@ def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
             that would not fit in host memory (with the estimate; ``force=True`` insists).
     """
     n, _ = check_random_gnp(n, p, low, high, directed, force)
+    connected = guards.flag(connected, "connected")
     low, high = _checked(low, high)
     rng = np.random.default_rng(seed)
     if n <= 3000:

@@ -107,6 +107,8 @@ def check_network(net: FlowNetwork) -> None:
     if not isinstance(net, FlowNetwork):
         raise ValueError(f"expected a FlowNetwork (see maxflow.from_edges), got {type(net).__name__}")
     try:
+        if any(isinstance(x, (bool, np.bool_)) for x in (net.n, net.source, net.sink)):
+            raise TypeError
         n, s, t = (operator.index(x) for x in (net.n, net.source, net.sink))
     except TypeError:
         raise ValueError(f"FlowNetwork: n, source and sink must be integers, got {net.n!r}, {net.source!r}, "
@@ -133,7 +135,9 @@ def check_network(net: FlowNetwork) -> None:
     cap_max = 0
     if not bad:
         # the arcs split evenly among threads, at vertex boundaries
-        parts = hostcopy.in_chunks(_scan_arcs, m, n, off64, net.heads, net.capacity, net.rev, MAX_CAPACITY,
+        heads, capacity, rev = (a if a.dtype.isnative else a.astype(a.dtype.newbyteorder("="))
+                                for a in (net.heads, net.capacity, net.rev))     # numba reads native order
+        parts = hostcopy.in_chunks(_scan_arcs, m, n, off64, heads, capacity, rev, MAX_CAPACITY,
                                    cuts=lambda b: [0, *np.minimum(np.searchsorted(off64, b[1:-1]), n).tolist(), n])
         for part_bad, part_max in parts:
             bad |= part_bad
@@ -202,8 +206,10 @@ def _check_pairs(cap: np.ndarray, rev: np.ndarray, tails, heads, prefix: str = "
 
 
 def _index(x, what: str) -> int:
-    """``x`` as a Python int; ValueError for anything that is not an integer (2.5, "3")."""
+    """``x`` as a Python int; ValueError for anything that is not an integer (2.5, "3", True)."""
     try:
+        if isinstance(x, (bool, np.bool_)):
+            raise TypeError
         return operator.index(x)
     except TypeError:
         raise ValueError(f"{what} must be an integer, got {x!r}") from None
@@ -287,6 +293,7 @@ def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | No
             estimate; ``force=True`` insists).
     """
     n = _index(n, "n")
+    directed = guards.flag(directed, "directed")
     if n < 2:
         raise ValueError(f"a flow network needs at least 2 vertices (a source and a sink); got n={n}")
     if n > INT32_MAX:

@@ -338,12 +338,6 @@ def check_plain(n: int, m: int, force: bool = False) -> None:
                 PLAIN_LIMIT_S, force, hint="keep global_relabel=True")
 
 
-def _flag(value, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
 def solve_serial(net: FlowNetwork, freq: float = 1.0, global_relabel: bool = True, gap: bool = True,
                  force: bool = False) -> MaxFlowResult:
     """The ``serial`` version: :func:`push_relabel` on ``net``'s arrays, then the cut by
@@ -355,7 +349,8 @@ def solve_serial(net: FlowNetwork, freq: float = 1.0, global_relabel: bool = Tru
     if isinstance(freq, bool) or not isinstance(freq, numbers.Real) or not (math.isfinite(freq) and freq > 0):
         raise ValueError(f"freq (work between global relabels, in units of n + m) must be a positive "
                          f"finite number, got {freq!r}")
-    global_relabel, gap = _flag(global_relabel, "global_relabel"), _flag(gap, "gap")
+    global_relabel, gap = guards.flag(global_relabel, "global_relabel"), guards.flag(gap, "gap")
+    force = guards.insist(force)
     if not global_relabel:
         check_plain(net.n, net.m, force)
     t0 = time.perf_counter()

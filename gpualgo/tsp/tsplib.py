@@ -284,9 +284,9 @@ def _keyword(raw, head, head_line, fail, lineno) -> None:
     if key not in _KEYS:
         if textfile.is_decimal(key):
             dim = head.get("DIMENSION")
-            fail(lineno, f"data outside any section: {raw!r} (more nodes or weights than "
+            fail(lineno, f"data outside any section: {textfile.quote(raw)} (more nodes or weights than "
                          f"DIMENSION {dim if dim is not None else '(not given)'} announces?)")
-        fail(lineno, f"unknown keyword {key!r}")
+        fail(lineno, f"unknown keyword {textfile.quote(key)}")
     if key == "COMMENT" and "COMMENT" in head:
         head[key] += "\n" + value.strip()      # several COMMENT lines are allowed
     elif key in head:
@@ -414,7 +414,7 @@ def _weight(tok, lineno, fail, missing) -> int | None:
             fail(lineno, f"weight {tok[:20]}... ({len(tok)} digits) exceeds {MAX_DISTANCE} (MAX_DISTANCE)")
         x = _number(tok, lineno, fail)
         if x != int(x):
-            fail(lineno, f"explicit weights must be integers, got {tok!r}")
+            fail(lineno, f"explicit weights must be integers, got {textfile.quote(tok)}")
         v = int(x)
     if missing is not None and v == missing:
         return None
@@ -468,10 +468,10 @@ def _read_coords(lines, i, n, dim, fail, section):
     while seen < n:
         lineno, toks, i = _section_line(lines, i, fail, section, seen, n, "nodes")
         if len(toks) != dim + 1:
-            fail(lineno, f"expected 'node x y{' z' if dim == 3 else ''}', got {lines[i - 1].strip()!r}")
+            fail(lineno, f"expected 'node x y{' z' if dim == 3 else ''}', got {textfile.quote(lines[i - 1].strip())}")
         node = _number(toks[0], lineno, fail)
         if node != int(node) or not 1 <= node <= n:
-            fail(lineno, f"node number {toks[0]!r} outside 1..{n}")
+            fail(lineno, f"node number {textfile.quote(toks[0])} outside 1..{n}")
         node = int(node)
         if not np.isnan(xy[node - 1, 0]):
             fail(lineno, f"node {node} appears twice")

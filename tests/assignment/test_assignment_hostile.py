@@ -322,3 +322,19 @@ def test_every_option_a_gpu_version_shares_with_the_serial_one_is_refused_before
         algorithm, variant, options, match):
     # without a GPU these ended in GPUUnavailableError, with one in a RuntimeError after a round
     assert match in quick(A.solve, np.ones((4, 4)), algorithm=algorithm, variant=variant, **options)
+
+
+@pytest.mark.parametrize("value", [2.0**31, -2.0**31, 2.0**32])
+def test_float32_beyond_int32_is_refused_by_the_writer(tmp_path, value):
+    """In float32 the int32 limits round to +-2**31, which passed the check and became the
+    missing-edge stand-in."""
+    with pytest.raises(ValueError, match="to fit int32"):
+        A.write_instance(tmp_path / "x.bin", np.array([[value, 1], [1, 1]], np.float32))
+
+
+@pytest.mark.parametrize("algorithm, options", [("auction", dict(scaling="no")), ("auction", dict(scaling=1)),
+                                                ("dgs", dict(phases="no"))])
+def test_a_flag_is_true_or_false(algorithm, options):
+    B = np.arange(16).reshape(4, 4) % 5
+    with pytest.raises(ValueError, match="must be True or False"):
+        A.solve(B, algorithm=algorithm, variant="serial", **options)

@@ -371,3 +371,46 @@ def test_serial_on_hand_made_networks(data, n):
         documented(exc)
         return
     mf.certify(r)
+
+
+def test_a_network_in_the_other_byte_order_is_checked_and_solved():
+    import dataclasses
+    net = mf.from_edges(4, [0, 0, 1, 2], [1, 2, 3, 3], [3, 2, 2, 3])
+    other = dataclasses.replace(net, capacity=net.capacity.astype(">i8"), heads=net.heads.astype(">i4"),
+                                rev=net.rev.astype(net.rev.dtype.newbyteorder(">")))
+    assert mf.solve(other, variant="serial").objective == mf.solve(net, variant="serial").objective == 4
+
+
+@pytest.mark.parametrize("field", ["source", "sink", "n"])
+def test_a_bool_for_a_terminal_or_n_is_refused(field):
+    import dataclasses
+    net = mf.from_edges(4, [0, 0, 1, 2], [1, 2, 3, 3], [3, 2, 2, 3])
+    with pytest.raises(ValueError, match="n, source and sink must be integers"):
+        mf.solve(dataclasses.replace(net, **{field: True}), variant="serial")
+
+
+@pytest.mark.parametrize("path", [0, 1, True])
+def test_a_number_is_not_a_path(path):
+    """An int would be taken for an open file descriptor (stdin, stdout), read and closed."""
+    for read in (mf.read_dimacs, mf.read_text, mf.read):
+        with pytest.raises(TypeError, match=r"read from a path \(str or os.PathLike\)"):
+            read(path)
+
+
+def test_a_line_of_a_million_characters_is_quoted_short():
+    for text in ("p max 4 1\nn 1 s\nn 4 t\na 1 2 3" + " 3" * 10**6 + "\n", "x" * 10**6 + "\n"):
+        with pytest.raises(ValueError) as info:
+            mf.parse_dimacs(text)
+        assert len(str(info.value)) < 200 and "characters)" in str(info.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: mf.from_edges(2, [0], [1], [5], directed="no"),
+    lambda: mf.random_gnp(6, 0.5, seed=1, connected="no"),
+    lambda: mf.random_gnp(6, 0.5, seed=1, directed=0),
+    lambda: mf.random_gnp(6, "0.5", seed=1),
+    lambda: mf.solve(mf.from_edges(2, [0], [1], [5]), variant="serial", force="yes"),
+])
+def test_flags_are_true_or_false_and_numbers_are_numbers(call):
+    with pytest.raises(ValueError, match=r"must be True or False|must be a number"):
+        call()

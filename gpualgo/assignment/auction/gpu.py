@@ -385,7 +385,7 @@ def check_report_options(bid_threads=128, assign_threads=256, grid_factor=2, rou
 
 def check_fast_options(warps_per_block=WARPS_PER_BLOCK, blocks_per_sm=4, rounds_per_check=16, tail_max=TAIL_MAX, time_tail=False,
                        max_rounds=10**8, eps_start=None, eps_factor=auction_serial.EPS_FACTOR, persistent=PERSISTENT,
-                       **_):
+                       scaling=True, tail_shared=True, **_):
     """The options of the eps-scaling versions, checked before a GPU is asked for and again
     by the versions (the schedule's as the serial twin checks them)."""
     guards.integer(max_rounds, "max_rounds", 1, auction_serial.MAX_ROUNDS)
@@ -396,6 +396,8 @@ def check_fast_options(warps_per_block=WARPS_PER_BLOCK, blocks_per_sm=4, rounds_
     guards.integer(tail_max, "tail_max", 1, 32)
     guards.one_of(time_tail, "time_tail", (False, True))
     guards.one_of(persistent, "persistent", (False, True))
+    guards.flag(scaling, "scaling")
+    guards.flag(tail_shared, "tail_shared")
 
 
 def _direct_upload(B, sparse: bool) -> bool:
@@ -618,7 +620,7 @@ def _fast_family(B, eps, sparse: bool, scaling: bool = True, eps_start=None,
     """
     cp = gpu.require()
     check_fast_options(warps_per_block, blocks_per_sm, rounds_per_check, tail_max, time_tail, max_rounds, eps_start,
-                       eps_factor, persistent)
+                       eps_factor, persistent, scaling, tail_shared)
     variant = "gpu_sparse" if sparse else "gpu_eps_scaling"
     t0 = time.perf_counter()
     prob, rows = _fast_layout(cp, B, eps, sparse, force, variant)

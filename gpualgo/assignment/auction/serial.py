@@ -248,6 +248,7 @@ def solve_serial(B, eps=None, max_rounds: int = DEFAULT_MAX_ROUNDS, record_round
     ``eps_start < 1`` (scaled units) or ``eps_factor < 2``; RuntimeError when ``max_rounds``
     is reached."""
     t0 = time.perf_counter()
+    scaling = guards.flag(scaling, "scaling")
     max_rounds, record_rounds = check_limits(max_rounds, record_rounds, force)
     if eps_start is not None:
         _count(eps_start, "eps_start", 1)

@@ -97,12 +97,13 @@ MAX_ROUNDS = 2**31 - 1
 
 
 def check_options(blocks_per_sm=4, trace_capacity=4096, selection="mutual", time_limit=None, init="random", seed=0,
-                  max_rounds=10**7, **_):
+                  max_rounds=10**7, incremental=True, **_):
     """The options of the GPU versions, checked before a GPU is asked for
     (:class:`gpualgo.variants.Variant`'s ``checks``) and again where they are used: the
     launch options, and those the serial version checks too (``time_limit``; ``init`` when
     it names a start, with its ``seed``; an array ``init`` is checked against the matrix)."""
     guards.integer(blocks_per_sm, "blocks_per_sm (the kernel's launch bounds)", 1, 4)
+    guards.flag(incremental, "incremental")
     check_trace_capacity(trace_capacity)
     check_selection(selection)
     guards.integer(max_rounds, "max_rounds", 1, MAX_ROUNDS)
@@ -274,6 +275,7 @@ def gpu_full(B, eps=None, init="random", seed=0, time_limit=None, max_rounds: in
     the rounds, the time and the assignment they end on.  ``eps`` is not used."""
     code = check_selection(selection)
     max_rounds = guards.integer(max_rounds, "max_rounds", 1, MAX_ROUNDS)
+    incremental = guards.flag(incremental, "incremental")
     cp = gpu.require()
     t0 = time.perf_counter()
     lim_us = parse_time_limit(time_limit)

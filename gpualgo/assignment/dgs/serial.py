@@ -599,6 +599,7 @@ def solve_serial(B, eps=None, init="random", seed=0, time_limit=None, trace_capa
     NaN ``time_limit`` and a ``trace_capacity`` below 1 (or one whose trace would not fit in
     the host's memory, unless ``force``)."""
     t0 = time.perf_counter()
+    phases = guards.flag(phases, "phases")
     limit_us = parse_time_limit(time_limit)
     # the trace's three float64 arrays, before they are allocated (the default's 96 KiB are
     # never refused: the matrix's own guard, in prepare, speaks for the run)
