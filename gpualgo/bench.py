@@ -32,6 +32,7 @@ import ast
 import importlib
 import json
 import numbers
+import os
 import pathlib
 import re
 import sys
@@ -339,19 +340,29 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
     """
     p = _preset(algo, preset)
     params = _params(p, overrides)  # a bad parameter is reported before anything else
-    if out is not None and pathlib.Path(out).exists() and not pathlib.Path(out).is_dir():
-        raise ValueError(f"--out {out} is a file; it must be a folder (created if missing)")
+    if out is not None:
+        _usable_out(pathlib.Path(out), preset)
     if cluster is not None:
         from . import cluster as _cluster
         _cluster.require()
-    cases = list(p.cases(params))
+    sweep = _sweep_name(algo, preset, params, overrides)
+    # each case is checked as it comes (a huge range stops at its first refusal, before the rest
+    # is even listed), but for those an unfinished file of this sweep has recorded already
+    recorded = _recorded_labels(out, preset, params) if out is not None and not replace else {}
+    cases, skipped = [], []
+    for case in p.cases(params):
+        if cluster is None:
+            if recorded.get(len(cases)) == case.label:
+                skipped.append(len(cases))
+            else:
+                check_cases([case], sweep)   # needs no GPU: refused here, with or without one
+        cases.append(case)
     if not cases:
         raise ValueError(f"{algo}/{preset} with these parameters has nothing to measure (no case)")
     name, kept, done, resumed_from = _earlier_file(out, preset, params, cases, replace)
     todo = [i for i in range(len(cases)) if i not in done]
-    sweep = _sweep_name(algo, preset, params, overrides)
     if cluster is None:
-        check_cases([cases[i] for i in todo], sweep)   # needs no GPU: refused here, with or without one
+        check_cases([cases[i] for i in skipped if i not in done], sweep)
         if p.needs_gpu:
             gpu.require()
     if resumed_from is not None and progress:
@@ -411,6 +422,24 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
     return rows
 
 
+def _usable_out(out: pathlib.Path, preset: str) -> None:
+    """Refuse, before any case runs, an ``--out`` where the results could not be written: a
+    file, a path through a file, a folder that could not be made or written in, or a results
+    file's name taken by a folder. Nothing is made here (a refused sweep leaves no folder)."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; it must be a folder (created if missing)")
+    there = out.absolute()
+    while not there.exists():             # the nearest part of the path that exists
+        there = there.parent
+    if not there.is_dir():
+        raise ValueError(f"--out {out}: cannot make this folder ({there} is a file)")
+    if not os.access(there, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: cannot write in {there}")
+    for suffix in (".csv", ".json", ".new.csv", ".new.json"):
+        if (out / f"{preset}{suffix}").is_dir():
+            raise ValueError(f"--out {out}: {preset}{suffix} there is a folder, where the results file goes")
+
+
 def _earlier_file(out, preset: str, params: dict, cases: list, replace: bool):
     """What an earlier results file of the preset in ``out`` means for this run: ``(name,
     kept, done, resumed_from)``. An unfinished file of the same parameters is resumed
@@ -420,7 +449,7 @@ def _earlier_file(out, preset: str, params: dict, cases: list, replace: bool):
     if out is None or replace:
         return preset, 0, {}, None
     try:
-        rec = results.read(out, preset)
+        rec = results.read_folder(out, preset)    # out only: a missing folder is not the project's records
     except FileNotFoundError:
         return preset, 0, {}, None
     kept = len(rec.rows)
@@ -433,7 +462,7 @@ def _earlier_file(out, preset: str, params: dict, cases: list, replace: bool):
 def _parts_of(resumed_from, done: dict, cases: list) -> list:
     """The parts of an unfinished file this run resumes: those it lists (a file resumed
     before), or else the run that wrote it, with its date, command, code and cases."""
-    meta = results.read(resumed_from.parent, resumed_from.stem).meta
+    meta = results.read_folder(resumed_from.parent, resumed_from.stem).meta
     if meta.get("parts"):
         return list(meta["parts"])
     part = {k: meta.get(k) for k in ("date", "command", "code", "params", "progress")}
@@ -513,6 +542,21 @@ def _run_case(run) -> list:
     rows = run()
     here = where()
     return [dict(r, **here) for r in rows]
+
+
+def _recorded_labels(out, preset: str, params: dict) -> dict:
+    """``{case index: label}`` of the cases an unfinished results file of this preset in ``out``
+    recorded with the same parameters (from its metadata alone), or {}."""
+    try:
+        meta = results.read_folder(out, preset).meta
+    except (FileNotFoundError, ValueError):
+        return {}
+    if (meta.get("progress") or {}).get("complete", True):
+        return {}
+    if json.loads(json.dumps(params, default=str)) != meta.get("params"):
+        return {}
+    entries = meta.get("cases_recorded")
+    return {e[0]: e[1] for e in entries if isinstance(e, list) and len(e) == 3} if isinstance(entries, list) else {}
 
 
 def _recorded_cases(rec, params: dict, cases: list):

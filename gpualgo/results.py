@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from . import gpu
 
-__all__ = ["RESULTS_DIR", "Recorded", "write", "read", "rename", "metadata", "package_versions", "code_version"]
+__all__ = ["RESULTS_DIR", "Recorded", "write", "read", "read_folder", "rename", "metadata", "package_versions", "code_version"]
 
 #: where the results recorded on real GPUs live (``data/results/<algo>/<preset>.csv``)
 RESULTS_DIR = pathlib.Path(os.environ.get(
@@ -193,12 +193,28 @@ def read(where, name: str) -> Recorded:
     folder = pathlib.Path(where)
     if not folder.is_dir():
         folder = RESULTS_DIR / str(where)
+    return read_folder(folder, name)
+
+
+def read_folder(folder, name: str) -> Recorded:
+    """:func:`read` from this folder only (a sweep's ``--out``: never the project's own records).
+    Raises FileNotFoundError when it holds no ``name.csv``, and ValueError naming the file when
+    that file or ``name.json`` cannot be read as a results file."""
+    folder = pathlib.Path(folder)
     csv_path = folder / f"{name}.csv"
     if not csv_path.is_file():
         raise FileNotFoundError(f"no recorded results {csv_path}")
-    with open(csv_path, newline="") as fh:
-        rows = [{k: _parse(v) for k, v in row.items()} for row in csv.DictReader(fh)]
     meta_path = folder / f"{name}.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    try:
+        with open(csv_path, newline="", encoding="utf-8") as fh:
+            rows = [{k: _parse(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{csv_path}: not a results file ({exc})") from None
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{meta_path}: not a results file ({exc})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{meta_path}: not a results file (its JSON is not an object)")
     return Recorded(rows, meta, csv_path)
 

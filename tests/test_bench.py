@@ -173,6 +173,37 @@ def test_no_case_and_out_naming_a_file_are_errors(toy_suite, tmp_path):
     assert afile.read_text() == "keep"
 
 
+def test_an_out_folder_is_used_as_it_is_named(toy_suite, tmp_path, monkeypatch):
+    """A relative --out that does not exist yet is a new folder where the command runs, never the
+    project's own data/results/<out> (whose file would have been taken for an earlier run's)."""
+    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path / "records")
+    bench.run_preset("toy", "squares", out=tmp_path / "records" / "tsp", progress=False, sizes=[1, 2, 3, 4])
+    monkeypatch.chdir(tmp_path)
+    assert bench.main(["toy", "--preset", "squares", "--out", "tsp", "--set", "sizes=5"]) == 0
+    assert [r["n"] for r in results.read_folder(tmp_path / "tsp", "squares").rows] == [5]
+    assert len(results.read_folder(tmp_path / "records" / "tsp", "squares").rows) == 4
+
+
+def test_an_out_where_nothing_can_be_written_is_refused_before_any_case(toy_suite, tmp_path, capsys):
+    (tmp_path / "afile").write_text("keep")
+    assert bench.main(["toy", "--preset", "squares", "--out", str(tmp_path / "afile" / "sub")]) == 2
+    assert "cannot make this folder" in capsys.readouterr().err and not (tmp_path / "afile").is_dir()
+    (tmp_path / "o" / "squares.csv").mkdir(parents=True)
+    assert bench.main(["toy", "--preset", "squares", "--out", str(tmp_path / "o")]) == 2
+    assert "squares.csv there is a folder" in capsys.readouterr().err
+
+
+def test_a_corrupt_earlier_file_is_named(toy_suite, tmp_path, capsys):
+    (tmp_path / "squares.csv").write_text("n\n1\n")
+    (tmp_path / "squares.json").write_text("{bad")
+    assert bench.main(["toy", "--preset", "squares", "--out", str(tmp_path)]) == 2
+    assert f"{tmp_path / 'squares.json'}: not a results file" in capsys.readouterr().err
+    (tmp_path / "squares.json").write_text("{}")
+    (tmp_path / "squares.csv").write_bytes(b"n\n\xff\n")
+    assert bench.main(["toy", "--preset", "squares", "--out", str(tmp_path)]) == 2
+    assert f"{tmp_path / 'squares.csv'}: not a results file" in capsys.readouterr().err
+
+
 def test_metadata_names_the_code_the_cpu_and_the_seed(toy_suite, tmp_path, monkeypatch):
     monkeypatch.setenv("GPUALGO_COMMIT", "abc123")
     monkeypatch.setenv("GPUALGO_DIRTY", "0")
@@ -224,6 +255,23 @@ def test_a_refused_case_is_named_before_the_gpu_is_asked_for(toy_suite):
     toy_suite.PRESETS["gpu_big"] = bench.Preset("needs a GPU", {}, cases, needs_gpu=True)
     with pytest.raises(ValueError, match="case 'big' is refused before the sweep starts: too large"):
         bench.run_preset("toy", "gpu_big", progress=False)
+
+
+def test_a_range_without_end_stops_at_its_first_refused_case(toy_suite, tmp_path):
+    """Cases are checked as they are listed: a sweep whose sizes go on for ever (as --set max_n=1e9
+    does) is refused at its first refused case, not after listing them all."""
+    import itertools
+
+    def cases(p):
+        for n in itertools.count(1):
+            def check(n=n):
+                if n >= 5:
+                    raise ValueError(f"n={n} would take a year")
+            yield bench.Case(f"n={n}", lambda n=n: [{"n": n}], check)
+    toy_suite.PRESETS["endless"] = bench.Preset("endless", {"sizes": [1]}, cases, needs_gpu=False)
+    with pytest.raises(ValueError, match="case 'n=5' is refused before the sweep starts: n=5 would take a year"):
+        bench.run_preset("toy", "endless", out=tmp_path / "e", progress=False)
+    assert not (tmp_path / "e").exists()
 
 
 def test_a_resumed_sweep_checks_only_the_cases_it_still_has_to_run(toy_suite, tmp_path):

@@ -370,6 +370,7 @@ def _read_text_values(path, force):
     guards.memory(8 * min(size // 2 + 1, (1 << MAX_AGENTS) + 1), f"reading the values of {path} ({size} bytes)",
                   force, where="host")
     vals = array.array("d")
+    integers, big, big_line = True, 0, 0      # whether every value is written as an integer; the largest
     for lineno, line in enumerate(textfile.read_lines(path, "file of values"), 1):   # read a block at a time
         text = line.split("#", 1)[0].strip()
         if not text:
@@ -378,8 +379,19 @@ def _read_text_values(path, force):
             vals.append(textfile.decimal(text))
         except ValueError as exc:
             raise textfile.line_error(path, lineno, str(exc)) from None
+        if integers and textfile.is_integer(text):
+            if abs(int(text)) > big:
+                big, big_line = abs(int(text)), lineno
+        else:
+            integers = False
         if len(vals) > 1 << MAX_AGENTS:
             raise textfile.line_error(path, lineno, f"more than 2**{MAX_AGENTS} values (n above {MAX_AGENTS} agents)")
+    # integers, as an integer array is (validate_values): a partition's total must stay exact in float64
+    n = max(1, len(vals).bit_length() - 1)
+    if integers and n * big > _EXACT_INTEGERS:
+        raise textfile.line_error(path, big_line, f"{big}: a partition adds up to n={n} such integers, which could "
+                                  "pass 2**53, beyond which float64 (the DP's arithmetic) rounds them; scale the "
+                                  "values down, or write them as decimals (1.5e16) to accept the rounding")
     return np.frombuffer(vals, dtype=np.float64) if vals else np.zeros(0)
 
 
@@ -433,6 +445,11 @@ def from_bids(n_items: int, bids, dtype=np.float64, force: bool = False) -> np.n
             mask = sum(1 << int(i) for i in set(items))
         if not 0 < mask <= full:
             raise ValueError(f"bid {k}: bundle {mask:#b} is empty or names items beyond {n}")
+        if isinstance(price, (str, bytes, bool, np.bool_)):
+            raise ValueError(f"bid {k}: the price must be a number, got {price!r:.40}")
+        if isinstance(price, (int, np.integer)) and n * abs(int(price)) > _EXACT_INTEGERS:
+            raise ValueError(f"bid {k}: integer price {int(price)}: a partition adds up to n={n} prices, which "
+                             "could pass 2**53, beyond which float64 rounds them; pass it as a float to accept that")
         try:
             price = float(price)
         except OverflowError:

@@ -96,8 +96,10 @@ def make_plan(n: int, symmetric: bool, max_free: int = MAX_FREE) -> Plan:
         max_free: most free cities per chunk (<= 20); smaller values split into more chunks
             (tests use this to exercise the splitting on small n).
     """
-    if n < 2:
-        raise ValueError(f"enumeration needs at least 2 cities, got {n}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise ValueError(f"enumeration needs an integer of at least 2 cities, got {n!r}")
+    if isinstance(max_free, bool) or not isinstance(max_free, (int, np.integer)) or not 1 <= max_free <= MAX_FREE:
+        raise ValueError(f"max_free (free cities per chunk) must be an integer in 1..{MAX_FREE}, got {max_free!r:.40}")
     if not 1 <= max_free <= MAX_FREE:
         raise ValueError(f"max_free must be in 1..{MAX_FREE}, got {max_free}")
     m = n - 1

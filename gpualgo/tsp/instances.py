@@ -115,6 +115,9 @@ def validate_matrix(d) -> np.ndarray:
         ValueError: not 2-D or not square, empty, NaN, -inf, negative values other than
             NO_EDGE, non-integral values, or values above :data:`MAX_DISTANCE`.
     """
+    if np.ma.is_masked(d):
+        raise ValueError("the distance matrix has masked entries: every pair of cities needs a distance "
+                         "(fill them, with np.inf for a missing edge)")
     try:
         a = np.asarray(d)
     except (ValueError, TypeError) as exc:     # ragged nested lists, odd objects
@@ -270,6 +273,7 @@ def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: in
         force: generate even when the matrices would not fit in host memory.
     """
     n, low, high = check_random_graph(n, density, low, high, force)
+    symmetric, plant_tour = guards.flag(symmetric, "symmetric"), guards.flag(plant_tour, "plant_tour")
     rng = np.random.default_rng(seed)
     w = rng.integers(low, high + 1, size=(n, n), dtype=np.int64)
     present = rng.random((n, n)) < density

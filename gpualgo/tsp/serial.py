@@ -79,7 +79,10 @@ class Prepared:
 
 def choose_symmetric(inst: TSPInstance, symmetric=None) -> bool:
     """Whether brute force enumerates each tour once: ``symmetric``, or by default whether the
-    distances are symmetric. Raises ValueError for ``symmetric=True`` on asymmetric distances."""
+    distances are symmetric. Raises ValueError for ``symmetric=True`` on asymmetric distances,
+    and for anything but None, True and False."""
+    if symmetric is not None:
+        symmetric = guards.flag(symmetric, "symmetric")
     if symmetric and not inst.symmetric:
         raise ValueError("symmetric=True needs symmetric distances (dist == dist.T)")
     return inst.symmetric if symmetric is None else bool(symmetric)

@@ -508,7 +508,7 @@ def write_tsplib(instance: TSPInstance, path, fmt: str | None = None,
             ``missing`` that is not an integer larger than every distance (or beyond int64),
             a triangular format for an asymmetric instance, unknown format.
     """
-    inst = as_instance(instance)
+    inst = as_instance(instance, check=True)     # its dist may have changed since it was made
     kind = inst.kind
     d, missing = _written_distances(inst, missing)
     use_coords = fmt is None and _coords_reproduce(inst)

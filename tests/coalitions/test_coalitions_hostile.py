@@ -223,3 +223,15 @@ def test_reading_as_float32_a_value_beyond_its_range_names_it(tmp_path):
     assert f"{path}: line 3: '-inf' is not a number" in quick(co.read_values, path, dtype=np.float32)
     path.write_text("0\n1\n-1e400\n2\n")
     assert f"{path}: line 3: '-1e400' is beyond the range of a float" in quick(co.read_values, path)
+
+
+def test_integers_a_float64_total_would_round_are_refused_in_text_and_bids(tmp_path):
+    """9007199254740993 = 2**53 + 1 read as float64 is 2**53: the optimum found would be another's."""
+    path = tmp_path / "v.txt"
+    path.write_text("0\n9007199254740993\n1\n9007199254740993\n")
+    assert f"{path}: line 2: 9007199254740993: a partition adds up to n=2 such integers" in quick(co.read_values, path)
+    path.write_text("0\n9.007199254740993e15\n1\n2\n")      # as a decimal: the rounding is accepted
+    assert co.read_values(path)[1] == 2.0**53
+    assert "integer price 9007199254740993" in quick(co.from_bids, 2, [([0], 2**53 + 1), ([1], 1)])
+    for price in ("5", b"5", True, np.bool_(False)):
+        assert "the price must be a number" in quick(co.from_bids, 2, [([0], price)])

@@ -362,3 +362,34 @@ def test_tsplib_dimension_is_an_ascii_integer(tmp_path, dim):
                  + "".join(f"{k + 1} {k} {k * k}\n" for k in range(5)) + "EOF\n")
     with pytest.raises(tsp.TSPLIBError, match=r"d.tsp: line 3: DIMENSION .* is not an integer"):
         tsp.read_tsplib(p)
+
+
+def test_a_masked_matrix_is_refused():
+    m = np.ma.masked_array([[0, 1, 9], [1, 0, 9], [9, 9, 0]], mask=[[0, 1, 0], [1, 0, 0], [0, 0, 0]])
+    with pytest.raises(ValueError, match="masked entries"):
+        tsp.solve(m, variant="held_karp")
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tsp.solve(tsp.random_euclidean(6, seed=3), variant="serial_bruteforce", symmetric="no"),
+    lambda: tsp.solve(tsp.random_euclidean(6, seed=3), variant="serial_bruteforce", symmetric=1),
+    lambda: tsp.random_graph(5, symmetric="no", seed=1),
+    lambda: tsp.random_graph(5, plant_tour="no", seed=1),
+])
+def test_tsp_flags_are_true_or_false(call):
+    with pytest.raises(ValueError, match="must be True or False"):
+        call()
+
+
+@pytest.mark.parametrize("max_free", [2.5, True, "3", 0, 21])
+def test_max_free_is_an_integer_in_range(max_free):
+    with pytest.raises(ValueError, match=r"max_free \(free cities per chunk\) must be an integer in 1..20"):
+        tsp.solve(tsp.random_euclidean(8, seed=2), variant="serial_bruteforce", max_free=max_free)
+
+
+def test_the_writer_checks_an_instance_changed_after_it_was_made(tmp_path):
+    e = tsp.random_euclidean(4, seed=3)
+    e.dist[0, 1] = -7
+    with pytest.raises(ValueError, match="negative"):
+        tsp.write_tsplib(e, tmp_path / "t.tsp")
+    assert not (tmp_path / "t.tsp").exists()
