@@ -138,17 +138,19 @@ def check_float_range(big: float, n: int) -> None:
     check_range(big, float(np.finfo(np.float64).max) / (4 * n), f"so that sums of up to {4 * n} stay finite")
 
 
-def prepare_bytes(m: int, n: int, dtype, square: bool = False, host_raw: bool = True) -> int:
+def prepare_bytes(m: int, n: int, dtype, square: bool = False, host_raw: bool = True,
+                  contiguous: bool = True) -> int:
     """Peak host memory in bytes of the arrays :func:`prepare` builds for an ``m x n`` matrix
     of ``dtype``: the int32 matrix the versions read (with ``square`` and ``m < n``, the
     ``n x n`` padded one and the ``m x n`` part it is joined from; none with ``host_raw=False``,
-    nor for an int32 ``B`` used as it is), and for a float ``B`` the mask of its missing edges,
+    nor for an int32 ``B`` used as it is, which it is only when ``contiguous``: C-contiguous in
+    this machine's byte order, not a transposed, strided or broadcast view), and for a float ``B`` the mask of its missing edges,
     its negation, and the three 8-byte arrays of its values alive at once (its finite part, and
     two of: the rounded values, the quotients by the grid, those as int64)."""
     dtype = np.dtype(dtype)
     persons = n if square else m
     raw = 4 * persons * n + (4 * m * n if persons > m else 0)
-    if not host_raw or (dtype == np.int32 and persons == m):
+    if not host_raw or (dtype == np.int32 and persons == m and contiguous):
         raw = 0
     return raw + ((2 + 3 * 8) * m * n if dtype.kind == "f" else 0)
 
@@ -190,7 +192,8 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
     m, n = A.shape
     eps = _checked_eps(eps)
     padded = f", padded to {n} x {n}" if square and m < n else ""
-    guards.memory(prepare_bytes(m, n, A.dtype, square, host_raw), f"the auction's integer form of a {m} x {n} "
+    contiguous = A.flags.c_contiguous and A.dtype.isnative
+    guards.memory(prepare_bytes(m, n, A.dtype, square, host_raw, contiguous), f"the auction's integer form of a {m} x {n} "
                   f"matrix ({A.dtype}{padded})", force, where="host", floor=guards.ALWAYS_FITS,
                   hint="use a smaller matrix" + (" (only eps-scaling pads it)" if padded else ""))
     missing, finite, integer = _finite_part(A, n)

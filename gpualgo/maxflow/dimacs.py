@@ -27,7 +27,7 @@ import pathlib
 import numpy as np
 
 from .. import textfile
-from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, from_edges, guard_network
+from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, check_network, from_edges, guard_network
 
 __all__ = ["read_dimacs", "write_dimacs", "parse_dimacs", "read_text", "write_text", "parse_text", "read"]
 
@@ -170,7 +170,12 @@ def read_dimacs(path, force: bool = False) -> FlowNetwork:
 
 
 def write_dimacs(net: FlowNetwork, path, comment: str | None = None) -> None:
-    """Write ``net`` as a DIMACS ``.max`` file (the merged arcs of positive capacity)."""
+    """Write ``net`` as a DIMACS ``.max`` file (the merged arcs of positive capacity); ``comment``
+    (a str) becomes its ``c`` lines. ValueError for what is not a FlowNetwork, or one whose
+    arrays are inconsistent (:func:`~gpualgo.maxflow.network.check_network`)."""
+    check_network(net)
+    if comment is not None and not isinstance(comment, str):
+        raise ValueError(f"comment must be a str, got {type(comment).__name__}")
     u, v, c = net.arcs()
     lines = [f"c {line}" for line in (comment or "").splitlines()]
     lines += [f"p max {net.n} {u.size}", f"n {net.source + 1} s", f"n {net.sink + 1} t"]

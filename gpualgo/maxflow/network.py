@@ -216,6 +216,8 @@ def _index(x, what: str) -> int:
 
 
 def _as_int_array(x, what: str) -> np.ndarray:
+    if np.ma.is_masked(x):
+        raise ValueError(f"{what} have masked entries: every arc needs its value (fill them)")
     try:
         a = np.asarray(x)
     except (ValueError, TypeError) as exc:      # ragged nested lists, odd objects

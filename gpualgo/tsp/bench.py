@@ -390,7 +390,7 @@ def _cluster_cases(p):
                         key = t["worker"] if t["worker_gpu"] is None else f"{t['worker_host']} GPU {t['worker_gpu']}"
                         busy[key] = busy.get(key, 0.0) + t["ms"]
                     row.update(tasks=r.stats["tasks"], task_ms=r.stats["task_ms"], workers_used=r.stats["workers"],
-                               task_ms_max=max(t["ms"] for t in r.stats["where"]),
+                               task_ms_max=max((t["ms"] for t in r.stats["where"]), default=0.0),
                                busy_ms=json.dumps({k: round(v, 1) for k, v in sorted(busy.items())}))
                     rows.append(row)
             return rows

@@ -147,8 +147,10 @@ def solve_on_cluster(instance, client="local", variant: str = "serial_bruteforce
         from .gpu import check_cities
         guards.threads(block)
         check_cities(inst.n)
-    if inst.n == 1:
-        return single_city(prepare(inst, sym, max_free), variant, t0)
+    if inst.n == 1:          # nothing to split: no task, the cluster's statistics empty
+        r = single_city(prepare(inst, sym, max_free), variant, t0)
+        r.stats.update(where=[], tasks=0, task_ms=0.0, workers=0)
+        return r
     with cluster.session(client) as c:
         n_workers = max(1, len(c.scheduler_info()["workers"]))
         seconds = estimate_seconds(inst.n, variant, sym) / n_workers

@@ -29,6 +29,7 @@ from __future__ import annotations
 import array
 import operator
 import os
+from dataclasses import replace
 
 import numpy as np
 
@@ -50,6 +51,10 @@ _SECTIONS = ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION"
              "EDGE_DATA_SECTION")
 _KEYS = ("NAME", "TYPE", "COMMENT", "DIMENSION", "CAPACITY", "EDGE_WEIGHT_TYPE",
          "EDGE_WEIGHT_FORMAT", "EDGE_DATA_FORMAT", "NODE_COORD_TYPE", "DISPLAY_DATA_TYPE")
+#: the values TSPLIB defines for these keywords (FUNCTION: weights from coordinates)
+_VALUES = {"EDGE_WEIGHT_FORMAT": FORMATS + ("FUNCTION",),
+           "NODE_COORD_TYPE": ("TWOD_COORDS", "THREED_COORDS", "NO_COORDS"),
+           "DISPLAY_DATA_TYPE": ("COORD_DISPLAY", "TWOD_DISPLAY", "NO_DISPLAY")}
 
 PI = 3.141592
 RRR = 6378.388
@@ -208,6 +213,7 @@ def read_tsplib(path, missing: int | None = None, force: bool = False) -> TSPIns
         except TypeError:
             raise ValueError(f"missing must be an integer (the stand-in weight of the file), "
                              f"got {missing!r}") from None
+    force = guards.insist(force)        # an argument of the call, not a line of the file
     path = os.fspath(path)
     lines = textfile.lines(textfile.read_text(path, "TSPLIB file", TSPLIBError))
     if not any(line.strip() for line in lines):
@@ -265,6 +271,9 @@ def _scan(lines, fail, missing=None, force=False):
         if word == "EOF":
             break
         if word in _SECTIONS:
+            if raw.split(":", 1)[0].split()[1:] or raw.partition(":")[2].strip():
+                fail(lineno, f"nothing may follow {word} on its line (its data start on the next line), "
+                             f"got {textfile.quote(raw)}")
             if word in data:
                 fail(lineno, f"{word} given twice (first on line {data_line[word]})")
             data_line[word] = lineno
@@ -293,6 +302,8 @@ def _keyword(raw, head, head_line, fail, lineno) -> None:
         fail(lineno, f"{key} given twice (first on line {head_line[key]})")
     else:
         head[key] = value.strip() if key in ("NAME", "COMMENT") else value.strip().upper()
+        if key in _VALUES and head[key] not in _VALUES[key]:
+            fail(lineno, f"{key} {textfile.quote(head[key])} is not one of TSPLIB's: {', '.join(_VALUES[key])}")
     head_line[key] = lineno
 
 
@@ -587,9 +598,11 @@ def _header(inst: TSPInstance, kind: str, missing) -> list:
 
 
 def _explicit_lines(inst: TSPInstance, d: np.ndarray, fmt: str) -> list:
-    """The EXPLICIT weights ``d`` in ``fmt``, 16 a line, then the coordinates (if any) as
-    display data."""
+    """The EXPLICIT weights ``d`` in ``fmt``, 16 a line, then the coordinates (if any, and if
+    :func:`read_tsplib` would take them: within +-MAX_COORD) as display data."""
     out = ["EDGE_WEIGHT_TYPE : EXPLICIT", f"EDGE_WEIGHT_FORMAT : {fmt}"]
+    if inst.coords is not None and not np.abs(inst.coords).max() <= MAX_COORD:
+        inst = replace(inst, coords=None)
     if inst.coords is not None:
         out.append("DISPLAY_DATA_TYPE : TWOD_DISPLAY")
     out.append("EDGE_WEIGHT_SECTION")

@@ -338,3 +338,21 @@ def test_a_flag_is_true_or_false(algorithm, options):
     B = np.arange(16).reshape(4, 4) % 5
     with pytest.raises(ValueError, match="must be True or False"):
         A.solve(B, algorithm=algorithm, variant="serial", **options)
+
+
+@pytest.mark.parametrize("view", [lambda: np.broadcast_to(np.int32(1), (10**6, 10**6)),
+                                  lambda: np.zeros((2, 10**6), np.int32)[:, ::2].T[:10**5]])
+def test_an_int32_view_that_must_be_copied_counts_its_copy(view):
+    """Only a C-contiguous int32 matrix is used as it is; a broadcast or strided view is copied,
+    and a copy of 3.6 TiB is refused at once."""
+    B = view()
+    assert problem.prepare_bytes(*B.shape, np.int32, contiguous=False) == 4 * B.size
+    if B.size >= 10**12:
+        assert "needs about 3.6 TiB" in quick(A.solve, B, variant="serial")
+
+
+def test_a_price_war_says_what_ends_it():
+    B = np.array([[2**20, 2**20, 0]] * 3)
+    with pytest.raises(RuntimeError, match="scaling=True ends them"):
+        A.solve(B, variant="serial", max_rounds=1000)
+    assert A.solve(B, variant="serial", scaling=True).objective == 2**21

@@ -414,3 +414,15 @@ def test_a_line_of_a_million_characters_is_quoted_short():
 def test_flags_are_true_or_false_and_numbers_are_numbers(call):
     with pytest.raises(ValueError, match=r"must be True or False|must be a number"):
         call()
+
+
+def test_masked_capacities_are_refused():
+    with pytest.raises(ValueError, match="capacities have masked entries"):
+        mf.from_edges(3, [0, 1], [1, 2], np.ma.array([7, 9], mask=[1, 0]))
+
+
+def test_write_dimacs_checks_what_it_writes(tmp_path):
+    with pytest.raises(ValueError, match="expected a FlowNetwork"):
+        mf.write_dimacs("x", tmp_path / "q.max")
+    with pytest.raises(ValueError, match="comment must be a str"):
+        mf.write_dimacs(mf.from_edges(3, [0, 1], [1, 2], [7, 9]), tmp_path / "q.max", comment=5)

@@ -5,6 +5,7 @@ error, quickly and without allocating first.
 The known bad inputs come first (each failed before its fix), then property-based tests.
 """
 import itertools
+import re
 import math
 
 import numpy as np
@@ -393,3 +394,37 @@ def test_the_writer_checks_an_instance_changed_after_it_was_made(tmp_path):
     with pytest.raises(ValueError, match="negative"):
         tsp.write_tsplib(e, tmp_path / "t.tsp")
     assert not (tmp_path / "t.tsp").exists()
+
+
+def _explicit3(tmp_path, middle):
+    p = tmp_path / "j.tsp"
+    p.write_text("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\n" + middle + "1 2\n3\nEOF\n")
+    return p
+
+
+@pytest.mark.parametrize("middle, words", [
+    ("EDGE_WEIGHT_FORMAT: UPPER_ROW\nEDGE_WEIGHT_SECTION 7 7 7\n", "line 6: nothing may follow EDGE_WEIGHT_SECTION"),
+    ("EDGE_WEIGHT_FORMAT: NONSENSE\nEDGE_WEIGHT_SECTION\n", "line 5: EDGE_WEIGHT_FORMAT 'NONSENSE' is not one of"),
+    ("EDGE_WEIGHT_FORMAT: UPPER_ROW\nNODE_COORD_TYPE: BOGUS\nEDGE_WEIGHT_SECTION\n",
+     "line 6: NODE_COORD_TYPE 'BOGUS' is not one of"),
+])
+def test_tsplib_content_that_would_be_dropped_is_refused(tmp_path, middle, words):
+    p = _explicit3(tmp_path, middle)
+    with pytest.raises(tsp.TSPLIBError, match=re.escape(f"{p}: {words}")):
+        tsp.read_tsplib(p)
+    assert tsp.read_tsplib(_explicit3(tmp_path, "EDGE_WEIGHT_FORMAT: UPPER_ROW\nEDGE_WEIGHT_SECTION :\n")).dist.tolist() \
+        == [[0, 1, 2], [1, 0, 3], [2, 3, 0]]
+
+
+def test_a_bad_force_is_the_calls_not_a_lines(tmp_path):
+    p = _explicit3(tmp_path, "EDGE_WEIGHT_FORMAT: UPPER_ROW\nEDGE_WEIGHT_SECTION\n")
+    with pytest.raises(ValueError, match=r"^force must be True or False, got 'yes'$"):
+        tsp.read_tsplib(p, force="yes")
+
+
+def test_what_the_writer_writes_the_reader_reads(tmp_path):
+    """Coordinates as large as the generator makes (2**39) are beyond what the reader takes
+    (MAX_COORD): the writer then leaves out their display data, and the weights say it all."""
+    inst = tsp.random_euclidean(3, seed=0, scale=2**39)
+    back = tsp.read_tsplib(tsp.write_tsplib(inst, tmp_path / "b.tsp"))
+    assert back.dist.tolist() == inst.dist.tolist() and back.coords is None

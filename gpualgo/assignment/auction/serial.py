@@ -187,7 +187,9 @@ def auction(prob, max_rounds: int = DEFAULT_MAX_ROUNDS, record_rounds: int = DEF
     rounds = auction_rounds(prob.raw, np.int64(prob.scale), np.int64(prob.eps), np.int64(prob.cap),
                             price, person_obj, obj_owner, np.int64(max_rounds), active)
     if rounds < 0:
-        raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds")
+        raise RuntimeError(f"no convergence within max_rounds={max_rounds} rounds: without eps-scaling, price "
+                           "wars can take about (the benefits' range / eps) rounds; scaling=True ends them "
+                           "in far fewer")
     return person_obj, price, rounds, active[:min(rounds, record_rounds)].copy()
 
 
