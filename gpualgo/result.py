@@ -22,7 +22,8 @@ __all__ = ["Result", "TIMES"]
 TIMES = {
     "total_ms": "the whole solve call, wall clock, uploads and downloads included",
     "prepare_ms": "before the algorithm: the checks of the input, layout, conversions, uploads to the GPU",
-    "check_ms": "the solve's own checks of its input before the version runs (part of prepare_ms)",
+    "check_ms": "solve's own work before the version runs (part of prepare_ms): its checks of the input "
+                "and the options, and in a process's first call the import of the version's module",
     "exec_ms": "the algorithm itself, wall clock (the GPU synchronised at both ends)",
     "kernel_ms": "GPU versions: the kernels' time from CUDA events (part of exec_ms)",
 }

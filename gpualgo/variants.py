@@ -112,9 +112,12 @@ def call(variants: dict, variant: str, *args, what: str = "", started: float | N
     measure it itself) and ``stats["device"]`` (the GPU's name, or :func:`gpu.cpu_label`).
 
     ``started``: the ``time.perf_counter()`` at which the problem's ``solve`` began, before its
-    own checks of the input (a network's arrays, a table of values, a matrix): their time is
-    then ``stats["check_ms"]`` and is added to ``total_ms`` and ``prepare_ms``, so that
-    ``total_ms`` is the time of the whole ``solve`` call, as a user timing it would measure.
+    own checks of the input (a network's arrays, a table of values, a matrix): the time from
+    then to the version's start is ``stats["check_ms"]`` and is added to ``total_ms`` and
+    ``prepare_ms``, so that ``total_ms`` is the time of the whole ``solve`` call, as a user
+    timing it would measure. It holds those checks, the options' checks and, in a process's
+    first call of a version, the import of its module (CuPy's with it: a sweep's warm-up pays
+    that, not its timed runs).
     """
     from . import gpu
     check(variant, variants, options, what=what)
