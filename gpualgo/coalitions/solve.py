@@ -105,12 +105,13 @@ def solve(values, variant: str = "gpu_odp", force: bool = False, **options) -> C
     variants.check(variant, VARIANTS, options)
     VARIANTS[variant].check_values(options)     # refused alike with and without a GPU
     table, n, dtype = table_shape(values)
-    if not VARIANTS[variant].gpu:
+    if VARIANTS[variant].gpu:
+        from .. import gpu
+        gpu.require()   # no GPU: say so before any pass over the values or any estimate
+    else:
         check(n, variant, dtype, force, **options)   # the size alone: before any pass over the values
     v, n = validate_values(table)
     if VARIANTS[variant].gpu:
-        from .. import gpu
-        gpu.require()   # no GPU: say so before any estimate
         check(n, variant, v.dtype, force, gpu_memory=True, **options)
     return variants.call(VARIANTS, variant, v, started=started, **options)
 

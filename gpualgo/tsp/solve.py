@@ -19,7 +19,7 @@ import numpy as np
 from .. import guards, variants
 from ..variants import Variant
 from . import enumeration, serial
-from .instances import as_instance
+from .instances import TSPInstance, as_instance
 from .result import TSPResult
 
 __all__ = ["solve", "check", "VARIANTS", "TSPResult", "estimate_work", "estimate_seconds", "RATES", "HK_RATES",
@@ -108,10 +108,17 @@ def solve(instance_or_matrix, variant: str = "gpu_held_karp", force: bool = Fals
     """
     started = time.perf_counter()           # the input's check counts in the solve's time
     variants.check(variant, VARIANTS, options)
-    inst = as_instance(instance_or_matrix)
+    given = instance_or_matrix
+    shape = None if isinstance(given, TSPInstance) else np.shape(given) if hasattr(given, "shape") else None
+    if shape is not None and len(shape) == 2 and shape[0] == shape[1] and shape[0] > 1:
+        # a matrix's size alone can be refused before its pass over every entry (the smaller,
+        # symmetric, estimate of brute force: what the matrix holds cannot make it shorter)
+        _time_guard(int(shape[0]), variant, True, force)
+    inst = as_instance(given)                # a matrix is validated here, a given instance below
     symmetric = serial.choose_symmetric(inst, options.get("symmetric"))
     _time_guard(inst.n, variant, symmetric, force)
-    inst = as_instance(inst, check=True)     # its matrix may have changed since: checked before a GPU is asked for
+    if isinstance(given, TSPInstance):
+        inst = as_instance(inst, check=True)   # its matrix may have changed since it was made
     if "force" in VARIANTS[variant].options:
         options["force"] = force
     return variants.call(VARIANTS, variant, inst, started=started, **options)

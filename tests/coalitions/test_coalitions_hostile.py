@@ -235,3 +235,18 @@ def test_integers_a_float64_total_would_round_are_refused_in_text_and_bids(tmp_p
     assert "integer price 9007199254740993" in quick(co.from_bids, 2, [([0], 2**53 + 1), ([1], 1)])
     for price in ("5", b"5", True, np.bool_(False)):
         assert "the price must be a number" in quick(co.from_bids, 2, [([0], price)])
+
+
+def test_a_gpu_version_without_a_gpu_says_so_before_reading_the_values(monkeypatch):
+    import importlib
+    from gpualgo import gpu
+    if gpu.available():
+        return
+    mod = importlib.import_module("gpualgo.coalitions.solve")
+    monkeypatch.setattr(mod, "validate_values", lambda *a, **k: (_ for _ in ()).throw(AssertionError("read")))
+    try:
+        co.solve(np.zeros(1 << 10), variant="gpu_odp")
+    except gpu.GPUUnavailableError:
+        pass
+    else:
+        raise AssertionError("a GPU version ran without a GPU")

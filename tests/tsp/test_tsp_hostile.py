@@ -428,3 +428,16 @@ def test_what_the_writer_writes_the_reader_reads(tmp_path):
     inst = tsp.random_euclidean(3, seed=0, scale=2**39)
     back = tsp.read_tsplib(tsp.write_tsplib(inst, tmp_path / "b.tsp"))
     assert back.dist.tolist() == inst.dist.tolist() and back.coords is None
+
+
+def test_a_matrix_too_large_is_refused_by_its_size_alone(monkeypatch):
+    import importlib
+    inst_mod = importlib.import_module("gpualgo.tsp.instances")
+    calls = []
+    real = inst_mod.validate_matrix
+    monkeypatch.setattr(inst_mod, "validate_matrix", lambda d: calls.append(1) or real(d))
+    with pytest.raises(ValueError, match="brute force on n=8000 cities"):
+        tsp.solve(np.broadcast_to(np.int64(1), (8000, 8000)), variant="serial_bruteforce")
+    assert calls == []          # no pass over its 64 million entries
+    assert tsp.solve(np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0]]), variant="held_karp").length == 6
+    assert calls
