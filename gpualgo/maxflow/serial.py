@@ -338,6 +338,15 @@ def check_plain(n: int, m: int, force: bool = False) -> None:
                 PLAIN_LIMIT_S, force, hint="keep global_relabel=True")
 
 
+def check_options(freq: float = 1.0, global_relabel: bool = True, gap: bool = True, force: bool = False, **_):
+    """The ``serial`` version's options, checked before it runs (and by :func:`gpualgo.maxflow.solve.check`
+    for a sweep): ``(freq, global_relabel, gap, force)``, or ValueError naming the bad one."""
+    if isinstance(freq, bool) or not isinstance(freq, numbers.Real) or not (math.isfinite(freq) and freq > 0):
+        raise ValueError(f"freq (work between global relabels, in units of n + m) must be a positive "
+                         f"finite number, got {freq!r}")
+    return freq, guards.flag(global_relabel, "global_relabel"), guards.flag(gap, "gap"), guards.insist(force)
+
+
 def solve_serial(net: FlowNetwork, freq: float = 1.0, global_relabel: bool = True, gap: bool = True,
                  force: bool = False) -> MaxFlowResult:
     """The ``serial`` version: :func:`push_relabel` on ``net``'s arrays, then the cut by
@@ -346,11 +355,7 @@ def solve_serial(net: FlowNetwork, freq: float = 1.0, global_relabel: bool = Tru
     ``global_relabel`` and ``gap`` (True or False) turn the heuristics off. Without the global
     relabel the run is refused when :func:`estimate_plain_seconds` is above
     :data:`PLAIN_LIMIT_S`, unless ``force``. ValueError for a bad option."""
-    if isinstance(freq, bool) or not isinstance(freq, numbers.Real) or not (math.isfinite(freq) and freq > 0):
-        raise ValueError(f"freq (work between global relabels, in units of n + m) must be a positive "
-                         f"finite number, got {freq!r}")
-    global_relabel, gap = guards.flag(global_relabel, "global_relabel"), guards.flag(gap, "gap")
-    force = guards.insist(force)
+    freq, global_relabel, gap, force = check_options(freq, global_relabel, gap, force)
     if not global_relabel:
         check_plain(net.n, net.m, force)
     t0 = time.perf_counter()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from .. import variants
 from ..variants import Variant
 from .network import FlowNetwork, check_network
@@ -14,7 +16,8 @@ _HOST_RELABEL = {"cycle", "block", "upload", "force"}
 
 #: every version, in the order they are taught, with the options each takes
 VARIANTS = variants.table(
-    Variant("serial", "gpualgo.maxflow.serial:solve_serial", {"freq", "global_relabel", "gap", "force"}),
+    Variant("serial", "gpualgo.maxflow.serial:solve_serial", {"freq", "global_relabel", "gap", "force"},
+            checks="gpualgo.maxflow.serial:check_options"),
     Variant("gpu_matrix", "gpualgo.maxflow.gpu:gpu_matrix", _HOST_RELABEL, gpu=True,
             checks="gpualgo.maxflow.gpu:check_host_relabel"),
     Variant("gpu_bcsr", "gpualgo.maxflow.gpu:gpu_bcsr", _HOST_RELABEL | {"rev_search", "relabel", "tile"}, gpu=True,
@@ -40,6 +43,11 @@ def check(variant: str = "gpu_vertex_centric", n: int | None = None, arcs: int |
     """
     variants.check(variant, VARIANTS, options)
     VARIANTS[variant].check_values(options)
+    for value, name in ((n, "n"), (arcs, "arcs")):
+        if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+                                  or value < 0):
+            raise ValueError(f"{name} (the size of the network to come) must be a non-negative integer, "
+                             f"got {value!r:.40}")
     if variant == "serial" and n is not None and not options.get("global_relabel", True):
         from .serial import check_plain
         check_plain(n, arcs, options.get("force", False))

@@ -5,6 +5,7 @@ quickly and without allocating first.
 The known bad inputs come first (each failed before its fix), then property-based tests.
 """
 import math
+import re
 import time
 
 import numpy as np
@@ -426,3 +427,12 @@ def test_write_dimacs_checks_what_it_writes(tmp_path):
         mf.write_dimacs("x", tmp_path / "q.max")
     with pytest.raises(ValueError, match="comment must be a str"):
         mf.write_dimacs(mf.from_edges(3, [0, 1], [1, 2], [7, 9]), tmp_path / "q.max", comment=5)
+
+
+@pytest.mark.parametrize("kw, words", [(dict(freq=0), "freq"), (dict(global_relabel="no"), "global_relabel"),
+                                       (dict(gap=1), "gap"), (dict(force="yes"), "force"),
+                                       (dict(n="10", arcs=10), "n (the size"), (dict(n=10, arcs=-1), "arcs (the size")])
+def test_a_sweeps_check_refuses_what_solve_refuses(kw, words):
+    from gpualgo.maxflow.solve import check
+    with pytest.raises(ValueError, match=re.escape(words)):
+        check("serial", **({"n": 10, "arcs": 10} | kw))
