@@ -54,6 +54,10 @@ def check_random_gnp(n: int, p: float, low: int = 1, high: int = 100, directed: 
     if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.integer, np.floating)) or not 0.0 <= p <= 1.0:
         raise ValueError(f"density p must be a number in [0, 1], got {p!r:.40}")
     _cap_range(low, high, "low <= high")
+    # an arc and the connecting path's on the same pair merge (2 high), and the source has n - 1 pairs
+    if 2 * max(n - 1, 2) * high > MAX_CAPACITY:
+        raise ValueError(f"high={high}: the capacities leaving the source could add up to 2 (n - 1) high = "
+                         f"{2 * max(n - 1, 2) * high} > {MAX_CAPACITY} (MAX_CAPACITY); use a smaller high")
     arcs = p * n * (n - 1) / (1 if directed else 2) + 2 * n
     if arcs > MAX_RANDOM_ARCS:
         raise ValueError(f"G({n}, {p}) would have about {arcs:.3g} arcs (about {arcs * 150 / 2**30:.0f} GiB "
@@ -249,6 +253,9 @@ def check_vision_grid(height: int, width: int, maxcap: int = 100, terminal_fract
     (``force=True`` insists on the memory). Returns ``(n, arcs)``: the network's vertices and
     its input arcs at most (a pixel has one terminal arc or none)."""
     height, width, maxcap = _ints(height=(height, 1), width=(width, 1), maxcap=(maxcap, 1))
+    if isinstance(terminal_fraction, (bool, np.bool_)) or not isinstance(terminal_fraction, (int, float, np.integer,
+                                                                                             np.floating)):
+        raise ValueError(f"terminal_fraction must be a number in [0, 0.5], got {terminal_fraction!r:.40}")
     if not 0.0 <= terminal_fraction <= 0.5:
         raise ValueError(f"terminal_fraction must be in [0, 0.5] (a pixel has a source arc, a sink arc "
                          f"or neither), got {terminal_fraction}")
@@ -259,6 +266,9 @@ def check_vision_grid(height: int, width: int, maxcap: int = 100, terminal_fract
     arcs = 2 * (height * (width - 1) + (height - 1) * width) + npx   # at most one terminal arc a pixel
     # the generator's own arrays: ids and uniforms per pixel, (tail, head, capacity) per arc
     guard_network(n, arcs, f"vision_grid({height} x {width})", force, extra=48 * arcs + 24 * npx)
+    if terminal_fraction > 0 and 2 * maxcap * npx > MAX_CAPACITY:
+        raise ValueError(f"maxcap={maxcap}: the source's arcs to {npx} pixels could add up to 2 maxcap x pixels = "
+                         f"{2 * maxcap * npx} > {MAX_CAPACITY} (MAX_CAPACITY); use a smaller maxcap")
     return n, arcs
 
 

@@ -436,3 +436,13 @@ def test_a_sweeps_check_refuses_what_solve_refuses(kw, words):
     from gpualgo.maxflow.solve import check
     with pytest.raises(ValueError, match=re.escape(words)):
         check("serial", **({"n": 10, "arcs": 10} | kw))
+
+
+@pytest.mark.parametrize("check, words", [
+    (lambda: mf.instances.check_random_gnp(5, 0.5, high=2**62), "high=4611686018427387904: the capacities leaving"),
+    (lambda: mf.instances.check_vision_grid(3, 3, maxcap=2**60), "maxcap=1152921504606846976: the source's arcs"),
+    (lambda: mf.instances.check_vision_grid(3, 3, terminal_fraction="0.3"), "terminal_fraction must be a number"),
+])
+def test_generator_checks_refuse_before_drawing(check, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        check()
