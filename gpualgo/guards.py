@@ -20,6 +20,7 @@ ValueError: brute force on n=16 cities: about 2.0 h (limit 3 min); use a Held-Ka
 """
 from __future__ import annotations
 
+import math
 import numbers
 import os
 
@@ -144,6 +145,15 @@ def integer(value, name: str, lo: int = 1, hi: int | None = None) -> int:
         span = f"in {lo}..{hi}" if hi is not None else f">= {lo}"
         raise ValueError(f"{name} must be an integer {span}, got {value!r}")
     return int(value)
+
+
+def is_real(x) -> bool:
+    """True for a real number that is not NaN (bools, numpy's too, and strings excluded).
+
+    >>> is_real(0.5), is_real(2), is_real(True), is_real("0.5"), is_real(float("nan"))
+    (True, True, False, False, False)
+    """
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)) and not math.isnan(float(x))
 
 
 def one_of(value, name: str, allowed):

@@ -51,7 +51,7 @@ def check_random_gnp(n: int, p: float, low: int = 1, high: int = 100, directed: 
     input arcs expected (an undirected edge counted as two arcs, the connecting path's included)."""
     n, low, high = _ints(n=(n, 2), low=(low, 0), high=(high, 0))
     guards.flag(directed, "directed")
-    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.integer, np.floating)) or not 0.0 <= p <= 1.0:
+    if not guards.is_real(p) or not 0.0 <= p <= 1.0:
         raise ValueError(f"density p must be a number in [0, 1], got {p!r:.40}")
     _cap_range(low, high, "low <= high")
     # an arc and the connecting path's on the same pair merge (2 high), and the source has n - 1 pairs
@@ -253,12 +253,9 @@ def check_vision_grid(height: int, width: int, maxcap: int = 100, terminal_fract
     (``force=True`` insists on the memory). Returns ``(n, arcs)``: the network's vertices and
     its input arcs at most (a pixel has one terminal arc or none)."""
     height, width, maxcap = _ints(height=(height, 1), width=(width, 1), maxcap=(maxcap, 1))
-    if isinstance(terminal_fraction, (bool, np.bool_)) or not isinstance(terminal_fraction, (int, float, np.integer,
-                                                                                             np.floating)):
-        raise ValueError(f"terminal_fraction must be a number in [0, 0.5], got {terminal_fraction!r:.40}")
-    if not 0.0 <= terminal_fraction <= 0.5:
+    if not guards.is_real(terminal_fraction) or not 0.0 <= terminal_fraction <= 0.5:
         raise ValueError(f"terminal_fraction must be in [0, 0.5] (a pixel has a source arc, a sink arc "
-                         f"or neither), got {terminal_fraction}")
+                         f"or neither), got {terminal_fraction!r:.40}")
     if 2 * maxcap > MAX_CAPACITY:
         raise ValueError(f"the terminal arcs' capacity 2 * maxcap = {2 * maxcap} exceeds {MAX_CAPACITY}")
     npx = height * width

@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
-from .. import variants
+from .. import guards, variants
 from ..variants import Variant
 from .network import FlowNetwork, check_network
 from .result import MaxFlowResult
@@ -44,10 +42,8 @@ def check(variant: str = "gpu_vertex_centric", n: int | None = None, arcs: int |
     variants.check(variant, VARIANTS, options)
     VARIANTS[variant].check_values(options)
     for value, name in ((n, "n"), (arcs, "arcs")):
-        if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
-                                  or value < 0):
-            raise ValueError(f"{name} (the size of the network to come) must be a non-negative integer, "
-                             f"got {value!r:.40}")
+        if value is not None:
+            guards.integer(value, f"{name} (the size of the network to come)", lo=0)
     if variant == "serial" and n is not None and not options.get("global_relabel", True):
         from .serial import check_plain
         check_plain(n, arcs, options.get("force", False))

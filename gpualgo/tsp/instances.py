@@ -7,8 +7,6 @@ one is infeasible. The diagonal is ignored and stored as 0.
 
 from __future__ import annotations
 
-import math
-import numbers
 import operator
 from dataclasses import dataclass, field, replace
 
@@ -212,7 +210,7 @@ def check_random_euclidean(n: int, scale: float = 1000.0, force: bool = False) -
     ValueError for a bad parameter or matrices too large for host memory (``force=True``
     insists). Returns n as an int."""
     n = _check_n(n)
-    if not _is_real(scale) or not 0 < scale <= MAX_DISTANCE / 2:
+    if not guards.is_real(scale) or not 0 < scale <= MAX_DISTANCE / 2:
         raise ValueError(f"scale must be a positive number <= {MAX_DISTANCE // 2} (MAX_DISTANCE / 2), "
                          f"got {scale!r}")
     guard_matrix(n, EUCLID_BYTES_PER_CELL, "random_euclidean", force)
@@ -248,7 +246,7 @@ def check_random_graph(n: int, density: float = 0.7, low: int = 1, high: int = 1
     """The refusals of :func:`random_graph` with these parameters, without drawing anything
     (``force=True`` insists on the memory). Returns ``(n, low, high)`` as ints."""
     n = _check_n(n)
-    if not _is_real(density) or not 0.0 <= density <= 1.0:
+    if not guards.is_real(density) or not 0.0 <= density <= 1.0:
         raise ValueError(f"density must be in [0, 1], got {density!r}")
     low, high = _weight_range(low, high)
     guard_matrix(n, GRAPH_BYTES_PER_CELL, "random_graph", force)
@@ -348,12 +346,6 @@ def random_asymmetric(n: int, seed=None, low: int = 1, high: int = 1000,
     d = rng.integers(low, high + 1, size=(n, n), dtype=np.int64)
     return TSPInstance(dist=d, name=f"asym{n}_s{seed}",
                        meta=dict(generator="random_asymmetric", seed=seed, low=low, high=high))
-
-
-def _is_real(x) -> bool:
-    """True for a real number that is not NaN (bools and strings excluded)."""
-    return (isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
-            and not math.isnan(float(x)))
 
 
 def _weight_range(low, high) -> tuple[int, int]:
