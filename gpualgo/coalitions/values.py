@@ -29,8 +29,9 @@ MAX_AGENTS = 31
 
 
 def popcounts(n: int) -> np.ndarray:
-    """Coalition sizes: ``popcounts(n)[mask]`` is the number of agents in ``mask`` (uint8)."""
-    return np.bitwise_count(np.arange(1 << n, dtype=np.uint32)).astype(np.uint8)
+    """Coalition sizes: ``popcounts(n)[mask]`` is the number of agents in ``mask`` (uint8);
+    ``n`` in 1..MAX_AGENTS (ValueError otherwise)."""
+    return np.bitwise_count(np.arange(1 << _check_n(n), dtype=np.uint32)).astype(np.uint8)
 
 
 # The generators work in place where they can: the large temporaries, not the result, set
@@ -161,7 +162,9 @@ def _check_dtype(dtype) -> np.dtype:
 
 
 def table_bytes(n: int, dtype=np.float64, tables: int = 2) -> int:
-    """Bytes of ``tables`` arrays of ``2**n`` values of ``dtype`` (the DP keeps v and f)."""
+    """Bytes of ``tables`` arrays of ``2**n`` values of ``dtype`` (the DP keeps v and f); ``n``
+    a non-negative integer (any size: a refusal's estimate may be of a table beyond MAX_AGENTS)."""
+    n = guards.integer(n, "n (agents)", lo=0)
     return tables * (1 << n) * np.dtype(dtype).itemsize
 
 

@@ -26,6 +26,9 @@ import numpy as np
 
 #: 20! < 2^63 <= 21!: the largest chunk a signed 64-bit rank can count.
 MAX_FREE = 20
+#: the most chunks a plan lists (far more than any enumeration that could finish needs: n = 17,
+#: symmetric, has 120; each costs a Python list of its prefix while the plan is built)
+MAX_CHUNKS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -100,11 +103,15 @@ def make_plan(n: int, symmetric: bool, max_free: int = MAX_FREE) -> Plan:
         raise ValueError(f"enumeration needs an integer of at least 2 cities, got {n!r}")
     if isinstance(max_free, bool) or not isinstance(max_free, (int, np.integer)) or not 1 <= max_free <= MAX_FREE:
         raise ValueError(f"max_free (free cities per chunk) must be an integer in 1..{MAX_FREE}, got {max_free!r:.40}")
-    if not 1 <= max_free <= MAX_FREE:
-        raise ValueError(f"max_free must be in 1..{MAX_FREE}, got {max_free}")
     m = n - 1
     # m <= 2: at most two orders; halving would leave nothing free, so enumerate all
     symmetric = bool(symmetric) and m >= 3
+    count, k = (m * (m - 1) // 2, m - 2) if symmetric else (1, m)
+    while k > max_free:                  # the chunks it would list, counted before listing them
+        count, k = count * k, k - 1
+    if count > MAX_CHUNKS:
+        raise ValueError(f"the enumeration of n={n} cities in chunks of at most {max_free} free cities has {count:.3g} "
+                         f"chunks, more than {MAX_CHUNKS} (MAX_CHUNKS): use fewer cities or a larger max_free")
     if symmetric:
         chunks = [([a], b) for a in range(1, n) for b in range(a + 1, n)]
         k = m - 2

@@ -250,3 +250,10 @@ def test_a_gpu_version_without_a_gpu_says_so_before_reading_the_values(monkeypat
         pass
     else:
         raise AssertionError("a GPU version ran without a GPU")
+
+
+def test_size_helpers_refuse_sizes_that_are_not_sizes():
+    for call, words in ((lambda: co.popcounts(40), "in 1..31, got 40"), (lambda: co.popcounts(-1), "got -1"),
+                        (lambda: co.table_bytes(-1), ">= 0, got -1"), (lambda: co.table_bytes(2.5), "got 2.5")):
+        assert words in quick(call)
+    assert co.table_bytes(40, np.float32, tables=1) == 4 << 40      # an estimate beyond MAX_AGENTS is still given

@@ -6,6 +6,7 @@ The known bad inputs come first (each failed before its fix), then property-base
 """
 import itertools
 import re
+import time
 import math
 
 import numpy as np
@@ -441,3 +442,15 @@ def test_a_matrix_too_large_is_refused_by_its_size_alone(monkeypatch):
     assert calls == []          # no pass over its 64 million entries
     assert tsp.solve(np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0]]), variant="held_karp").length == 6
     assert calls
+
+
+def test_a_plan_of_too_many_chunks_is_refused_before_it_is_listed():
+    from gpualgo.tsp.enumeration import MAX_CHUNKS, make_plan
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match=r"n=30 cities in chunks of at most 20 free cities has 1.82e\+12 chunks"):
+        make_plan(30, True)
+    assert time.perf_counter() - t < 1.0
+    for bad in (2.5, True, 1):
+        with pytest.raises(ValueError, match="at least 2 cities"):
+            make_plan(bad, True)
+    assert make_plan(17, True).prefix.shape[0] == 120 <= MAX_CHUNKS
