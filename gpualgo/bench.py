@@ -348,7 +348,9 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
     sweep = _sweep_name(algo, preset, params, overrides)
     # each case is checked as it comes (a huge range stops at its first refusal, before the rest
     # is even listed), but for those an unfinished file of this sweep has recorded already
-    recorded = _recorded_labels(out, preset, params) if out is not None and not replace else {}
+    earlier = _earlier_record(out, preset) if out is not None and not replace else None
+    resumable = _resumable(earlier.meta, params) if earlier is not None else None
+    recorded = {e[0]: e[1] for e in resumable or [] if isinstance(e, list) and len(e) == 3}
     cases, skipped = [], []
     for case in p.cases(params):
         if cluster is None:
@@ -359,7 +361,7 @@ def run_preset(algo: str, preset: str, out=None, progress: bool = True, replace:
         cases.append(case)
     if not cases:
         raise ValueError(f"{algo}/{preset} with these parameters has nothing to measure (no case)")
-    name, kept, done, resumed_from = _earlier_file(out, preset, params, cases, replace)
+    name, kept, done, resumed_from = _earlier_file(earlier, preset, params, cases)
     todo = [i for i in range(len(cases)) if i not in done]
     if cluster is None:
         check_cases([cases[i] for i in skipped if i not in done], sweep)
@@ -440,17 +442,22 @@ def _usable_out(out: pathlib.Path, preset: str) -> None:
             raise ValueError(f"--out {out}: {preset}{suffix} there is a folder, where the results file goes")
 
 
-def _earlier_file(out, preset: str, params: dict, cases: list, replace: bool):
-    """What an earlier results file of the preset in ``out`` means for this run: ``(name,
+def _earlier_record(out, preset: str):
+    """The results file of the preset in ``out`` (only there: a missing folder is not the
+    project's records), or None; ValueError naming it when it cannot be read."""
+    try:
+        return results.read_folder(out, preset)
+    except FileNotFoundError:
+        return None
+
+
+def _earlier_file(rec, preset: str, params: dict, cases: list):
+    """What an earlier results file of the preset (``rec``, or None) means for this run: ``(name,
     kept, done, resumed_from)``. An unfinished file of the same parameters is resumed
     (``done``: its rows by case index; ``resumed_from``: its path); any other file with rows is
     kept, and this run writes ``<preset>.new`` (``name``), renamed over it at the end only if
     it holds as many rows (``kept``: the earlier file's row count)."""
-    if out is None or replace:
-        return preset, 0, {}, None
-    try:
-        rec = results.read_folder(out, preset)    # out only: a missing folder is not the project's records
-    except FileNotFoundError:
+    if rec is None:
         return preset, 0, {}, None
     kept = len(rec.rows)
     prior = _recorded_cases(rec, params, cases) if kept else None
@@ -544,32 +551,23 @@ def _run_case(run) -> list:
     return [dict(r, **here) for r in rows]
 
 
-def _recorded_labels(out, preset: str, params: dict) -> dict:
-    """``{case index: label}`` of the cases an unfinished results file of this preset in ``out``
-    recorded with the same parameters (from its metadata alone), or {}."""
-    try:
-        meta = results.read_folder(out, preset).meta
-    except (FileNotFoundError, ValueError):
-        return {}
-    if (meta.get("progress") or {}).get("complete", True):
-        return {}
+def _resumable(meta: dict, params: dict):
+    """The ``cases_recorded`` of an unfinished results file written by this preset with the same
+    parameters (its metadata ``meta``), or None."""
+    recorded = meta.get("cases_recorded")
+    if not recorded or (meta.get("progress") or {}).get("complete", True):
+        return None
     if json.loads(json.dumps(params, default=str)) != meta.get("params"):
-        return {}
-    entries = meta.get("cases_recorded")
-    return {e[0]: e[1] for e in entries if isinstance(e, list) and len(e) == 3} if isinstance(entries, list) else {}
+        return None
+    return recorded
 
 
 def _recorded_cases(rec, params: dict, cases: list):
     """``{case index: rows}`` of an unfinished results file written by this preset with the
     same parameters (its ``cases_recorded`` name each case by index and label), or None when
     it cannot be resumed: finished, other parameters, other cases, or no record of its cases."""
-    meta = rec.meta
-    recorded = meta.get("cases_recorded")
-    if not recorded or (meta.get("progress") or {}).get("complete", True):
-        return None
-    if json.loads(json.dumps(params, default=str)) != meta.get("params"):
-        return None
-    if sum(k for _, _, k in recorded) != len(rec.rows):
+    recorded = _resumable(rec.meta, params)
+    if recorded is None or sum(k for _, _, k in recorded) != len(rec.rows):
         return None
     out, at = {}, 0
     for i, label, k in recorded:

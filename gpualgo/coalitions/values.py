@@ -383,8 +383,9 @@ def _read_text_values(path, force):
         except ValueError as exc:
             raise textfile.line_error(path, lineno, str(exc)) from None
         if integers and textfile.is_integer(text):
-            if abs(int(text)) > big:
-                big, big_line = abs(int(text)), lineno
+            value = abs(int(text))
+            if value > big:
+                big, big_line = value, lineno
         else:
             integers = False
         if len(vals) > 1 << MAX_AGENTS:

@@ -11,7 +11,6 @@ being discharged, back towards the source, so the result is a flow (not only a p
 from __future__ import annotations
 
 import math
-import numbers
 import time
 
 import numpy as np
@@ -341,7 +340,7 @@ def check_plain(n: int, m: int, force: bool = False) -> None:
 def check_options(freq: float = 1.0, global_relabel: bool = True, gap: bool = True, force: bool = False, **_):
     """The ``serial`` version's options, checked before it runs (and by :func:`gpualgo.maxflow.solve.check`
     for a sweep): ``(freq, global_relabel, gap, force)``, or ValueError naming the bad one."""
-    if isinstance(freq, bool) or not isinstance(freq, numbers.Real) or not (math.isfinite(freq) and freq > 0):
+    if not (guards.is_real(freq) and math.isfinite(freq) and freq > 0):
         raise ValueError(f"freq (work between global relabels, in units of n + m) must be a positive "
                          f"finite number, got {freq!r}")
     return freq, guards.flag(global_relabel, "global_relabel"), guards.flag(gap, "gap"), guards.insist(force)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import guards
+
 #: 20! < 2^63 <= 21!: the largest chunk a signed 64-bit rank can count.
 MAX_FREE = 20
 #: the most chunks a plan lists (far more than any enumeration that could finish needs: n = 17,
@@ -101,8 +103,7 @@ def make_plan(n: int, symmetric: bool, max_free: int = MAX_FREE) -> Plan:
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ValueError(f"enumeration needs an integer of at least 2 cities, got {n!r}")
-    if isinstance(max_free, bool) or not isinstance(max_free, (int, np.integer)) or not 1 <= max_free <= MAX_FREE:
-        raise ValueError(f"max_free (free cities per chunk) must be an integer in 1..{MAX_FREE}, got {max_free!r:.40}")
+    guards.integer(max_free, "max_free (free cities per chunk)", 1, MAX_FREE)
     m = n - 1
     # m <= 2: at most two orders; halving would leave nothing free, so enumerate all
     symmetric = bool(symmetric) and m >= 3
