@@ -66,7 +66,7 @@ def test_finishing_keeps_eps_complementary_slackness(method, rng):
         else:
             steps = tails.forward_reverse(prob.raw, np.int64(prob.scale), np.int64(eps), cap, price, po, oo,
                                           np.int64(serial.MAX_ROUNDS))
-            assert steps >= left
+            assert steps >= min(left, 1)                 # rounds: one may match several persons
         assert (po >= 0).all() and sorted(po) == list(range(prob.n))
         assert (oo[po] == np.arange(prob.n)).all()
         if method != "forward_reverse":                  # reverse rounds lower prices
