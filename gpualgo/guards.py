@@ -26,10 +26,11 @@ import os
 
 import numpy as np
 
+from . import textfile
 from .timing import human_seconds
 
 __all__ = ["MEMORY_FRACTION", "ALWAYS_FITS", "host_bytes", "insist", "memory", "time", "gib", "integer", "threads",
-           "power_of_two"]
+           "power_of_two", "rng"]
 
 #: a run may use at most this fraction of the memory the device can give now
 MEMORY_FRACTION = 0.9
@@ -83,7 +84,7 @@ def flag(value, name: str) -> bool:
     ValueError: scaling must be True or False, got 'no'
     """
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r:.60}")
+        raise ValueError(f"{name} must be True or False, got {textfile.quote(value)}")
     return bool(value)
 
 
@@ -133,17 +134,21 @@ def time(seconds: float, what: str, limit: float, force: bool = False, hint: str
 
 def integer(value, name: str, lo: int = 1, hi: int | None = None) -> int:
     """``value`` as an int; ValueError naming ``name`` unless it is an integer (not a bool)
-    in ``lo..hi``.
+    in ``lo..hi``. The value is shown as given, cut short (:func:`gpualgo.textfile.quote`).
 
     >>> integer(3, "ops"), integer(0, "ops", lo=1)
     Traceback (most recent call last):
     ...
     ValueError: ops must be an integer >= 1, got 0
+    >>> integer(10**300, "block", 32, 1024)
+    Traceback (most recent call last):
+    ...
+    ValueError: block must be an integer in 32..1024, got 100000000000000000000000000000... (301 characters)
     """
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)   # numpy's bool_ is not Integral
     if not ok or value < lo or (hi is not None and value > hi):
         span = f"in {lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be an integer {span}, got {value!r}")
+        raise ValueError(f"{name} must be an integer {span}, got {textfile.quote(value)}")
     return int(value)
 
 
@@ -168,7 +173,7 @@ def one_of(value, name: str, allowed):
     ValueError: incremental must be one of True, False, got 1
     """
     if not any(value == a and isinstance(value, bool) == isinstance(a, bool) for a in allowed):
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {textfile.quote(value)}")
     return value
 
 
@@ -183,14 +188,14 @@ def threads(value, name: str = "block", allowed=None) -> int:
     """
     if allowed is not None:
         if isinstance(value, bool) or value not in allowed:
-            raise ValueError(f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}")
+            raise ValueError(f"{name} must be one of {', '.join(map(str, allowed))}, got {textfile.quote(value)}")
         return int(value)
     try:
         v = integer(value, name, 32, 1024)
     except ValueError:
         v = None
     if v is None or v % 32:
-        raise ValueError(f"{name} must be a multiple of 32 in 32..1024, got {value!r}")
+        raise ValueError(f"{name} must be a multiple of 32 in 32..1024, got {textfile.quote(value)}")
     return v
 
 
@@ -207,5 +212,26 @@ def power_of_two(value, name: str, lo: int = 1, hi: int = 1 << 30) -> int:
     except ValueError:
         v = None
     if v is None or v & (v - 1):
-        raise ValueError(f"{name} must be a power of two in {lo}..{hi}, got {value!r}")
+        raise ValueError(f"{name} must be a power of two in {lo}..{hi}, got {textfile.quote(value)}")
     return v
+
+
+def rng(seed, name: str = "seed") -> np.random.Generator:
+    """The random generator of ``seed``, the one check of every instance generator's seed:
+    None (fresh entropy), a non-negative integer (numpy's too; not a bool), or numpy's own
+    Generator (returned as it is, so that its draws go on), SeedSequence or BitGenerator.
+    Anything else (``"x"``, ``1.5``, ``-1``, ``True``) is a ValueError naming ``name``, rather
+    than numpy's TypeError or a bool read as the seed 1.
+
+    >>> int(rng(7).integers(100)) == int(np.random.default_rng(7).integers(100))
+    True
+    >>> rng("x")
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be None, a non-negative integer or a numpy Generator, got 'x'
+    """
+    if seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence, np.random.BitGenerator)):
+        return np.random.default_rng(seed)
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
+        return np.random.default_rng(int(seed))
+    raise ValueError(f"{name} must be None, a non-negative integer or a numpy Generator, got {textfile.quote(seed)}")

@@ -36,6 +36,7 @@ ValueError: '1_000' is not an integer (ASCII digits 0-9 with an optional sign)
 """
 from __future__ import annotations
 
+import numbers
 import os
 import re
 from typing import Iterator
@@ -69,14 +70,18 @@ def is_decimal(token: str) -> bool:
     return isinstance(token, str) and _DECIMAL.fullmatch(token) is not None and _digits(token) <= MAX_DIGITS
 
 
-def quote(text: str, limit: int = 60) -> str:
+def quote(text, limit: int = 60) -> str:
     """``repr(text)`` for an error message, cut to about ``limit`` characters (a line of a
-    million characters must not become a message of a million characters).
+    million characters must not become a message of a million characters). A value that is
+    not a str (an argument as given: a number of 300 digits) is shown as a number is printed
+    (numpy's too), anything else by its ``repr``, cut the same way.
 
-    >>> quote("a 1 2 3"), quote("7" * 100, 20)
-    ("'a 1 2 3'", "'7777777777'... (100 characters)")
+    >>> quote("a 1 2 3"), quote("7" * 100, 20), quote(-5), quote(10**100, 20)
+    ("'a 1 2 3'", "'7777777777'... (100 characters)", '-5', '1000000000... (101 characters)')
     """
-    text = str(text)
+    if not isinstance(text, str):
+        shown = str(text) if isinstance(text, numbers.Number) else repr(text)   # 5, not np.int64(5)
+        return shown if len(shown) <= limit else f"{shown[:limit // 2]}... ({len(shown)} characters)"
     return repr(text) if len(text) <= limit else f"{text[:limit // 2]!r}... ({len(text)} characters)"
 
 
@@ -102,7 +107,7 @@ def decimal(token: str) -> float:
         raise _refuse(token, "a number", "ASCII digits with an optional sign, point and exponent", _DECIMAL)
     v = float(token)
     if v in (float("inf"), float("-inf")):
-        raise ValueError(f"{token!r} is beyond the range of a float")
+        raise ValueError(f"{quote(token, 40)} is beyond the range of a float")
     return v
 
 

@@ -152,6 +152,22 @@ def test_bad_counts_and_negative_values_are_refused_before_anything_runs(toy_sui
     assert bench.main(["toy", "--preset", "reps", "--out", str(tmp_path), "--set", "reps=-1"]) == 2
 
 
+def test_repetitions_have_an_upper_bound(toy_suite, tmp_path, capsys):
+    # before: --set reps=10**9 was taken, and the sweep ran for ever
+    toy_suite.PRESETS["reps"] = bench.Preset("with reps", {"sizes": [1, 2], "reps": 2, "peer_reps": 1, "seed": 0},
+                                             toy_suite.PRESETS["squares"].cases, needs_gpu=False)
+    for bad, match in ((dict(reps=1001), r"parameter 'reps' counts runs: it must be an integer in 1\.\.1000, got 1001"),
+                       (dict(reps=10**9), r"'reps' counts runs: it must be an integer in 1\.\.1000, got 1000000000"),
+                       (dict(peer_reps=5000), r"'peer_reps' counts runs: it must be an integer in 1\.\.1000, got 5000"),
+                       (dict(reps=10**300), r"in 1\.\.1000, got 1000000000\d*\.\.\. \(301 characters\)$")):
+        with pytest.raises(ValueError, match=match):
+            bench.run_preset("toy", "reps", out=tmp_path, progress=False, **bad)
+    assert not any(tmp_path.iterdir())          # nothing written
+    assert bench.main(["toy", "--preset", "reps", "--out", str(tmp_path), "--set", "reps=1001"]) == 2
+    assert "in 1..1000, got 1001" in capsys.readouterr().err
+    assert bench._params(toy_suite.PRESETS["reps"], dict(reps=bench.MAX_REPS))["reps"] == 1000
+
+
 def test_a_run_never_replaces_results_with_fewer_rows_unless_asked(toy_suite, tmp_path, capsys):
     bench.run_preset("toy", "squares", out=tmp_path, progress=False, sizes=[1, 2, 3])
     bench.run_preset("toy", "squares", out=tmp_path, progress=False, sizes=[9])

@@ -231,6 +231,24 @@ def test_time_guard_states_the_estimate_and_how_to_insist():
     guards.time(100.0, "toy run", limit=180.0)
 
 
+@pytest.mark.parametrize("call, words", [
+    (lambda v: guards.integer(v, "block", 32, 1024), "block must be an integer in 32..1024"),
+    (lambda v: guards.threads(v), "block must be a multiple of 32 in 32..1024"),
+    (lambda v: guards.threads(v, "tile", allowed=(1, 2)), "tile must be one of 1, 2"),
+    (lambda v: guards.power_of_two(v, "p", 1, 64), "p must be a power of two in 1..64"),
+    (lambda v: guards.one_of(v, "upload", ("pageable", "mapped")), "upload must be one of 'pageable', 'mapped'"),
+    (lambda v: guards.flag(v, "scaling"), "scaling must be True or False"),
+    (lambda v: guards.rng(-v), "seed must be None, a non-negative integer or a numpy Generator"),
+])
+def test_a_value_of_300_digits_is_named_cut_short(call, words):
+    # before: the message printed all 301 digits of 10**300
+    with pytest.raises(ValueError) as info:
+        call(10**300)
+    msg = str(info.value)
+    assert msg.startswith(words + ", got ") and msg.endswith(("... (301 characters)", "... (302 characters)")), msg
+    assert len(msg) < 160
+
+
 @pytest.mark.parametrize("bad", ["no", None, 1, 0.0, "False"])
 def test_force_is_true_or_false_only(bad):
     # a truthy string insisted, and None or 0 quietly did not

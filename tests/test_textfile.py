@@ -234,3 +234,13 @@ def test_quote_cuts_long_text():
     assert textfile.quote("abc") == "'abc'"
     q = textfile.quote("z" * 10**6)
     assert len(q) < 60 and q.endswith("(1000000 characters)")
+
+
+def test_quote_shows_a_value_as_given_and_cuts_a_long_one():
+    # a number given as an argument is shown as itself, not as a string
+    assert [textfile.quote(v) for v in (5, -2.5, None, True)] == ["5", "-2.5", "None", "True"]
+    assert textfile.quote(10**300) == "100000000000000000000000000000... (301 characters)"
+    # a float beyond range: its token named, cut short (the exponent counts no digits)
+    token = "1e" + "9" * 5000
+    with pytest.raises(ValueError, match=r"^'1e9{18}'\.\.\. \(5002 characters\) is beyond the range of a float$"):
+        textfile.decimal(token)

@@ -38,18 +38,31 @@ def missing_mask(B) -> np.ndarray:
     return np.zeros(B.shape, dtype=bool)
 
 
-def check_assignment(B, assignment) -> None:
-    """Raise ValueError unless ``assignment`` gives every person one distinct, existing edge."""
-    B = np.asarray(B)
+def _objects(B: np.ndarray, assignment) -> np.ndarray:
+    """``assignment`` as an array of one object per row (person) of ``B``, each in ``0..n-1``;
+    ValueError naming the lengths, the dtype or the first object out of range otherwise (numpy
+    would broadcast an answer of one entry, raise IndexError, or read -1 as the last object)."""
     a = np.asarray(assignment)
     m, n = B.shape
-    if a.shape != (m,):
-        raise ValueError(f"assignment has shape {a.shape}, expected ({m},)")
+    if a.ndim != 1:
+        raise ValueError(f"assignment has shape {a.shape}, expected ({m},): one object per person")
+    if a.shape[0] != m:
+        k = a.shape[0]
+        raise ValueError(f"assignment has {k} entr{'y' if k == 1 else 'ies'} but B has {m} rows (persons): "
+                         "one object per person")
     if a.dtype.kind not in "iu":
         raise ValueError(f"assignment must hold integers, got {a.dtype}")
     if m and (a.min() < 0 or a.max() >= n):
         bad = int(np.flatnonzero((a < 0) | (a >= n))[0])
         raise ValueError(f"person {bad} has object {int(a[bad])}, outside [0, {n})")
+    return a
+
+
+def check_assignment(B, assignment) -> None:
+    """Raise ValueError unless ``assignment`` gives every person one distinct, existing edge."""
+    B = np.asarray(B)
+    a = _objects(B, assignment)
+    m, n = B.shape
     counts = np.bincount(a, minlength=n)
     if counts.max(initial=0) > 1:
         j = int(np.argmax(counts))
@@ -73,9 +86,11 @@ def objective(B, assignment):
     """Total benefit of an assignment (exact int for integer matrices, else float).
 
     Integer sums that could leave int64 are added as Python integers; float benefits are added
-    in float64 at least (a float32 sum stops counting units beyond 2**24)."""
+    in float64 at least (a float32 sum stops counting units beyond 2**24). ValueError for an
+    assignment that is not one object in ``0..n-1`` per row (person) of ``B``, naming the lengths
+    when they differ."""
     B = np.asarray(B)
-    vals = B[np.arange(B.shape[0]), np.asarray(assignment)]
+    vals = B[np.arange(B.shape[0]), _objects(B, assignment)]
     if B.dtype.kind in "iu":
         if vals.size and max(-int(vals.min()), int(vals.max())) * vals.size >= 2**63:
             return sum(vals.tolist())

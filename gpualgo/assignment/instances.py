@@ -44,15 +44,6 @@ DEFAULT_LIMIT = 10000
 _HEADER = np.dtype("<i4")
 
 
-def _rng(seed):
-    if isinstance(seed, np.random.Generator):
-        return seed
-    try:
-        return np.random.default_rng(seed)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"seed must be a non-negative integer or a numpy Generator, got {seed!r} ({exc})") from None
-
-
 def _integer(value, name: str) -> int:
     """``value`` as an int (ints, numpy ints, whole finite floats); ValueError naming it otherwise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float, np.floating)) or (
@@ -64,9 +55,10 @@ def _integer(value, name: str) -> int:
 def _check_shape(m, n):
     m, n = _integer(m, "m"), _integer(n, "n")
     if m < 1 or n < 1:
-        raise ValueError(f"m and n must be positive integers, got m={m!r}, n={n!r}")
+        raise ValueError(f"m and n must be positive integers, got m={textfile.quote(m)}, n={textfile.quote(n)}")
     if m > n:
-        raise ValueError(f"m={m} persons > n={n} objects: no assignment of every person exists")
+        raise ValueError(f"m={textfile.quote(m)} persons > n={textfile.quote(n)} objects: no assignment of every "
+                         "person exists")
     return m, n
 
 
@@ -89,7 +81,8 @@ def instance_bytes(kind: str, m: int, n: int, density: float = 1.0) -> int:
 
 
 def _guard(kind, m, n, density, force, where=""):
-    guards.memory(instance_bytes(kind, m, n, density), f"{where}the {kind} generator on a {m} x {n} instance",
+    guards.memory(instance_bytes(kind, m, n, density),
+                  f"{where}the {kind} generator on a {textfile.quote(m)} x {textfile.quote(n)} instance",
                   force, where="host", hint="use a smaller instance")
 
 
@@ -99,13 +92,13 @@ def check_report_instance(m: int, n: int | None = None, density: float = 1.0, li
     anything: ValueError for a bad parameter or arrays too large for the host's memory
     (``force=True`` insists). Returns ``(m, n, limit)`` as ints."""
     m, n = _check_shape(m, m if n is None else n)
-    if not isinstance(density, (int, float, np.integer, np.floating)) or not (0 < density <= 1):
-        raise ValueError(f"density must be in (0, 1], got {density!r}")
+    if not guards.is_real(density) or not 0 < density <= 1:      # a bool is no density
+        raise ValueError(f"density must be a number in (0, 1], got {textfile.quote(density)}")
     limit = _integer(limit, "limit")
     if limit < 1:
         raise ValueError(f"limit must be a positive integer, got {limit!r}")
     if limit > np.iinfo(np.int32).max - 1:
-        raise ValueError(f"limit must be below 2**31 - 1, got {limit}")
+        raise ValueError(f"limit must be below 2**31 - 1, got {textfile.quote(limit)}")
     _guard("report", m, n, density, force)
     return m, n, limit
 
@@ -119,7 +112,8 @@ def report_instance(m: int, n: int | None = None, density: float = 1.0, seed=0,
     ``density``.  Benefits are integers drawn uniformly in ``[1, limit]``.
 
     Parameters: ``m`` persons, ``n`` objects (default ``m``, must be ``>= m``),
-    ``density`` in (0, 1], ``seed`` (int or ``numpy.random.Generator``), ``limit >= 1``.
+    ``density`` in (0, 1], ``seed`` (None, a non-negative int or a ``numpy.random.Generator``:
+    :func:`gpualgo.guards.rng`), ``limit >= 1``.
 
     Returns an ``int32`` array when ``density == 1``, else ``float64`` with ``-inf``
     for the missing edges.  Raises ValueError for bad parameters, and, before anything is
@@ -127,7 +121,7 @@ def report_instance(m: int, n: int | None = None, density: float = 1.0, seed=0,
     memory (:func:`gpualgo.guards.memory`; ``force=True`` insists).
     """
     m, n, limit = check_report_instance(m, n, density, limit, force)
-    rng = _rng(seed)
+    rng = guards.rng(seed)
     perm = rng.permutation(n)[:m]
     values = rng.integers(1, int(limit) + 1, size=(m, n), dtype=np.int32)
     if density >= 1:
@@ -159,7 +153,7 @@ def uniform_instance(m: int, n: int | None = None, low: int = 1, high: int = 100
     ValueError for bad parameters or, before drawing, an instance too large for the host's
     memory (``force=True`` insists)."""
     m, n, low, high = check_uniform_instance(m, n, low, high, force)
-    return _rng(seed).integers(low, high + 1, size=(m, n), dtype=np.int32)
+    return guards.rng(seed).integers(low, high + 1, size=(m, n), dtype=np.int32)
 
 
 def check_geom_instance(m: int, n: int | None = None, side: float = 1000.0, scale: float = 1.0,
@@ -167,12 +161,9 @@ def check_geom_instance(m: int, n: int | None = None, side: float = 1000.0, scal
     """The refusals of :func:`geom_instance` with these parameters, without drawing
     anything (``force=True`` insists on the memory). Returns ``(m, n)`` as ints."""
     m, n = _check_shape(m, m if n is None else n)
-    try:
-        ok = bool(0 < side < math.inf and 0 < scale < math.inf)
-    except TypeError:
-        ok = False
-    if not ok:
-        raise ValueError(f"side and scale must be positive finite numbers, got side={side!r}, scale={scale!r}")
+    for name, value in (("side", side), ("scale", scale)):     # a bool is no length
+        if not guards.is_real(value) or not 0 < value < math.inf:
+            raise ValueError(f"{name} must be a positive finite number, got {textfile.quote(value)}")
     if not float(side) * float(scale) * math.sqrt(2) < 2.0**62:
         raise ValueError(f"side={side!r} times scale={scale!r} gives distances up to "
                          f"{float(side) * float(scale) * math.sqrt(2):.3g}, beyond 2**62 (int64 ends at 2**63)")
@@ -191,7 +182,7 @@ def geom_instance(m: int, n: int | None = None, side: float = 1000.0, scale: flo
     drawing, for an instance too large for the host's memory (``force=True`` insists).
     """
     m, n = check_geom_instance(m, n, side, scale, force)
-    rng = _rng(seed)
+    rng = guards.rng(seed)
     p = rng.uniform(0.0, side, size=(m, 2))
     q = rng.uniform(0.0, side, size=(n, 2))
     d = np.sqrt(((p[:, None, :] - q[None, :, :]) ** 2).sum(axis=2))

@@ -96,8 +96,8 @@ _PEAK_BYTES = {"uniform": (6, 10), "normal": (14, 10), "ndcs": (26, 26), "modifi
 
 def generation_bytes(n: int, distribution: str = "uniform", dtype=np.float64) -> int:
     """Peak memory in bytes that :func:`random_values` needs to draw ``n`` agents' values."""
-    if distribution not in DISTRIBUTIONS:
-        raise ValueError(f"unknown distribution {distribution!r}; known: {sorted(DISTRIBUTIONS)}")
+    if not isinstance(distribution, str) or distribution not in DISTRIBUTIONS:
+        raise ValueError(f"unknown distribution {textfile.quote(distribution)}; known: {sorted(DISTRIBUTIONS)}")
     per = _PEAK_BYTES[distribution][int(_check_dtype(dtype) == np.float64)]
     return (1 << _check_n(n)) * per
 
@@ -107,8 +107,8 @@ def check_random_values(n: int, distribution: str = "uniform", dtype=np.float64,
     """The refusals of :func:`random_values` with these parameters, without drawing anything:
     ValueError for an unknown distribution or dtype, n outside 1..31, or a peak memory above
     what the host can give (``force=True`` insists). Returns ``(n, dtype)`` checked."""
-    if distribution not in DISTRIBUTIONS:
-        raise ValueError(f"unknown distribution {distribution!r}; known: {sorted(DISTRIBUTIONS)}")
+    if not isinstance(distribution, str) or distribution not in DISTRIBUTIONS:
+        raise ValueError(f"unknown distribution {textfile.quote(distribution)}; known: {sorted(DISTRIBUTIONS)}")
     n = _check_n(n)
     dtype = _check_dtype(dtype)
     guards.memory(generation_bytes(n, distribution, dtype),
@@ -124,7 +124,7 @@ def random_values(n: int, distribution: str = "uniform", seed=None, dtype=np.flo
     Args:
         n: number of agents, 1..31.
         distribution: a key of :data:`DISTRIBUTIONS`.
-        seed: anything ``numpy.random.default_rng`` accepts.
+        seed: None, a non-negative integer or a numpy Generator (:func:`gpualgo.guards.rng`).
         dtype: ``float32`` or ``float64`` (float32 halves the memory, so larger n fit). A
             seed gives the same instance in both, rounded to float32, except for ``uniform``,
             which draws float32 numbers directly (a different instance).
@@ -135,12 +135,12 @@ def random_values(n: int, distribution: str = "uniform", seed=None, dtype=np.flo
         array of length ``2**n`` with ``v[0] == 0``.
 
     Raises:
-        ValueError: an unknown distribution or dtype, n outside 1..31, or a peak memory
+        ValueError: an unknown distribution or dtype, n outside 1..31, a bad seed, or a peak memory
             (:func:`generation_bytes`) above what :func:`gpualgo.guards.memory` allows on
             the host, named with the estimate (unless ``force``).
     """
     n, dtype = check_random_values(n, distribution, dtype, force)
-    rng = np.random.default_rng(seed)
+    rng = guards.rng(seed)
     size = popcounts(n)
     v = DISTRIBUTIONS[distribution][0](rng, n, size, dtype)
     v = np.ascontiguousarray(v, dtype=dtype)
@@ -150,12 +150,15 @@ def random_values(n: int, distribution: str = "uniform", seed=None, dtype=np.flo
 
 def _check_n(n) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_AGENTS:
-        raise ValueError(f"n (agents) must be an integer in 1..{MAX_AGENTS}, got {n!r}")
+        raise ValueError(f"n (agents) must be an integer in 1..{MAX_AGENTS}, got {textfile.quote(n)}")
     return int(n)
 
 
 def _check_dtype(dtype) -> np.dtype:
-    dt = np.dtype(dtype)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:           # 'junk', an object that is no type
+        raise ValueError(f"dtype must be float32 or float64, got {textfile.quote(dtype)}") from None
     if dt not in (np.float32, np.float64):
         raise ValueError(f"dtype must be float32 or float64, got {dt}")
     return dt

@@ -15,7 +15,10 @@ given)::
     e 0 1 3
 
 Every malformed line raises a ``ValueError`` naming its line number (lines end at ``\n``,
-``\r\n`` or ``\r``, as an editor counts them); the readers of files (:func:`read_dimacs`,
+``\r\n`` or ``\r``, as an editor counts them), and so do capacities that add up beyond the
+solvers' range (parallel arcs, the two directions of a pair, the source's arcs): the line where
+their sum passes the bound, with the lines of the arcs and the file's own vertex ids (1-based
+in DIMACS); the readers of files (:func:`read_dimacs`,
 :func:`read_text`, :func:`read`) add the file's name, also for a file that is not UTF-8 text.
 A problem line whose network would not fit in host memory is refused there, before anything
 is built (``force=True`` insists).
@@ -27,7 +30,8 @@ import pathlib
 import numpy as np
 
 from .. import textfile
-from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, check_network, from_edges, guard_network
+from .network import (INT32_MAX, MAX_CAPACITY, CapacityOverflow, FlowNetwork, check_network, from_edges,
+                      guard_network)
 
 __all__ = ["read_dimacs", "write_dimacs", "parse_dimacs", "read_text", "write_text", "parse_text", "read"]
 
@@ -90,6 +94,59 @@ def _arc(parts, raw: str, line_no: int, n: int | None, form, arcs) -> None:
     tails.append(a - first)
     heads.append(b - first)
     caps.append(_capacity(c, line_no))
+
+
+def _lines_named(lines: list[int]) -> str:
+    """``"lines 4 and 9"``, ``"lines 4, 5 and 9"``, or for many ``"lines 4, 5, ..., 9 (12 arcs)"``."""
+    if len(lines) > 4:
+        return f"lines {lines[0]}, {lines[1]}, ..., {lines[-1]} ({len(lines)} arcs)"
+    return "line " + str(lines[0]) if len(lines) == 1 else f"lines {', '.join(map(str, lines[:-1]))} and {lines[-1]}"
+
+
+def _build(text: str, form, n: int, arcs, source: int, sink, force: bool) -> FlowNetwork:
+    """The network of the arcs read from ``text`` in the format ``form`` (:data:`_DIMACS_ARC` or
+    :data:`_TEXT_ARC`): :func:`~gpualgo.maxflow.network.from_edges` on them, its refusal of
+    capacities adding up beyond the solvers' range worded as the file names things (its vertex
+    ids; the line where the sum passed the bound, and the lines of the arcs summed)."""
+    us, vs, cs = arcs
+    try:
+        return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64),
+                          np.array(cs, dtype=np.int64), source, sink, force=force)
+    except CapacityOverflow as exc:
+        raise _overflow(exc, text, form, arcs) from None
+
+
+def _overflow(exc: CapacityOverflow, text: str, form, arcs) -> ValueError:
+    """``exc`` of the arcs ``arcs`` read from ``text`` (the arc lines, in order), as the file
+    names things: the arcs it is about, from the first, summed in file order up to the line where
+    the sum passes ``exc.limit``, which the message opens with."""
+    first, layout, _, _ = form
+    token = layout.split()[0]                           # what opens an arc line: 'a' or 'e'
+    us, vs, cs = arcs
+    t, h = exc.tail, exc.head
+    at = (no for no, raw in enumerate(_lines(text, "the reader"), 1) if raw.split()[:1] == [token])   # arc lines
+    total, lines = 0, []
+    for u, v, c, no in zip(us, vs, cs, at):
+        if exc.kind == "source":
+            hit = u == t and v != t                     # a self loop is dropped
+        elif exc.kind == "merged":
+            hit = u == t and v == h
+        else:
+            hit = (u == t and v == h) or (u == h and v == t)
+        if hit:
+            total += c
+            lines.append(no)
+            if total > exc.limit:
+                break
+    if not lines or total <= exc.limit:                 # not found in the file: say it as given
+        return ValueError(str(exc))
+    a, b = t + first, (h + first if h is not None else None)
+    arcs_of = {"merged": f"{a} -> {b}", "pair": f"{a} -> {b} and {b} -> {a}", "source": f"leaving the source {a}"}
+    why = {"merged": "parallel arcs are merged into one, of at most MAX_CAPACITY",
+           "pair": "a residual capacity could overflow int64",
+           "source": "a flow value or an excess could overflow int64"}
+    return ValueError(f"line {lines[-1]}: the arcs {arcs_of[exc.kind]} on {_lines_named(lines)} have capacities "
+                      f"adding up to {total} > {exc.limit}: {why[exc.kind]}")
 
 
 def _guard(n: int, arcs: int, line_no: int, force: bool) -> None:
@@ -160,8 +217,7 @@ def parse_dimacs(text: str, force: bool = False) -> FlowNetwork:
         raise ValueError(f"missing {'source' if source is None else 'sink'} line 'n ID {'s' if source is None else 't'}'")
     if len(us) != m:
         raise ValueError(f"line {p_line}: the problem line announces {m} arcs but the file has {len(us)}")
-    return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64),
-                      np.array(cs, dtype=np.int64), source, sink, force=True)
+    return _build(text, _DIMACS_ARC, n, (us, vs, cs), source, sink, force=True)
 
 
 def read_dimacs(path, force: bool = False) -> FlowNetwork:
@@ -206,8 +262,7 @@ def parse_text(text: str, source: int = 0, sink: int | None = None, force: bool 
             raise ValueError(f"line {no}: unknown line type {textfile.quote(parts[0])} (expected n or e)")
     if n is None:
         raise ValueError("no 'n NODES' line (empty file?)")
-    return from_edges(n, np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64),
-                      np.array(cs, dtype=np.int64), source, sink, force=force)
+    return _build(text, _TEXT_ARC, n, (us, vs, cs), source, sink, force)
 
 
 def read_text(path, source: int = 0, sink: int | None = None, force: bool = False) -> FlowNetwork:

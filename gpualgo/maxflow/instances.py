@@ -1,4 +1,9 @@
-"""Seeded instance generators: the report's random graphs and standard DIMACS families."""
+"""Seeded instance generators: the report's random graphs and standard DIMACS families.
+
+Every generator takes ``seed``: None, a non-negative integer or a numpy Generator
+(:func:`gpualgo.guards.rng`); its integer parameters are integers, not bools, and its real
+ones real numbers, not bools (:func:`gpualgo.guards.is_real`); anything else is a ValueError
+naming the parameter."""
 from __future__ import annotations
 
 import math
@@ -6,7 +11,7 @@ import operator
 
 import numpy as np
 
-from .. import guards
+from .. import guards, textfile
 from .network import INT32_MAX, MAX_CAPACITY, FlowNetwork, _index, from_edges, guard_network
 
 __all__ = ["random_gnp", "report_density", "genrmf", "washington_rlg", "vision_grid", "check_random_gnp",
@@ -18,12 +23,12 @@ MAX_RANDOM_ARCS = INT32_MAX // 2
 
 
 def _ints(**values) -> list[int]:
-    """Integer parameters as Python ints, each at least its stated minimum."""
+    """Integer parameters as Python ints (a bool is none), each at least its stated minimum."""
     out = []
     for name, (value, least) in values.items():
         v = _index(value, name)
         if v < least:
-            raise ValueError(f"need {name} >= {least}, got {v}")
+            raise ValueError(f"need {name} >= {least}, got {textfile.quote(v)}")
         out.append(v)
     return out
 
@@ -52,15 +57,15 @@ def check_random_gnp(n: int, p: float, low: int = 1, high: int = 100, directed: 
     n, low, high = _ints(n=(n, 2), low=(low, 0), high=(high, 0))
     guards.flag(directed, "directed")
     if not guards.is_real(p) or not 0.0 <= p <= 1.0:
-        raise ValueError(f"density p must be a number in [0, 1], got {p!r:.40}")
+        raise ValueError(f"density p must be a number in [0, 1], got {textfile.quote(p)}")
     _cap_range(low, high, "low <= high")
     # an arc and the connecting path's on the same pair merge (2 high), and the source has n - 1 pairs
     if 2 * max(n - 1, 2) * high > MAX_CAPACITY:
         raise ValueError(f"high={high}: the capacities leaving the source could add up to 2 (n - 1) high = "
-                         f"{2 * max(n - 1, 2) * high} > {MAX_CAPACITY} (MAX_CAPACITY); use a smaller high")
+                         f"{textfile.quote(2 * max(n - 1, 2) * high)} > {MAX_CAPACITY} (MAX_CAPACITY); use a smaller high")
     arcs = p * n * (n - 1) / (1 if directed else 2) + 2 * n
     if arcs > MAX_RANDOM_ARCS:
-        raise ValueError(f"G({n}, {p}) would have about {arcs:.3g} arcs (about {arcs * 150 / 2**30:.0f} GiB "
+        raise ValueError(f"G({textfile.quote(n)}, {p}) would have about {arcs:.3g} arcs (about {arcs * 150 / 2**30:.0f} GiB "
                          f"to build); at most {MAX_RANDOM_ARCS} are generated")
     pairs = n * (n - 1) // (1 if directed else 2)
     if n <= 3000:
@@ -86,14 +91,15 @@ def random_gnp(n: int, p: float, seed=None, low: int = 1, high: int = 100,
     connected. Source 0, sink n-1.
 
     Raises:
-        ValueError: n < 2, p outside [0, 1], a capacity range outside 0..MAX_CAPACITY,
+        ValueError: n < 2, p outside [0, 1], a seed that is not None, a non-negative integer or
+            a numpy Generator (:func:`gpualgo.guards.rng`), a capacity range outside 0..MAX_CAPACITY,
             more than :data:`MAX_RANDOM_ARCS` expected arcs (with the estimate), or arrays
             that would not fit in host memory (with the estimate; ``force=True`` insists).
     """
     n, _ = check_random_gnp(n, p, low, high, directed, force)
     connected = guards.flag(connected, "connected")
     low, high = _checked(low, high)
-    rng = np.random.default_rng(seed)
+    rng = guards.rng(seed)
     if n <= 3000:
         mask = rng.random((n, n)) < p
         np.fill_diagonal(mask, False)
@@ -153,7 +159,7 @@ def check_genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, force: bool = Fals
     a, b, c1, c2 = _ints(a=(a, 1), b=(b, 2), c1=(c1, 0), c2=(c2, 0))
     _cap_range(c1, c2, "c1 <= c2")
     if c2 * a * a > MAX_CAPACITY:
-        raise ValueError(f"the frame arcs' capacity c2 * a * a = {c2 * a * a} exceeds {MAX_CAPACITY}")
+        raise ValueError(f"the frame arcs' capacity c2 * a * a = {textfile.quote(c2 * a * a)} exceeds {MAX_CAPACITY}")
     # the source (a corner of the first frame) has two frame arcs when a > 1 and one arc of
     # at least c1 to the next frame: from_edges would refuse their total after the drawing
     least = (2 * c2 * a * a if a > 1 else 0) + c1
@@ -164,7 +170,8 @@ def check_genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, force: bool = Fals
     arcs = 4 * a * (a - 1) * b + f * (b - 1)
     # the generator's own arrays: per arc (tail, head, capacity) and their concatenation;
     # per inter-frame arc the uniforms and their argsort
-    guard_network(n, arcs, f"genrmf(a={a}, b={b})", force, extra=48 * arcs + 16 * f * (b - 1))
+    guard_network(n, arcs, f"genrmf(a={textfile.quote(a)}, b={textfile.quote(b)})", force,
+                  extra=48 * arcs + 16 * f * (b - 1))
     return n, arcs
 
 
@@ -181,7 +188,7 @@ def genrmf(a: int, b: int, c1: int = 1, c2: int = 1000, seed=None, force: bool =
     n, _ = check_genrmf(a, b, c1, c2, force)
     a, b, c1, c2 = _checked(a, b, c1, c2)
     f = a * a
-    rng = np.random.default_rng(seed)
+    rng = guards.rng(seed)
     big = c2 * f
     idx = np.arange(f).reshape(a, a)
     right = np.c_[idx[:, :-1].ravel(), idx[:, 1:].ravel()]
@@ -207,15 +214,17 @@ def check_washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 
     rows, levels, degree, maxcap = _ints(rows=(rows, 1), levels=(levels, 1), degree=(degree, 1),
                                          maxcap=(maxcap, 1))
     if maxcap * degree > MAX_CAPACITY:
-        raise ValueError(f"the terminal arcs' capacity maxcap * degree = {maxcap * degree} exceeds {MAX_CAPACITY}")
+        raise ValueError(f"the terminal arcs' capacity maxcap * degree = {textfile.quote(maxcap * degree)} exceeds "
+                         f"{MAX_CAPACITY}")
     if rows * maxcap * degree > MAX_CAPACITY:
-        raise ValueError(f"the source's arcs add up to rows * maxcap * degree = {rows * maxcap * degree}, above "
+        raise ValueError(f"the source's arcs add up to rows * maxcap * degree = {textfile.quote(rows * maxcap * degree)}, "
+                         f"above "
                          f"{MAX_CAPACITY}")
     n = rows * levels + 2
     arcs = (levels - 1) * rows * degree + 2 * rows
     # the generator's own (tail, head, capacity) per arc, and their concatenation
-    guard_network(n, arcs, f"washington_rlg(rows={rows}, levels={levels}, degree={degree})", force,
-                  extra=48 * arcs)
+    sizes = f"rows={textfile.quote(rows)}, levels={textfile.quote(levels)}, degree={textfile.quote(degree)}"
+    guard_network(n, arcs, f"washington_rlg({sizes})", force, extra=48 * arcs)
     return n, arcs
 
 
@@ -232,7 +241,7 @@ def washington_rlg(rows: int, levels: int, degree: int = 3, maxcap: int = 10000,
     """
     n, _ = check_washington_rlg(rows, levels, degree, maxcap, force)
     rows, levels, degree, maxcap = _checked(rows, levels, degree, maxcap)
-    rng = np.random.default_rng(seed)
+    rng = guards.rng(seed)
     s, t = n - 2, n - 1
     lv = np.arange(levels - 1, dtype=np.int64)[:, None, None] * rows
     u = (np.arange(rows)[None, :, None] + lv + np.zeros((1, 1, degree), dtype=np.int64)).ravel()
@@ -255,14 +264,15 @@ def check_vision_grid(height: int, width: int, maxcap: int = 100, terminal_fract
     height, width, maxcap = _ints(height=(height, 1), width=(width, 1), maxcap=(maxcap, 1))
     if not guards.is_real(terminal_fraction) or not 0.0 <= terminal_fraction <= 0.5:
         raise ValueError(f"terminal_fraction must be in [0, 0.5] (a pixel has a source arc, a sink arc "
-                         f"or neither), got {terminal_fraction!r:.40}")
+                         f"or neither), got {textfile.quote(terminal_fraction)}")
     if 2 * maxcap > MAX_CAPACITY:
-        raise ValueError(f"the terminal arcs' capacity 2 * maxcap = {2 * maxcap} exceeds {MAX_CAPACITY}")
+        raise ValueError(f"the terminal arcs' capacity 2 * maxcap = {textfile.quote(2 * maxcap)} exceeds {MAX_CAPACITY}")
     npx = height * width
     n = npx + 2
     arcs = 2 * (height * (width - 1) + (height - 1) * width) + npx   # at most one terminal arc a pixel
     # the generator's own arrays: ids and uniforms per pixel, (tail, head, capacity) per arc
-    guard_network(n, arcs, f"vision_grid({height} x {width})", force, extra=48 * arcs + 24 * npx)
+    guard_network(n, arcs, f"vision_grid({textfile.quote(height)} x {textfile.quote(width)})", force,
+                  extra=48 * arcs + 24 * npx)
     if terminal_fraction > 0 and 2 * maxcap * npx > MAX_CAPACITY:
         raise ValueError(f"maxcap={maxcap}: the source's arcs to {npx} pixels could add up to 2 maxcap x pixels = "
                          f"{2 * maxcap * npx} > {MAX_CAPACITY} (MAX_CAPACITY); use a smaller maxcap")
@@ -282,7 +292,7 @@ def vision_grid(height: int, width: int, maxcap: int = 100, terminal_fraction: f
     n, _ = check_vision_grid(height, width, maxcap, terminal_fraction, force)
     height, width, maxcap = _checked(height, width, maxcap)
     npx = height * width
-    rng = np.random.default_rng(seed)
+    rng = guards.rng(seed)
     s, t = n - 2, n - 1
     idx = np.arange(npx).reshape(height, width)
     pu = np.r_[idx[:, :-1].ravel(), idx[:-1, :].ravel()]

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .. import guards, hostcopy
+from .. import guards, hostcopy, textfile
 
-__all__ = ["FlowNetwork", "check_network", "from_edges", "from_networkx", "network_bytes", "MAX_CAPACITY", "INT32_MAX"]
+__all__ = ["FlowNetwork", "check_network", "from_edges", "from_networkx", "network_bytes", "MAX_CAPACITY", "INT32_MAX",
+           "CapacityOverflow"]
 
 INT32_MAX = 2**31 - 1
 #: the largest int64
@@ -30,6 +31,23 @@ INT64_MAX = 2**63 - 1
 #: directions of a pair may not add up to more than :data:`INT64_MAX` (the residual capacity
 #: of an arc reaches that sum), so that no intermediate sum of a solver can overflow int64
 MAX_CAPACITY = 2**62
+
+
+class CapacityOverflow(ValueError):
+    """The refusal of capacities adding up beyond what the solvers can hold: a ValueError that
+    also says, 0-based, which arcs it is about, so that a file's reader can name them as its
+    file does (its own ids, the line where the sum passed its bound).
+
+    ``kind``: ``"merged"`` (the parallel arcs ``tail -> head``, merged into one), ``"pair"``
+    (``tail -> head`` and ``head -> tail`` together: the residual capacity of one reaches their
+    sum) or ``"source"`` (the arcs leaving the source ``tail``; ``head`` None); ``limit``: the
+    bound their sum passed (:data:`MAX_CAPACITY` or :data:`INT64_MAX`).
+    """
+
+    def __init__(self, message: str, kind: str = "", tail: int = -1, head: int | None = None, limit: int = 0):
+        super().__init__(message)
+        self.kind, self.tail, self.limit = kind, int(tail), int(limit)
+        self.head = None if head is None else int(head)
 
 
 @dataclass(frozen=True)
@@ -200,9 +218,9 @@ def _check_pairs(cap: np.ndarray, rev: np.ndarray, tails, heads, prefix: str = "
     if bad.size:
         a = bad[0]
         t = tails()
-        raise ValueError(f"{prefix}arcs {t[a]} -> {heads[a]} and {heads[a]} -> {t[a]} have capacities "
-                         f"adding up to {int(cap[a]) + int(cap[rev[a]])} > {INT64_MAX}: a residual capacity "
-                         "could overflow int64")
+        raise CapacityOverflow(f"{prefix}arcs {t[a]} -> {heads[a]} and {heads[a]} -> {t[a]} have capacities "
+                               f"adding up to {int(cap[a]) + int(cap[rev[a]])} > {INT64_MAX}: a residual capacity "
+                               "could overflow int64", "pair", t[a], heads[a], INT64_MAX)
 
 
 def _index(x, what: str) -> int:
@@ -269,7 +287,7 @@ def guard_network(n: int, arcs: int, what: str, force: bool = False, extra: int 
     bytes would not fit in the host memory available now (nothing below
     :data:`gpualgo.guards.ALWAYS_FITS` is refused)."""
     if n > INT32_MAX:
-        raise ValueError(f"{what}: n={n} vertices, but vertex ids are stored as int32, at most "
+        raise ValueError(f"{what}: n={textfile.quote(n)} vertices, but vertex ids are stored as int32, at most "
                          f"{INT32_MAX} vertices")
     need = network_bytes(n, arcs) + int(extra)
     guards.memory(need, f"{what} (n={n} vertices, {arcs} arcs)", force, where="host", floor=guards.ALWAYS_FITS)
@@ -290,16 +308,18 @@ def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | No
 
     Raises:
         ValueError: n < 2, s == t, ids out of range, negative or non-integer capacities,
-            a capacity or the source's total capacity above :data:`MAX_CAPACITY`,
-            arrays of different lengths, a network too large for host memory (with the
-            estimate; ``force=True`` insists).
+            a capacity above :data:`MAX_CAPACITY`, arrays of different lengths, a network too
+            large for host memory (with the estimate; ``force=True`` insists); a
+            :class:`CapacityOverflow` for capacities that add up beyond the solvers' range
+            (parallel arcs merged or the source's arcs above :data:`MAX_CAPACITY`, the two
+            directions of a pair above int64).
     """
     n = _index(n, "n")
     directed = guards.flag(directed, "directed")
     if n < 2:
-        raise ValueError(f"a flow network needs at least 2 vertices (a source and a sink); got n={n}")
+        raise ValueError(f"a flow network needs at least 2 vertices (a source and a sink); got n={textfile.quote(n)}")
     if n > INT32_MAX:
-        raise ValueError(f"n={n} vertices: vertex ids are stored as int32, at most {INT32_MAX} vertices")
+        raise ValueError(f"n={textfile.quote(n)} vertices: vertex ids are stored as int32, at most {INT32_MAX} vertices")
     sink = n - 1 if sink is None else _index(sink, "sink")
     source = _index(source, "source")
     for name, v in (("source", source), ("sink", sink)):
@@ -338,9 +358,9 @@ def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | No
     if cap.size and cap.max() <= 1.5 * MAX_CAPACITY:
         np.add.at(capi, inv, cc)
     if cap.size and (cap.max() > 1.5 * MAX_CAPACITY or int(capi.max()) > MAX_CAPACITY):
-        a = int(np.argmax(cap))
-        raise ValueError(f"arc {uniq[a] // n} -> {uniq[a] % n} (parallel arcs merged) has capacity "
-                         f"{cap[a]:.4g} > {MAX_CAPACITY}")
+        a = int(np.argmax(cap if cap.max() > 1.5 * MAX_CAPACITY else capi))   # exact where it was summed
+        raise CapacityOverflow(f"arc {uniq[a] // n} -> {uniq[a] % n} (parallel arcs merged) has capacity "
+                               f"{cap[a]:.4g} > {MAX_CAPACITY}", "merged", uniq[a] // n, uniq[a] % n, MAX_CAPACITY)
     t_sorted = (uniq // n).astype(np.int64)
     h_sorted = (uniq % n).astype(np.int32)
     offsets = np.zeros(n + 1, dtype=np.int64)
@@ -353,8 +373,8 @@ def from_edges(n: int, tails, heads, capacities, source: int = 0, sink: int | No
     out = capi[offsets[source]:offsets[source + 1]]
     total = float(out.astype(np.float64).sum())
     if total > 1.5 * MAX_CAPACITY or (total > 0.5 * MAX_CAPACITY and sum(out.tolist()) > MAX_CAPACITY):
-        raise ValueError(f"the capacities leaving the source add up to {total:.4g} > {MAX_CAPACITY}: "
-                         "a flow value or an excess could overflow int64")
+        raise CapacityOverflow(f"the capacities leaving the source add up to {total:.4g} > {MAX_CAPACITY}: "
+                               "a flow value or an excess could overflow int64", "source", source, None, MAX_CAPACITY)
     return net
 
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .. import peers
+from .. import guards, peers
 from .instances import NO_EDGE, as_instance
 
 __all__ = ["check_tour", "tour_length", "is_feasible", "check_result", "against", "peer_matrix", "peer_tour"]
@@ -27,8 +27,10 @@ def check_tour(tour, n: int) -> np.ndarray:
         the tour as an int64 array.
 
     Raises:
-        ValueError: wrong length, a city outside 0..n-1, a repeated city, or not starting at 0.
+        ValueError: n not a number of cities (an integer >= 1, as every instance has), wrong
+            length, a city outside 0..n-1, a repeated city, or not starting at 0.
     """
+    n = guards.integer(n, "n (the number of cities)", lo=1)
     t = np.asarray(tour)
     if t.ndim != 1 or t.shape[0] != n:
         raise ValueError(f"a tour of {n} cities has {n} entries, got shape {t.shape}")

@@ -7,12 +7,12 @@ one is infeasible. The diagonal is ignored and stored as 0.
 
 from __future__ import annotations
 
-import operator
+import numbers
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import guards
+from .. import guards, textfile
 
 #: Sentinel stored in :attr:`TSPInstance.dist` for a missing edge.
 NO_EDGE = -1
@@ -33,7 +33,7 @@ def guard_matrix(n: int, bytes_per_cell: float, what: str, force: bool = False, 
     peak, counted where it is called) plus ``extra`` would not fit in host memory (nothing
     below :data:`gpualgo.guards.ALWAYS_FITS` is refused)."""
     need = bytes_per_cell * n * n + extra
-    guards.memory(need, f"{what} on n={n} cities ({n}x{n} matrices)", force, where="host",
+    guards.memory(need, f"{what} on n={textfile.quote(n)} cities (n x n matrices)", force, where="host",
                   floor=guards.ALWAYS_FITS)
 
 
@@ -107,11 +107,13 @@ def validate_matrix(d) -> np.ndarray:
 
     Accepted: a square 2-D array of integers, or of floats holding integral values, with
     missing edges given as ``np.inf`` (floats) or :data:`NO_EDGE` (-1). The diagonal is
-    ignored (set to 0).
+    ignored (set to 0). A bool matrix is refused, as the other problems refuse bool benefits
+    and capacities: True and False are not read as distances 1 and 0.
 
     Raises:
-        ValueError: not 2-D or not square, empty, NaN, -inf, negative values other than
-            NO_EDGE, non-integral values, or values above :data:`MAX_DISTANCE`.
+        ValueError: not 2-D or not square, empty, not numeric (bools included), NaN, -inf,
+            negative values other than NO_EDGE, non-integral values, or values above
+            :data:`MAX_DISTANCE`.
     """
     if np.ma.is_masked(d):
         raise ValueError("the distance matrix has masked entries: every pair of cities needs a distance "
@@ -120,9 +122,10 @@ def validate_matrix(d) -> np.ndarray:
         a = np.asarray(d)
     except (ValueError, TypeError) as exc:     # ragged nested lists, odd objects
         raise ValueError(f"distance matrix must be a square (n, n) table of numbers ({exc})") from None
-    if a.dtype == object or a.dtype.kind not in "biuf":
+    if a.dtype == object or a.dtype.kind not in "iuf":
         hint = (" (rows of different lengths, or integers beyond int64?)" if a.dtype == object
-                else "")
+                else " (a bool matrix is not read as distances 1 and 0: pass d.astype(int) if they are meant)"
+                if a.dtype.kind == "b" else "")
         raise ValueError(f"distance matrix must be numeric, got dtype {a.dtype}{hint}")
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"distance matrix must be square (n, n), got shape {a.shape}")
@@ -222,7 +225,7 @@ def random_euclidean(n: int, seed=None, scale: float = 1000.0, force: bool = Fal
 
     Args:
         n: number of cities (>= 1).
-        seed: seed for ``numpy.random.default_rng``.
+        seed: None, a non-negative integer or a numpy Generator (:func:`gpualgo.guards.rng`).
         scale: side of the square; larger scales give finer integer distances (finite,
             at most MAX_DISTANCE / 2 so that every distance fits).
         force: generate even when the matrices would not fit in host memory.
@@ -231,7 +234,7 @@ def random_euclidean(n: int, seed=None, scale: float = 1000.0, force: bool = Fal
         a symmetric :class:`TSPInstance` with ``coords`` and ``edge_weight_type="EUC_2D"``.
     """
     n = check_random_euclidean(n, scale, force)
-    rng = np.random.default_rng(seed)
+    rng = guards.rng(seed)
     # coordinates with 2 decimals, so that a TSPLIB file written from them is exact
     xy = np.round(rng.uniform(0.0, scale, size=(n, 2)), 2)
     diff = xy[:, None, :] - xy[None, :, :]
@@ -263,7 +266,7 @@ def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: in
     Args:
         n: number of cities.
         density: probability that an edge exists, in [0, 1].
-        seed: seed for ``numpy.random.default_rng``.
+        seed: None, a non-negative integer or a numpy Generator (:func:`gpualgo.guards.rng`).
         low, high: weight range (inclusive integers, 0 <= low <= high <= MAX_DISTANCE).
         symmetric: undirected graph (True) or independent directions (False).
         plant_tour: first add the edges of a random Hamiltonian cycle, so a feasible tour
@@ -272,7 +275,7 @@ def random_graph(n: int, density: float = 0.7, seed=None, low: int = 1, high: in
     """
     n, low, high = check_random_graph(n, density, low, high, force)
     symmetric, plant_tour = guards.flag(symmetric, "symmetric"), guards.flag(plant_tour, "plant_tour")
-    rng = np.random.default_rng(seed)
+    rng = guards.rng(seed)
     w = rng.integers(low, high + 1, size=(n, n), dtype=np.int64)
     present = rng.random((n, n)) < density
     if symmetric:
@@ -319,12 +322,17 @@ def planted_optimum(n: int, seed=None, force: bool = False) -> TSPInstance:
     True
     """
     n = check_planted_optimum(n, force)
-    inst = random_graph(n, density=1.0, seed=seed, low=PLANTED_WEIGHTS[0], high=PLANTED_WEIGHTS[1], force=force)
+    rng = guards.rng(seed)                  # a bad seed refused before anything is drawn
+    if isinstance(seed, numbers.Integral):  # an integer seed: the instance it has always drawn
+        inst = random_graph(n, density=1.0, seed=seed, low=PLANTED_WEIGHTS[0], high=PLANTED_WEIGHTS[1], force=force)
+        order = np.random.default_rng([int(seed), n]).permutation(n)
+    else:                                   # None or a numpy Generator: one stream for both draws
+        inst = random_graph(n, density=1.0, seed=rng, low=PLANTED_WEIGHTS[0], high=PLANTED_WEIGHTS[1], force=force)
+        order = rng.permutation(n)
     d = inst.dist.copy()
-    order = np.random.default_rng(None if seed is None else [seed, n]).permutation(n)
     d[order, np.roll(order, -1)] = 1
     d[np.roll(order, -1), order] = 1
-    return TSPInstance(dist=d, name=f"planted{n}_s{seed}", meta=dict(inst.meta, planted_optimum=n))
+    return TSPInstance(dist=d, name=f"planted{n}_s{seed}", meta=dict(inst.meta, seed=seed, planted_optimum=n))
 
 
 def check_random_asymmetric(n: int, low: int = 1, high: int = 1000, force: bool = False) -> tuple[int, int, int]:
@@ -342,25 +350,26 @@ def random_asymmetric(n: int, seed=None, low: int = 1, high: int = 1000,
     (integers, 0 <= low <= high <= MAX_DISTANCE); ``force``: generate even when the matrix
     would not fit in host memory."""
     n, low, high = check_random_asymmetric(n, low, high, force)
-    rng = np.random.default_rng(seed)
+    rng = guards.rng(seed)
     d = rng.integers(low, high + 1, size=(n, n), dtype=np.int64)
     return TSPInstance(dist=d, name=f"asym{n}_s{seed}",
                        meta=dict(generator="random_asymmetric", seed=seed, low=low, high=high))
 
 
 def _weight_range(low, high) -> tuple[int, int]:
-    """``(low, high)`` as Python ints with 0 <= low <= high <= MAX_DISTANCE, else ValueError."""
-    try:
-        low, high = operator.index(low), operator.index(high)
-    except TypeError:
-        raise ValueError(f"low and high must be integers, got low={low!r}, high={high!r}") from None
+    """``(low, high)`` as Python ints with 0 <= low <= high <= MAX_DISTANCE, else ValueError
+    (a bool is no weight)."""
+    for name, v in (("low", low), ("high", high)):
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise ValueError(f"low and high must be integers, got {name}={textfile.quote(v)}")
+    low, high = int(low), int(high)
     if not 0 <= low <= high <= MAX_DISTANCE:
-        raise ValueError(f"need 0 <= low <= high <= {MAX_DISTANCE} (MAX_DISTANCE), got low={low!r}, "
-                         f"high={high!r}")
+        raise ValueError(f"need 0 <= low <= high <= {MAX_DISTANCE} (MAX_DISTANCE), got low={textfile.quote(low)}, "
+                         f"high={textfile.quote(high)}")
     return low, high
 
 
 def _check_n(n) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+        raise ValueError(f"n must be a positive integer, got {textfile.quote(n)}")
     return int(n)

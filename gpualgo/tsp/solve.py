@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from .. import guards, variants
+from .. import guards, textfile, variants
 from ..variants import Variant
 from . import enumeration, serial
 from .instances import TSPInstance, as_instance
@@ -59,9 +59,11 @@ def estimate_work(n: int, variant: str, symmetric: bool = True) -> float:
     """The work of ``variant`` on n cities, as a float: the orders a brute force evaluates
     (:func:`~gpualgo.tsp.enumeration.count_tours`) or the inner steps of Held-Karp
     ((n-1)(n-2) 2^(n-3): :func:`~gpualgo.tsp.serial.held_karp_steps`); ``math.inf`` beyond the range of a float, so that any n
-    gets an estimate."""
-    if variant not in RATES and variant not in HK_RATES:
-        raise ValueError(f"unknown variant {variant!r}; known: {list(VARIANTS)}")
+    gets an estimate. ValueError for an unknown variant, or an n that is not a number of
+    cities (an integer >= 1: an instance has at least one city)."""
+    if not isinstance(variant, str) or (variant not in RATES and variant not in HK_RATES):
+        raise ValueError(f"unknown variant {textfile.quote(variant)}; known: {list(VARIANTS)}")
+    n = guards.integer(n, "n (the number of cities)", lo=1)
     if n > 2000:        # far beyond a float either way: never build the integer
         return math.inf
     work = enumeration.count_tours(n, symmetric) if variant in RATES else serial.held_karp_steps(n)
@@ -73,7 +75,7 @@ def estimate_work(n: int, variant: str, symmetric: bool = True) -> float:
 
 def estimate_seconds(n: int, variant: str, symmetric: bool = True) -> float:
     """Rough run time of ``variant`` on n cities, from the rates above (seconds; ``math.inf``
-    when even the work does not fit in a float)."""
+    when even the work does not fit in a float). ValueError as :func:`estimate_work` says."""
     return estimate_work(n, variant, symmetric) / {**RATES, **HK_RATES}[variant]
 
 
@@ -157,12 +159,13 @@ def check(n: int, variant: str = "gpu_held_karp", force: bool = False, symmetric
 
 def _time_guard(n: int, variant: str, symmetric: bool, force: bool) -> None:
     work = estimate_work(n, variant, symmetric)
+    cities = textfile.quote(n)       # a size of 300 digits is named, cut short
     work = f"{work:.3g}" if math.isfinite(work) else "more than 1e308"
     if variant in BRUTE_FORCE:
-        what = (f"brute force on n={n} cities evaluates {work} orders, with {variant} at "
+        what = (f"brute force on n={cities} cities evaluates {work} orders, with {variant} at "
                 f"~{RATES[variant]:.1g} orders/s")
         hint = "use a Held-Karp variant"
     else:
-        what = f"{variant} on n={n} cities takes {work} steps at ~{HK_RATES[variant]:.1g} steps/s"
+        what = f"{variant} on n={cities} cities takes {work} steps at ~{HK_RATES[variant]:.1g} steps/s"
         hint = "use gpu_held_karp" if variant == "held_karp" else ""
     guards.time(estimate_seconds(n, variant, symmetric), what, MAX_SECONDS, force, hint=hint)

@@ -135,6 +135,68 @@ def test_ragged_lists_say_so():
     assert "beyond 64 bits" in quick(A.solve, [[1, 2**70], [3, 4]], variant="serial")
 
 
+@pytest.mark.parametrize("answer, match", [
+    ([0], r"^assignment has 1 entry but B has 2 rows \(persons\): one object per person$"),
+    ([0, 1, 2], r"^assignment has 3 entries but B has 2 rows \(persons\)"),
+    ([], r"^assignment has 0 entries but B has 2 rows"),
+    ([[0, 1]], r"^assignment has shape \(1, 2\), expected \(2,\)"),
+    ([0, 5], r"^person 1 has object 5, outside \[0, 3\)"),
+    ([-1, 0], r"^person 0 has object -1, outside \[0, 3\)"),
+    ([0.0, 1.0], r"^assignment must hold integers, got float64"),
+])
+def test_objective_of_an_answer_that_does_not_fit_the_matrix(answer, match):
+    # before: an answer of 3 entries raised numpy's IndexError ("shape mismatch"), one of a
+    # single entry was broadcast to every row (12 for [0]), and -1 was read as the last object
+    B = np.array([[7, 3, 1], [5, 4, 2]])
+    with pytest.raises(ValueError, match=match):
+        A.objective(B, answer)
+    assert A.objective(B, [0, 1]) == 11 and A.objective(B.astype(float), np.array([2, 0], np.uint8)) == 6
+
+
+@pytest.mark.parametrize("seed", ["x", 1.5, -1, True, np.bool_(False), [1, 2]])
+@pytest.mark.parametrize("make", [lambda s: A.report_instance(3, seed=s), lambda s: A.report_instance(3, density=0.5, seed=s),
+                                  lambda s: A.uniform_instance(3, seed=s), lambda s: A.geom_instance(3, seed=s),
+                                  lambda s: A.solve(np.arange(6).reshape(2, 3), algorithm="dgs", variant="serial",
+                                                    seed=s)])
+def test_a_seed_is_none_an_integer_or_a_generator(make, seed):
+    # before: True drew the instance (and DGS's start) of seed 1; the generators' messages
+    # carried numpy's own text after the argument's
+    with pytest.raises(ValueError, match=r"^seed must be None, a non-negative integer or a numpy Generator, got "):
+        make(seed)
+
+
+def test_generators_keep_their_valid_seeds():
+    same = A.report_instance(4, density=0.5, seed=3)
+    assert np.array_equal(same, A.report_instance(4, density=0.5, seed=np.int64(3)))
+    assert np.array_equal(A.uniform_instance(3, seed=np.random.default_rng(7)),
+                          A.uniform_instance(3, seed=np.random.default_rng(7)))
+    assert A.geom_instance(2, 3, seed=np.random.SeedSequence(1)).shape == (2, 3)
+    assert A.geom_instance(2, seed=None).shape == (2, 2)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: A.report_instance(3, density=True), r"^density must be a number in \(0, 1\], got True"),
+    (lambda: A.report_instance(3, density=np.bool_(True)), r"^density must be a number in \(0, 1\], got np\.True_"),
+    (lambda: A.report_instance(3, density="0.5"), r"^density must be a number in \(0, 1\], got '0\.5'"),
+    (lambda: A.geom_instance(3, side=True), r"^side must be a positive finite number, got True"),
+    (lambda: A.geom_instance(3, scale=np.bool_(True)), r"^scale must be a positive finite number, got np\.True_"),
+    (lambda: A.geom_instance(3, side="5"), r"^side must be a positive finite number, got '5'"),
+    (lambda: A.uniform_instance(3, low=True), r"^low must be an integer, got True"),
+])
+def test_a_bool_is_no_number_of_a_generator(call, match):
+    # before: density=True drew a full matrix, side=True and scale=True points in the unit square
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("call", [lambda: A.report_instance(10**300), lambda: A.uniform_instance(-10**300),
+                                  lambda: A.geom_instance(3, 10**300), lambda: A.report_instance(3, limit=10**300)])
+def test_a_size_of_300_digits_is_named_cut_short(call):
+    # before: the refusal printed every digit of the size
+    msg = quick(call)
+    assert "... (30" in msg and len(msg) < 300, msg
+
+
 # -------------------------------------------------------------------- property tests
 
 NUMBERS = st.one_of(st.integers(-2**70, 2**70), st.floats(allow_nan=True, allow_infinity=True),

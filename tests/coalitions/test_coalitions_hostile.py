@@ -4,6 +4,7 @@ import math
 import time
 
 import numpy as np
+import pytest
 from hypothesis import given, strategies as st
 
 from gpualgo import coalitions as co
@@ -74,6 +75,32 @@ def test_npy_files_checked_before_loading(tmp_path):
     pickled = tmp_path / "p.npy"
     np.save(pickled, np.array([0, "a"], dtype=object), allow_pickle=True)
     assert "dtype object" in quick(co.read_values, pickled)
+
+
+@pytest.mark.parametrize("seed", ["x", 1.5, -1, True, np.bool_(True), [1, 2]])
+def test_random_values_refuse_a_seed_by_name(seed):
+    # before: "x" and 1.5 raised numpy's TypeError naming no argument, True drew the values of seed 1
+    with pytest.raises(ValueError, match=r"^seed must be None, a non-negative integer or a numpy Generator, got "):
+        co.random_values(3, seed=seed)
+
+
+def test_random_values_keep_their_valid_seeds():
+    assert co.random_values(4, seed=2).tolist() == co.random_values(4, seed=np.int64(2)).tolist()
+    assert co.random_values(4, seed=np.random.default_rng(5)).tolist() == \
+        co.random_values(4, seed=np.random.default_rng(5)).tolist()
+    assert co.random_values(3, seed=np.random.SeedSequence(1)).shape == (8,)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(distribution=["uniform"]), r"^unknown distribution \['uniform'\]; known: "),
+    (dict(distribution=None), r"^unknown distribution None; known: "),
+    (dict(dtype="junk"), r"^dtype must be float32 or float64, got 'junk'"),
+    (dict(dtype=object()), r"^dtype must be float32 or float64, got <object object"),
+])
+def test_random_values_name_a_bad_distribution_or_dtype(kwargs, match):
+    # before: a list raised TypeError "unhashable type", a dtype numpy does not know its TypeError
+    with pytest.raises(ValueError, match=match):
+        co.random_values(3, seed=1, **kwargs)
 
 
 # -------------------------------------------------------------------- property tests

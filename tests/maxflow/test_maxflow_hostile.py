@@ -184,6 +184,85 @@ def test_gap_does_not_scan_every_vertex_each_time():
     assert took < 10, f"took {took:.1f} s"
 
 
+BIG = 2**62        # MAX_CAPACITY
+
+
+@pytest.mark.parametrize("text, match", [
+    # parallel arcs 1 -> 2 (lines 5 and 7) merged beyond MAX_CAPACITY
+    (f"c merged\np max 3 3\nn 1 s\nn 3 t\na 1 2 {BIG}\na 2 3 1\na 1 2 {BIG}\n",
+     r"^line 7: the arcs 1 -> 2 on lines 5 and 7 have capacities adding up to 9223372036854775808 > "
+     r"4611686018427387904: parallel arcs are merged into one"),
+    # 2 -> 3 and 3 -> 2 add up beyond int64 on line 6
+    (f"p max 3 3\nn 1 s\nn 3 t\na 1 2 1\na 2 3 {BIG}\na 3 2 {BIG}\n",
+     r"^line 6: the arcs 2 -> 3 and 3 -> 2 on lines 5 and 6 have capacities adding up to 9223372036854775808 > "
+     r"9223372036854775807: a residual capacity could overflow int64"),
+    # the source's arcs pass MAX_CAPACITY on the sixth of them
+    ("p max 8 7\nn 1 s\nn 8 t\n" + "".join(f"a 1 {k} {BIG // 5}\n" for k in range(2, 8)) + "a 2 8 1\n",
+     r"^line 9: the arcs leaving the source 1 on lines 4, 5, \.\.\., 9 \(6 arcs\) have capacities adding up to "
+     r"5534023222112865480 > 4611686018427387904: a flow value or an excess could overflow int64"),
+])
+def test_dimacs_capacity_overflow_names_the_line_and_1_based_ids(text, match, tmp_path):
+    # before: "arcs 1 -> 2 and 2 -> 1 have capacities adding up to ..." for the DIMACS arcs 2 -> 3
+    # and 3 -> 2 (0-based ids), and no line, where every other refusal of the reader names its line
+    with pytest.raises(ValueError, match=match):
+        mf.parse_dimacs(text)
+    p = tmp_path / "over.max"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=re.escape(str(p)) + ": " + match[1:]):
+        mf.read_dimacs(p)
+
+
+def test_text_format_capacity_overflow_names_the_line_and_its_0_based_ids():
+    with pytest.raises(ValueError, match=r"^line 4: the arcs 1 -> 2 and 2 -> 1 on lines 2 and 4 have capacities "
+                                         r"adding up to 9223372036854775808 > 9223372036854775807"):
+        mf.parse_text(f"n 3\ne 1 2 {BIG}\ne 0 1 1\ne 2 1 {BIG}\n")
+    # from_edges, whose ids are 0-based and which has no lines, says it as before
+    with pytest.raises(mf.network.CapacityOverflow, match=r"^arcs 1 -> 2 and 2 -> 1 have capacities"):
+        mf.from_edges(3, [1, 0, 2], [2, 1, 1], [BIG, 1, BIG])
+
+
+@pytest.mark.parametrize("seed", ["x", 1.5, -1, True, np.bool_(True), [1, 2]])
+@pytest.mark.parametrize("make", [lambda s: mf.random_gnp(5, 0.5, seed=s), lambda s: mf.genrmf(2, 2, seed=s),
+                                  lambda s: mf.washington_rlg(2, 2, seed=s), lambda s: mf.vision_grid(2, 2, seed=s)])
+def test_generators_refuse_a_seed_by_name(make, seed):
+    # before: "x" and 1.5 raised numpy's TypeError, -1 numpy's "expected non-negative integer"
+    # (naming no argument), and True drew the network of seed 1
+    with pytest.raises(ValueError, match=r"^seed must be None, a non-negative integer or a numpy Generator, got "):
+        make(seed)
+
+
+def test_generators_keep_their_valid_seeds():
+    def arcs(net):
+        return [a.tolist() for a in net.arcs()]
+    assert arcs(mf.genrmf(2, 3, seed=5)) == arcs(mf.genrmf(2, 3, seed=np.int64(5)))
+    assert arcs(mf.random_gnp(6, 0.5, seed=np.random.default_rng(1))) == arcs(mf.random_gnp(6, 0.5, seed=np.random.default_rng(1)))
+    assert mf.vision_grid(2, 2, seed=np.random.SeedSequence(3)).n == 6
+    assert mf.washington_rlg(2, 2, seed=None).n == 6
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: mf.genrmf(True, 2), "a"), (lambda: mf.genrmf(2, 2, c2=np.bool_(True)), "c2"),
+    (lambda: mf.random_gnp(True, 0.5), "n"), (lambda: mf.washington_rlg(2, 2, degree=True), "degree"),
+    (lambda: mf.vision_grid(2, 2, maxcap=True), "maxcap"), (lambda: mf.genrmf(2.0, 2), "a"),
+])
+def test_generator_integers_are_not_bools(call, name):
+    with pytest.raises(ValueError, match=rf"^{name} must be an integer, got (True|np\.True_|2\.0)$"):
+        call()
+    for p in (True, np.bool_(True)):     # a bool is no density either
+        with pytest.raises(ValueError, match=r"density p must be a number in \[0, 1\], got"):
+            mf.random_gnp(5, p)
+
+
+@pytest.mark.parametrize("call", [lambda: mf.genrmf(10**300, 2), lambda: mf.genrmf(1, 10**300),
+                                  lambda: mf.washington_rlg(1, 10**300), lambda: mf.washington_rlg(10**300, 2),
+                                  lambda: mf.vision_grid(10**300, 2), lambda: mf.random_gnp(10**300, 0.5),
+                                  lambda: mf.from_edges(10**300, [], [], []), lambda: mf.from_edges(-10**300, [], [], [])])
+def test_a_size_of_300_digits_is_named_cut_short(call):
+    # before: the refusal printed every digit of the size (or of a product of it), up to 600
+    msg = refused(call, r"\.\.\. \(\d{3} characters\)")
+    assert len(msg) < 240, msg
+
+
 # ------------------------------------------------------------------ property-based tests
 
 def _check_network(net):

@@ -4,6 +4,7 @@ error, quickly and without allocating first.
 
 The known bad inputs come first (each failed before its fix), then property-based tests.
 """
+import importlib
 import itertools
 import re
 import time
@@ -176,6 +177,79 @@ def test_write_tsplib_missing_roundtrip_at_int64(tmp_path):
 def test_solve_ragged_or_non_numeric_matrix(matrix, match, variant):
     with pytest.raises(ValueError, match=match):
         tsp.solve(matrix, variant=variant)
+
+
+@pytest.mark.parametrize("matrix", [np.ones((3, 3), dtype=bool), [[False, True], [True, False]],
+                                    np.eye(4, dtype=np.bool_)])
+def test_a_bool_matrix_is_no_distance_matrix(matrix):
+    # before: True and False were read as distances 1 and 0; the auction's benefits and max
+    # flow's capacities refuse a bool array, and so does the TSP now
+    for make in (lambda: tsp.solve(matrix, variant="held_karp"), lambda: tsp.TSPInstance(dist=matrix),
+                 lambda: tsp.tour_length(matrix, [0, 1])):
+        with pytest.raises(ValueError, match=r"distance matrix must be numeric, got dtype bool "
+                                             r"\(a bool matrix is not read as distances 1 and 0"):
+            make()
+
+
+@pytest.mark.parametrize("tour, n", [([], 0), ([], -1), ([0], True), ([0], 1.0), ([0], "1"), ([0], None)])
+def test_check_tour_refuses_a_number_of_cities_that_is_none(tour, n):
+    # before: check_tour([], 0) said "tour entries must be integers, got dtype float64", an int64
+    # empty tour raised numpy's "zero-size array to reduction operation", n=True a TypeError
+    with pytest.raises(ValueError, match=r"^n \(the number of cities\) must be an integer >= 1, got "):
+        tsp.check_tour(tour, n)
+    assert tsp.check_tour([0], 1).tolist() == [0]
+
+
+@pytest.mark.parametrize("n", [-1, 0, 2.5, True, "5", None])
+@pytest.mark.parametrize("variant", ["serial_bruteforce", "held_karp", "gpu_held_karp"])
+def test_estimates_refuse_a_number_of_cities_that_is_none(n, variant):
+    # before: estimate_seconds(-1, ...) gave 1.4e-08 s (brute force) or 0 (Held-Karp), 2.5 a
+    # TypeError, "5" a TypeError of a comparison
+    for estimate in (tsp.estimate_seconds, tsp.estimate_work):
+        with pytest.raises(ValueError, match=r"^n \(the number of cities\) must be an integer >= 1, got "
+                                             + re.escape(repr(n))):
+            estimate(n, variant)
+    assert tsp.estimate_seconds(1, variant) >= 0
+
+
+def test_a_size_of_300_digits_is_named_cut_short():
+    solve_mod = importlib.import_module("gpualgo.tsp.solve")
+    msg = refused(lambda: solve_mod.check(10**300, "held_karp"), r"held_karp on n=1000000000\d*\.\.\. "
+                                                                 r"\(301 characters\) cities")
+    assert len(msg) < 300
+    assert "(302 characters), high=100" in refused(lambda: tsp.random_graph(3, low=-10**300), r"got low=-1000")
+
+
+@pytest.mark.parametrize("seed", ["x", 1.5, -1, True, np.bool_(False), [1, 2]])
+@pytest.mark.parametrize("make", [lambda s: tsp.random_euclidean(4, seed=s), lambda s: tsp.random_graph(4, seed=s),
+                                  lambda s: tsp.random_asymmetric(4, seed=s), lambda s: tsp.planted_optimum(4, seed=s)])
+def test_generators_refuse_a_seed_by_name(make, seed):
+    # before: "x" and 1.5 raised numpy's TypeError naming no argument, True drew the instance of seed 1
+    with pytest.raises(ValueError, match=r"^seed must be None, a non-negative integer or a numpy Generator, got "):
+        make(seed)
+
+
+def test_generators_keep_their_valid_seeds():
+    assert tsp.random_graph(5, seed=3).dist.tolist() == tsp.random_graph(5, seed=np.int64(3)).dist.tolist()
+    a = tsp.random_euclidean(5, seed=np.random.default_rng(2))
+    assert a.dist.tolist() == tsp.random_euclidean(5, seed=np.random.default_rng(2)).dist.tolist()
+    assert tsp.random_asymmetric(4, seed=np.random.SeedSequence(5)).n == 4
+    # planted_optimum: an integer seed draws what it always drew; a Generator (a TypeError before)
+    # is one stream for the weights and the planted tour
+    assert tsp.planted_optimum(6, seed=4).dist.tolist() == tsp.planted_optimum(6, seed=4).dist.tolist()
+    for seed in (np.random.default_rng(1), None):
+        inst = tsp.planted_optimum(6, seed=seed)
+        assert tsp.solve(inst, variant="held_karp").length == 6 == inst.meta["planted_optimum"]
+        assert inst.meta["seed"] is seed
+
+
+@pytest.mark.parametrize("kwargs", [dict(low=True), dict(high=np.bool_(True)), dict(low=1.0)])
+def test_weights_are_integers_not_bools(kwargs):
+    # before: low=True drew weights from 1 (operator.index takes a bool)
+    name = next(iter(kwargs))
+    for make in (tsp.random_graph, tsp.random_asymmetric):
+        with pytest.raises(ValueError, match=rf"low and high must be integers, got {name}="):
+            make(4, seed=1, **kwargs)
 
 
 # ------------------------------------------------------------------ property-based tests

@@ -145,11 +145,7 @@ def initial_assignment(A, init="random", seed=0) -> np.ndarray:
     m, n = A.shape
     if isinstance(init, str):
         if init == "random":
-            try:
-                rng = np.random.default_rng(seed)
-            except (TypeError, ValueError):
-                raise ValueError(f"seed must be a non-negative integer (or a numpy Generator), got {seed!r}") from None
-            return rng.permutation(n)[:m].astype(np.int64)
+            return guards.rng(seed).permutation(n)[:m].astype(np.int64)
         if init == "greedy":
             return _greedy(A)
         raise ValueError(f"init must be 'random', 'greedy' or an assignment array, got {init!r}")
