@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from . import gpu, guards, results
+from . import gpu, guards, results, textfile
 from .cluster import ClusterUnavailableError
 
 __all__ = ["SUITES", "Preset", "Case", "ROW_COLUMNS", "LATER_COLUMNS", "row", "peer_row", "warm_up", "repeat", "REPEAT_BELOW_S",
@@ -233,7 +233,7 @@ def _coerce(name: str, value, kind: str):
     def bad():
         return ValueError(f"parameter {name!r} takes {'a list of ' + kind[8:] if kind.startswith('list of ') else kind}"
                           f"{' (one value or several)' if kind.startswith('list') else ''}, "
-                          f"got {value!r} ({type(value).__name__})")
+                          f"got {textfile.quote(value)} ({type(value).__name__})")
     if kind.startswith("list"):
         items = list(value) if isinstance(value, (list, tuple)) else [value]  # one value: a list of one
         if kind == "list":

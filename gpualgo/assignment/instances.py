@@ -142,7 +142,7 @@ def check_uniform_instance(m: int, n: int | None = None, low: int = 1, high: int
     if high < low:
         raise ValueError(f"empty range [{low}, {high}]")
     if low < -(2**31) + 1 or high > 2**31 - 1:
-        raise ValueError(f"[{low}, {high}] does not fit int32")
+        raise ValueError(f"[{textfile.quote(low)}, {textfile.quote(high)}] does not fit int32")
     _guard("uniform", m, n, 1.0, force)
     return m, n, low, high
 

@@ -184,7 +184,7 @@ def table_shape(values) -> tuple[np.ndarray, int, np.dtype]:
     """What the length and dtype of a value function decide, without a pass over its values:
     ``(array, n, dtype of the DP table)``. ValueError for what :func:`validate_values`
     refuses on these grounds alone (not 1-D, a length that is not a power of two, more than
-    :data:`MAX_AGENTS` agents, a dtype other than float32, float64 or integers, masked
+    :data:`MAX_AGENTS` agents, a dtype other than float32, float64 or integers (bools too), masked
     entries); the array is returned as given (integers and a non-native byte order are
     converted by :func:`validate_values`), so that a size refusal can come before any copy."""
     if np.ma.is_masked(values):
@@ -197,7 +197,10 @@ def table_shape(values) -> tuple[np.ndarray, int, np.dtype]:
         raise ValueError(f"values is not a 1-D array of numbers: {why}") from None
     if v.ndim != 1:
         raise ValueError(f"values must be a 1-D array indexed by bitmask, got shape {v.shape}")
-    if v.dtype.kind in "iub":
+    if v.dtype.kind == "b":     # as the other problems: True and False are no values
+        raise ValueError("values must be numbers, got dtype bool (a bool table is not read as values 1 and 0: "
+                         "pass values.astype(float) if they are meant)")
+    if v.dtype.kind in "iu":
         dtype = np.dtype(np.float64)
     elif v.dtype.kind == "f" and v.dtype.newbyteorder("=") in (np.float32, np.float64):
         dtype = v.dtype.newbyteorder("=")      # a big-endian array, in this machine's order

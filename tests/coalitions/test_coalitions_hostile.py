@@ -284,3 +284,11 @@ def test_size_helpers_refuse_sizes_that_are_not_sizes():
                         (lambda: co.table_bytes(-1), ">= 0, got -1"), (lambda: co.table_bytes(2.5), "got 2.5")):
         assert words in quick(call)
     assert co.table_bytes(40, np.float32, tables=1) == 4 << 40      # an estimate beyond MAX_AGENTS is still given
+
+
+@pytest.mark.parametrize("values", [np.array([0, 1, 1, 0], dtype=bool), [False, True, True, True]])
+def test_a_bool_table_is_no_value_function(values):
+    # before: True and False were read as values 1 and 0; the other problems refuse bool input
+    for make in (lambda: co.solve(values, variant="serial"), lambda: co.validate_values(values)):
+        with pytest.raises(ValueError, match=r"values must be numbers, got dtype bool \(a bool table is not read"):
+            make()
