@@ -204,6 +204,9 @@ def table_shape(values) -> tuple[np.ndarray, int, np.dtype]:
         dtype = np.dtype(np.float64)
     elif v.dtype.kind == "f" and v.dtype.newbyteorder("=") in (np.float32, np.float64):
         dtype = v.dtype.newbyteorder("=")      # a big-endian array, in this machine's order
+    elif v.dtype == object and v.size and all(isinstance(x, int) and not isinstance(x, bool) for x in v.flat):
+        raise ValueError("values holds integers beyond 64 bits (such as "
+                         f"{textfile.quote(max(v.flat, key=abs), 40)}): no DP table can hold them exactly")
     else:
         raise ValueError(f"values must be float32 or float64 (or integers), got {v.dtype}")
     length = v.shape[0]

@@ -169,9 +169,9 @@ def validate_matrix(d) -> np.ndarray:
         neg = (out < 0) & (out != NO_EDGE) & off
     if neg.any():
         i, j = _first(neg)
-        raise ValueError(
-            f"negative distance {a[i, j].item()!r} at ({i}, {j}); only {NO_EDGE} (NO_EDGE) or inf "
-            "may mark a missing edge")
+        marks = ("inf marks a missing edge in a float matrix (NO_EDGE, -1, does in an integer one)"
+                 if a.dtype.kind == "f" else f"only {NO_EDGE} (NO_EDGE) marks a missing edge")
+        raise ValueError(f"negative distance {a[i, j].item()!r} at ({i}, {j}); {marks}")
     np.fill_diagonal(out, 0)
     return out
 

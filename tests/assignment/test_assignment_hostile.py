@@ -418,3 +418,11 @@ def test_a_price_war_says_what_ends_it():
     with pytest.raises(RuntimeError, match="scaling=True ends them"):
         A.solve(B, variant="serial", max_rounds=1000)
     assert A.solve(B, variant="serial", scaling=True).objective == 2**21
+
+
+def test_an_eps_too_fine_for_the_range_points_to_the_exact_run():
+    B = np.array([[0, 2**30 - 1], [1, 0]])
+    with pytest.raises(ValueError, match=r"use a smaller range or a larger eps; for integer benefits eps=None already "
+                                         r"gives the exact optimum"):
+        A.solve(B, variant="serial", eps=0.001)
+    assert A.solve(B, variant="serial").objective == 2**30

@@ -292,3 +292,8 @@ def test_a_bool_table_is_no_value_function(values):
     for make in (lambda: co.solve(values, variant="serial"), lambda: co.validate_values(values)):
         with pytest.raises(ValueError, match=r"values must be numbers, got dtype bool \(a bool table is not read"):
             make()
+
+
+def test_python_integers_beyond_64_bits_are_named():
+    with pytest.raises(ValueError, match=r"values holds integers beyond 64 bits \(such as 1180591620717411303424\)"):
+        co.validate_values([0, 2**70, 1, 2])

@@ -528,3 +528,11 @@ def test_a_plan_of_too_many_chunks_is_refused_before_it_is_listed():
         with pytest.raises(ValueError, match="at least 2 cities"):
             make_plan(bad, True)
     assert make_plan(17, True).prefix.shape[0] == 120 <= MAX_CHUNKS
+
+
+def test_a_negative_float_distance_says_which_mark_a_float_matrix_takes():
+    with pytest.raises(ValueError, match=r"negative distance -1.0 at \(0, 1\); inf marks a missing edge in a float "
+                                         r"matrix \(NO_EDGE, -1, does in an integer one\)"):
+        tsp.solve(np.array([[0, -1.0, 1], [1, 0, 1], [1, 1, 0]]), variant="held_karp")
+    with pytest.raises(ValueError, match=r"negative distance -2 at \(0, 1\); only -1 \(NO_EDGE\) marks"):
+        tsp.solve(np.array([[0, -2, 1], [1, 0, 1], [1, 1, 0]]), variant="held_karp")
