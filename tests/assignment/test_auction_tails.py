@@ -187,3 +187,20 @@ def test_endings_lines_name_every_instance(rng):
     ratios = [r["ratio"] for rows in results.values() for r in rows[1:]]
     assert lines[2].startswith(f"the same endings took {min(ratios):.2f}x to {max(ratios):.2f}x")
     assert lines[2].endswith("of 2 instances")
+
+
+@pytest.mark.parametrize("limit, density", [(10000, 1.0), (3, 1.0), (100, 0.5)])
+def test_walks_are_the_rounds_with_one_bidder(limit, density, rng):
+    B = A.report_instance(50, 50, density, seed=rng, limit=limit)
+    rows = tails.walks(B)
+    prob = problem.prepare(B, None, square=True)
+    _, _, total, active, per_phase, sched = serial.auction_eps_scaling(prob, record_rounds=10**6)
+    assert [r["rounds"] for r in rows] == per_phase and [r["eps"] for r in rows] == sched
+    assert sum(r["walk"] for r in rows) == int((active == 1).sum())     # the bidders each round recorded
+    for r in rows:
+        assert 0 <= r["persons"] <= r["walk"] <= r["rounds"]
+        assert (r["persons"] == 0) == (r["walk"] == 0)
+        assert r["per_person"] == (r["walk"] / r["persons"] if r["persons"] else 0.0)
+    line, = tails.walks_lines({"x": (prob.n, rows)})
+    assert line.startswith(f"x: {sum(r['walk'] for r in rows):,} of {total:,} rounds")
+

@@ -25,6 +25,7 @@ __all__ = ["auction_rounds", "auction", "phase", "auction_eps_scaling", "eps_sch
 #: below every reachable profit (prices stay far below 2**61)
 NEG = -(1 << 62)
 _MISSING = np.int32(np.iinfo(np.int32).min)
+_NO_WALK = np.zeros(0, np.int64)         # auction_rounds' walk, not counted
 
 
 @njit(cache=True)
@@ -53,13 +54,14 @@ def _person_bid(raw, i, scale, price, eps, cap):
 
 
 @njit(cache=True)
-def auction_rounds(raw, scale, eps, cap, price, person_obj, obj_owner, max_rounds, active, stop=0):
+def auction_rounds(raw, scale, eps, cap, price, person_obj, obj_owner, max_rounds, active, stop=0, walk=_NO_WALK):
     """Run Jacobi rounds until every person is assigned (until at most ``stop`` are not:
     :mod:`.tails` hands the rest to other methods); prices and matching are updated in place.
 
     ``active`` is a preallocated int64 array that receives the number of bidders of
-    each round (as many as fit).  Returns the number of rounds, or -1 when
-    ``max_rounds`` is reached first.
+    each round (as many as fit); ``walk``, unless empty, one entry per person, counts the
+    rounds in which that person was the only bidder (:func:`.tails.walks`).  Returns the
+    number of rounds, or -1 when ``max_rounds`` is reached first.
     """
     m, n = raw.shape
     bid_inc = np.zeros(n, np.int64)
@@ -78,6 +80,8 @@ def auction_rounds(raw, scale, eps, cap, price, person_obj, obj_owner, max_round
             return -1
         if rounds < active.shape[0]:
             active[rounds] = nb
+        if nb == 1 and walk.shape[0] > 0:
+            walk[bidders[0]] += 1
         rounds += 1
         # bidding phase: everybody sees the same prices (Jacobi)
         nt = 0

@@ -53,7 +53,7 @@ from .. import checks, problem
 from . import serial
 
 __all__ = ["METHODS", "alternatives", "shortest_paths", "gauss_seidel", "forward_reverse", "keep_slack", "table",
-           "verdict", "ENDING_SCALES", "endings", "endings_lines"]
+           "verdict", "ENDING_SCALES", "endings", "endings_lines", "walks", "walks_lines"]
 
 #: the ways of finishing a phase's last rounds that :func:`alternatives` compares
 METHODS = ("jacobi", "gauss_seidel", "shortest_paths", "stop_early", "coarse_eps", "stop_guarded", "keep_assigned",
@@ -464,3 +464,54 @@ def endings_lines(results: dict) -> list[str]:
                      f"own; it took the fewest on {own_best} of {len(results)} instances")
     return lines
 
+
+
+def walks(B, eps_factor: int = serial.EPS_FACTOR) -> list[dict]:
+    """What the chain is made of: the serial eps-scaling auction (Jacobi rounds, as the GPU runs
+    them) on ``B``, and in each phase the rounds in which one person alone bids. Such a round
+    ends at a free object or displaces its owner, who bids alone next, so in a phase they form one
+    walk: the last unassigned person's, until it reaches the last free object. One dict per
+    phase: ``phase``, ``eps``, ``rounds`` (all of the phase's), ``walk`` (its rounds with one
+    bidder), ``persons`` (how many persons bid in them) and ``per_person`` (walk / persons: above
+    1 the walk comes back to the same persons, who outbid each other by small steps).
+    """
+    prob = problem.prepare(B, None, square=True)
+    sched = serial.eps_schedule(prob.span, prob.eps, None, eps_factor)
+    n = prob.n
+    price, person_obj, obj_owner = np.zeros(n, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    out = []
+    for p, eps in enumerate(sched):
+        walk = np.zeros(n, np.int64)
+        person_obj[:] = -1
+        obj_owner[:] = -1
+        rounds = serial.auction_rounds(prob.raw, np.int64(prob.scale), np.int64(eps), np.int64(max(prob.cap, eps)),
+                                       price, person_obj, obj_owner, np.int64(serial.MAX_ROUNDS), _NO_RECORD, 0,
+                                       walk)
+        steps, persons = int(walk.sum()), int((walk > 0).sum())
+        out.append(dict(phase=p, eps=int(eps), rounds=int(rounds), walk=steps, persons=persons,
+                        per_person=steps / persons if persons else 0.0))
+    return out
+
+
+def walks_lines(results: dict, last: int = 4) -> list[str]:
+    """:func:`walks`' phases for several instances (``{name: (n, rows)}``, ``n`` the matrix's
+    size): per instance the share of the rounds that the walks take, the longest walk against
+    ``n``, and in the last ``last`` phases how often each person of a walk bid in it.
+
+    >>> rows = [dict(phase=0, eps=3, rounds=10, walk=4, persons=4, per_person=1.0),
+    ...         dict(phase=1, eps=1, rounds=30, walk=20, persons=5, per_person=4.0)]
+    >>> print("\\n".join(walks_lines({"x": (16, rows)}, last=1)))
+    x: 24 of 40 rounds (60%) had one bidder; the longest walk 20 rounds (1.25 n); in the last 1 phases a person of the walk bid 4.0 times in it
+    """
+    lines = []
+    for name, (n, rows) in results.items():
+        total, alone = sum(r["rounds"] for r in rows), sum(r["walk"] for r in rows)
+        longest = max((r["walk"] for r in rows), default=0)
+        tail = rows[-last:]
+        persons = sum(r["persons"] for r in tail)
+        per = sum(r["walk"] for r in tail) / persons if persons else 0.0
+        share = f" ({100 * alone / total:.0f}%)" if total else ""
+        lines.append(f"{name}: {alone:,} of {total:,} rounds{share} had one bidder; the longest walk {longest:,} "
+                     f"rounds ({longest / n:.2f} n); in the last {len(tail)} phases a person of the walk bid "
+                     f"{per:.1f} times in it")
+    return lines
