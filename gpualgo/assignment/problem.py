@@ -18,8 +18,8 @@ import numpy as np
 from .. import guards
 from . import checks
 
-__all__ = ["IntProblem", "prepare", "prepare_bytes", "as_matrix", "dense_data", "check_range", "check_float_range",
-           "MISSING", "KEY_BITS"]
+__all__ = ["IntProblem", "prepare", "prepare_bytes", "as_matrix", "dense_data", "check_range", "check_eps",
+           "check_float_range", "MISSING", "KEY_BITS"]
 
 #: a missing edge in ``raw`` (int32)
 MISSING = np.iinfo(np.int32).min
@@ -190,7 +190,7 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
     """
     A = as_matrix(B)
     m, n = A.shape
-    eps = _checked_eps(eps)
+    eps = check_eps(eps)
     padded = f", padded to {n} x {n}" if square and m < n else ""
     contiguous = A.flags.c_contiguous and A.dtype.isnative
     guards.memory(prepare_bytes(m, n, A.dtype, square, host_raw, contiguous), f"the auction's integer form of a {m} x {n} "
@@ -233,8 +233,9 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
                       m=m, n=n, unit=float(unit), raw_max=max(abs(int(lo)), abs(int(hi))))
 
 
-def _checked_eps(eps):
-    """``eps`` as a positive finite float, or None (the exact optimum)."""
+def check_eps(eps):
+    """``eps`` as a positive finite float, or None (the exact optimum); ValueError otherwise. Every
+    assignment solve checks it, DGS too, which does not use it."""
     if eps is None:
         return None
     if isinstance(eps, (bool, np.bool_, str, bytes)):  # eps=True is no epsilon, "0.1" no number

@@ -39,6 +39,7 @@ def solve(B, algorithm: str = "auction", variant: str = "gpu_eps_scaling", eps=N
     started = time.perf_counter()           # the input's check counts in the solve's time
     if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {sorted(ALGORITHMS)}")
+    problem.check_eps(eps)    # DGS ignores eps, but a negative or NaN one is refused all the same
     B = problem.as_matrix(B)  # the rest of the validation needs the algorithm's own form
     res = variants.call(ALGORITHMS[algorithm], variant, B, eps, what=algorithm, started=started, **options)
     res.algorithm = algorithm

@@ -426,3 +426,11 @@ def test_an_eps_too_fine_for_the_range_points_to_the_exact_run():
                                          r"gives the exact optimum"):
         A.solve(B, variant="serial", eps=0.001)
     assert A.solve(B, variant="serial").objective == 2**30
+
+
+@pytest.mark.parametrize("eps", [-5, 0, float("nan"), float("inf"), "0.1", True])
+def test_dgs_ignores_eps_but_refuses_a_bad_one(eps):
+    B = A.uniform_instance(4, 4, 1, 9, seed=3)
+    with pytest.raises(ValueError, match="eps must be a positive"):
+        A.solve(B, "dgs", variant="serial", eps=eps)
+    assert A.solve(B, "dgs", variant="serial", eps=0.5).objective == A.solve(B, "dgs", variant="serial").objective

@@ -2,7 +2,7 @@
 (``gpu``), the clock of the time limit (``clock``), the anytime trace and the result
 (``trace``), the independent checks (``checks``), the benchmark presets (``bench``) and what
 their rows say (``analysis``); :data:`VARIANTS` in the order they are taught. DGS is a
-heuristic (exchange-optimal, not optimal): ``eps`` is ignored."""
+heuristic (exchange-optimal, not optimal): ``eps`` is ignored (``solve`` still refuses a bad one)."""
 from ... import variants
 from ...variants import Variant
 
