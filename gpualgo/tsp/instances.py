@@ -332,7 +332,8 @@ def planted_optimum(n: int, seed=None, force: bool = False) -> TSPInstance:
     d = inst.dist.copy()
     d[order, np.roll(order, -1)] = 1
     d[np.roll(order, -1), order] = 1
-    return TSPInstance(dist=d, name=f"planted{n}_s{seed}", meta=dict(inst.meta, seed=seed, planted_optimum=n))
+    named = f"_s{int(seed)}" if isinstance(seed, numbers.Integral) else ""    # a Generator's repr is no name
+    return TSPInstance(dist=d, name=f"planted{n}{named}", meta=dict(inst.meta, seed=seed, planted_optimum=n))
 
 
 def check_random_asymmetric(n: int, low: int = 1, high: int = 1000, force: bool = False) -> tuple[int, int, int]:

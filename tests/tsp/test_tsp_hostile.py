@@ -536,3 +536,8 @@ def test_a_negative_float_distance_says_which_mark_a_float_matrix_takes():
         tsp.solve(np.array([[0, -1.0, 1], [1, 0, 1], [1, 1, 0]]), variant="held_karp")
     with pytest.raises(ValueError, match=r"negative distance -2 at \(0, 1\); only -1 \(NO_EDGE\) marks"):
         tsp.solve(np.array([[0, -2, 1], [1, 0, 1], [1, 1, 0]]), variant="held_karp")
+
+
+def test_a_planted_instance_is_named_by_an_integer_seed_only():
+    assert tsp.planted_optimum(6, seed=3).name == "planted6_s3" == tsp.planted_optimum(6, seed=np.int64(3)).name
+    assert tsp.planted_optimum(6, seed=np.random.default_rng(1)).name == "planted6" == tsp.planted_optimum(6).name
