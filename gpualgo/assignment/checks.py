@@ -23,6 +23,9 @@ ValueError: objective 8 is not scipy's optimum 11 (gap 3)
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 __all__ = ["missing_mask", "check_assignment", "is_valid_assignment", "objective",
@@ -226,6 +229,12 @@ def dual_bound(B, prices) -> float:
     p[x_i]) + sum_i p[x_i] <= sum_i max_j (B[i, j] - p[j]) + (the m largest prices)``; so that
     sum bounds the optimum. Missing edges (``-inf``) are never a person's best. The rows are
     taken in blocks, so the temporary arrays stay small.
+
+    The sum is taken in float64 and then rounded up by a bound on its rounding errors (each
+    ``B[i, j] - p[j]`` is within one unit in the last place of the operands' size; the sums are
+    ``math.fsum``'s, correctly rounded), so the value returned is a bound in exact arithmetic
+    too: a bound that proves an integer optimum must not rest on a tolerance larger than the one
+    unit it proves (a relative tolerance of 1e-9 is 254 units at a bound of 1.27e11).
     """
     B = np.asarray(B)
     p = np.asarray(prices, dtype=np.float64)
@@ -235,10 +244,19 @@ def dual_bound(B, prices) -> float:
     if not np.isfinite(p).all():
         raise ValueError("prices must be finite")
     rows = max(1, (1 << 22) // n)
-    best = 0.0
+    best = np.empty(m, dtype=np.float64)
+    size = 0.0                  # the largest |B[i, j]| + |p[j]| met: each difference is within an ulp of it
     for r in range(0, m, rows):
-        best += float((B[r:r + rows].astype(np.float64) - p).max(axis=1).sum())
-    return best + float(np.sort(p)[n - m:].sum())
+        block = B[r:r + rows].astype(np.float64)
+        best[r:r + rows] = (block - p).max(axis=1)
+        finite = np.abs(block[np.isfinite(block)])
+        size = max(size, float(finite.max(initial=0.0)))
+    size += float(np.abs(p).max(initial=0.0))
+    top = np.sort(p)[n - m:]
+    rows_sum, prices_sum = math.fsum(best.tolist()), math.fsum(top.tolist())
+    total = rows_sum + prices_sum
+    err = m * math.ulp(size) + math.ulp(rows_sum) + math.ulp(prices_sum) + math.ulp(total)
+    return total + 2 * err
 
 
 def certify(B, result, eps=None, prices=None) -> str:
@@ -259,19 +277,20 @@ def certify(B, result, eps=None, prices=None) -> str:
     if p is None:
         raise ValueError("certify needs the answer's prices (an auction result, or prices=...)")
     obj = _valid_objective(B, a, claimed)
-    upper = dual_bound(B, p)
+    upper = dual_bound(B, p)            # rounded up: a bound in exact arithmetic
     m = B.shape[0]
-    gap = upper - float(obj)
-    tol = 1e-9 * max(1.0, abs(upper) + abs(float(obj)))
+    integer = _is_integer(B)
+    # an integer objective is exact, so the gap is too (Fraction); a float one was summed in float64
+    gap = float(Fraction(upper) - obj) if integer else upper - float(obj)
+    tol = 0.0 if integer else 1e-9 * max(1.0, abs(upper) + abs(float(obj)))
     if gap < -tol:
         raise ValueError(f"objective {obj} is above the dual bound {upper:.6g}: the bound or the objective is wrong")
     if eps is not None and not (np.isfinite(float(eps)) and float(eps) > 0):
         raise ValueError(f"eps must be a positive number or None, got {eps!r}")
-    integer = _is_integer(B)
     if eps is None or (integer and m * float(eps) < 1):
         if not integer:
             raise ValueError("eps=None asks for the optimum, which a dual bound proves only for integer benefits")
-        if gap >= 1 - tol:
+        if Fraction(upper) - obj >= 1:
             raise ValueError(f"dual bound {upper:.6g} - objective {obj} = {gap:.6g}: the optimum is not proved "
                              "(a gap below 1 would prove it)")
         return f"valid; exact: the prices' dual bound {upper:.10g} proves the optimum (gap {gap:.3g} < 1)"

@@ -227,7 +227,8 @@ def prepare(B, eps=None, check_feasibility: bool = True, square: bool = False,
     if cap > MAX_INC or (n + 1) * cap * 4 >= (1 << 62):
         raise ValueError(f"benefit range {hi - lo} with scale {scale} is too large for exact 64-bit prices "
                          f"(bid increments up to {cap} > {MAX_INC}); use a smaller range or a larger eps"
-                         + ("; for integer benefits eps=None already gives the exact optimum" if integer else ""))
+                         + ("; for integer benefits eps=None already gives the exact optimum"
+                            if integer and eps is not None else ""))
     return IntProblem(raw=raw, scale=int(scale), eps=int(eps_int), cap=int(cap), span=int(span),
                       exact=bool(integer and exact), eps_original=float(eps_original), integer=integer,
                       m=m, n=n, unit=float(unit), raw_max=max(abs(int(lo)), abs(int(hi))))

@@ -158,3 +158,23 @@ def test_certify_rejects_what_it_cannot_prove(rng):
         A.certify(B, r1, eps=0.1)                       # a loose answer is not within a tight bound
     with pytest.raises(ValueError, match="needs the answer's prices"):
         A.certify(B, r.assignment)
+
+
+@pytest.mark.parametrize("limit", [10**6, 10**7, 2**30 - 1])
+def test_certify_proves_optima_of_large_benefits(limit, rng):
+    # the gap that proves an optimum is below 1 unit, at any size of the bound: a relative
+    # tolerance (1e-9 of a bound of 1e11 is 100 units) refused every optimum past about 1e9
+    from fractions import Fraction
+    B = A.report_instance(64, 64, 1.0, seed=rng, limit=limit)
+    r = A.solve(B, variant="serial", scaling=True)
+    assert r.objective == A.reference_objective(B)
+    assert A.certify(B, r).startswith("valid; exact")
+    exact = sum(max(Fraction(int(b)) - Fraction(float(q)) for b, q in zip(row, r.prices)) for row in B) \
+        + sum(Fraction(float(q)) for q in np.sort(r.prices)[64 - 64:])
+    assert Fraction(A.dual_bound(B, r.prices)) >= exact       # rounded up: a bound in exact arithmetic
+    worse = r.assignment.copy()
+    i, j = 0, 1
+    worse[[i, j]] = worse[[j, i]]
+    if A.checks.objective(B, worse) < r.objective:                 # one unit or more below the optimum
+        with pytest.raises(ValueError, match="the optimum is not proved"):
+            A.certify(B, worse, prices=r.prices)
