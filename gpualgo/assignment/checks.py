@@ -230,11 +230,13 @@ def dual_bound(B, prices) -> float:
     sum bounds the optimum. Missing edges (``-inf``) are never a person's best. The rows are
     taken in blocks, so the temporary arrays stay small.
 
-    The sum is taken in float64 and then rounded up by a bound on its rounding errors (each
-    ``B[i, j] - p[j]`` is within one unit in the last place of the operands' size; the sums are
-    ``math.fsum``'s, correctly rounded), so the value returned is a bound in exact arithmetic
-    too: a bound that proves an integer optimum must not rest on a tolerance larger than the one
-    unit it proves (a relative tolerance of 1e-9 is 254 units at a bound of 1.27e11).
+    The bound is exact: a row's best ``B[i, j] - p[j]``, taken in float64, is exact up to the
+    rounding of that one subtraction (rounding keeps the order, so no other object's exact
+    value lies above it unless it ties in float64), and that rounding error is recovered
+    exactly (Knuth's two-sum; for every object tied with the best in float64 where there are ties);
+    the rows and the prices are added as fractions and the total rounded up to a float. So a
+    bound that proves an integer optimum rests on no tolerance (a relative one of 1e-9 would
+    be 254 units at a bound of 1.27e11, far more than the one unit it proves).
     """
     B = np.asarray(B)
     p = np.asarray(prices, dtype=np.float64)
@@ -244,19 +246,30 @@ def dual_bound(B, prices) -> float:
     if not np.isfinite(p).all():
         raise ValueError("prices must be finite")
     rows = max(1, (1 << 22) // n)
-    best = np.empty(m, dtype=np.float64)
-    size = 0.0                  # the largest |B[i, j]| + |p[j]| met: each difference is within an ulp of it
-    for r in range(0, m, rows):
-        block = B[r:r + rows].astype(np.float64)
-        best[r:r + rows] = (block - p).max(axis=1)
-        finite = np.abs(block[np.isfinite(block)])
-        size = max(size, float(finite.max(initial=0.0)))
-    size += float(np.abs(p).max(initial=0.0))
-    top = np.sort(p)[n - m:]
-    rows_sum, prices_sum = math.fsum(best.tolist()), math.fsum(top.tolist())
-    total = rows_sum + prices_sum
-    err = m * math.ulp(size) + math.ulp(rows_sum) + math.ulp(prices_sum) + math.ulp(total)
-    return total + 2 * err
+    best, slack = np.empty(m, dtype=np.float64), np.empty(m, dtype=np.float64)
+    # integers past 2**53 lose their last bits as floats: each row may then be off by an ulp of the largest
+    lost = 0.0 if B.dtype.kind == "f" or not B.size or int(np.abs(B).max()) <= 2**53 else float(np.spacing(2.0**64))
+    with np.errstate(invalid="ignore"):                  # a row of missing edges: -inf, no two-sum
+        for r in range(0, m, rows):
+            a = B[r:r + rows].astype(np.float64)
+            d = a - p
+            at = np.arange(a.shape[0])
+            k = d.argmax(axis=1)
+            top, ak, pk = d[at, k], a[at, k], p[k]
+            back = top - ak                              # two-sum: top + err == ak - pk exactly
+            err = (ak - (top - back)) + (-pk - back)
+            tied = np.flatnonzero((d == top[:, None]).sum(axis=1) > 1)
+            if tied.size:                                # the same for every object tied with the best
+                at_, dt = a[tied], d[tied]
+                back = dt - at_
+                each = (at_ - (dt - back)) + (-p - back)
+                err[tied] = np.where(dt == top[tied, None], each, -np.inf).max(axis=1)
+            best[r:r + rows] = top
+            slack[r:r + rows] = np.where(np.isfinite(err), err, 0.0) + lost
+    total = (sum(map(Fraction, best.tolist())) + sum(map(Fraction, slack.tolist()))
+             + sum(map(Fraction, np.sort(p)[n - m:].tolist())))
+    up = float(total)
+    return up if Fraction(up) >= total else math.nextafter(up, math.inf)
 
 
 def certify(B, result, eps=None, prices=None) -> str:

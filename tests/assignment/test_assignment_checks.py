@@ -178,3 +178,24 @@ def test_certify_proves_optima_of_large_benefits(limit, rng):
     if A.checks.objective(B, worse) < r.objective:                 # one unit or more below the optimum
         with pytest.raises(ValueError, match="the optimum is not proved"):
             A.certify(B, worse, prices=r.prices)
+
+
+def test_dual_bound_is_the_exact_bound_rounded_up(rng):
+    # against the bound in fractions: never below it, and at most one float step above it, with
+    # float rounding, ties between objects and missing edges
+    from fractions import Fraction
+    for trial in range(600):
+        m = int(rng.integers(1, 6))
+        n = int(rng.integers(max(m, 2), 7))
+        if trial % 3 == 0:
+            B = rng.integers(-10**6, 10**6, (m, n))
+            p = rng.integers(0, 10, n) * rng.normal() * 10.0 ** rng.integers(0, 10)
+        elif trial % 3 == 1:                                       # many ties
+            B, p = rng.integers(0, 3, (m, n)), rng.integers(0, 3, n) / 3.0
+        else:
+            B, p = rng.normal(size=(m, n)) * 10.0 ** rng.integers(0, 12), rng.normal(size=n) * 10.0 ** rng.integers(0, 12)
+            B[0, 0] = -np.inf
+        rows = [max(Fraction(b.item()) - Fraction(float(q)) for b, q in zip(row, p) if np.isfinite(b)) for row in B]
+        exact = sum(rows) + sum(Fraction(float(q)) for q in np.sort(p)[n - m:])
+        got = A.dual_bound(B, p)
+        assert exact <= Fraction(got) <= exact + Fraction(float(np.spacing(abs(float(exact))))), (B, p)
