@@ -13,7 +13,7 @@ from . import findings, gpu
 
 __all__ = ["gpu_banner", "banner_text", "show_source", "kernel_text", "kernel_helpers", "show_kernels",
            "run_and_check", "recorded_line", "recorded", "findings_data", "show_findings", "show_limits", "interact",
-           "progress"]
+           "progress", "PARAMETER_TYPES", "parameter_error", "check_parameters"]
 
 
 def banner_text() -> str:
@@ -363,3 +363,48 @@ def progress(iterable, **kwargs):
     """A progress bar over ``iterable`` (tqdm's notebook bar in Jupyter, text elsewhere)."""
     from tqdm.auto import tqdm
     return tqdm(iterable, **kwargs)
+
+
+#: the types a notebook parameter's value may have, by its annotation's name (an int does for a float)
+PARAMETER_TYPES = {"bool": (bool,), "int": (int,), "float": (int, float), "str": (str,)}
+
+
+def parameter_error(name: str, kind: str, value) -> str | None:
+    """Why ``value`` cannot be the parameter ``name`` declared ``kind`` (``"int"``, ...: see
+    :data:`PARAMETER_TYPES`), or None when it can; True and False are bools only.
+
+    >>> parameter_error("n", "int", "abc")
+    "parameter 'n' is declared int, got 'abc' (str)"
+    """
+    types = PARAMETER_TYPES.get(kind)
+    if types and (not isinstance(value, types) or (isinstance(value, bool) and kind != "bool")):
+        return f"parameter {name!r} is declared {kind}, got {value!r} ({type(value).__name__})"
+    return None
+
+
+def check_parameters(namespace: dict, **rules) -> None:
+    """Refuse, before anything runs, a notebook parameter that papermill (``-p``) or a hand set
+    to a value of another type than the cell tagged ``parameters`` declares (its annotations,
+    ``n: int = 1108``, are in the notebook's ``__annotations__``), then one that breaks its rule
+    in ``rules``: ``name=(lo, hi)`` (inclusive, None for no bound) or a function called as
+    ``rule(value, name)`` that raises ValueError (``block=guards.threads``).
+
+    >>> check_parameters({"__annotations__": {"n": int}, "n": 1}, n=(2, None))
+    Traceback (most recent call last):
+    ...
+    ValueError: parameter 'n' must be at least 2, got 1
+    """
+    for name, kind in namespace.get("__annotations__", {}).items():
+        why = name in namespace and parameter_error(name, getattr(kind, "__name__", str(kind)), namespace[name])
+        if why:
+            raise ValueError(why)
+    for name, rule in rules.items():
+        value = namespace[name]
+        if callable(rule):
+            rule(value, name)
+            continue
+        lo, hi = rule
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            span = (f"in {lo}..{hi}" if lo is not None and hi is not None
+                    else f"at least {lo}" if lo is not None else f"at most {hi}")
+            raise ValueError(f"parameter {name!r} must be {span}, got {value!r}")

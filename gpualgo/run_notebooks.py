@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 
-from . import gpu, peers
+from . import gpu, nbtools, peers
 
 __all__ = ["default_notebooks", "declared_parameters", "check_parameters", "parameters_for", "execute", "execute_on_cluster", "hidden_peers", "save_figures",
            "write_html", "write_index", "main"]
@@ -240,10 +240,6 @@ def _literal(text: str):
         return text
 
 
-#: the types a parameter's value is checked against, by the name its annotation gives
-_TYPES = {"bool": (bool,), "int": (int,), "float": (int, float), "str": (str,)}
-
-
 def declared_parameters(nb_path: pathlib.Path) -> dict:
     """``{name: type name}`` of the notebook's cell tagged ``parameters``: each annotated
     assignment's annotation (``n: int = 1108``), or a plain assignment's literal's type; None
@@ -279,8 +275,7 @@ def check_parameters(paths, params: dict) -> None:
             known = sorted({k for kinds in declared.values() for k in kinds})
             raise ValueError(f"unknown parameter {name!r}: none of these notebooks takes it; they take {known}")
         for nb, kind in takers.items():
-            types = _TYPES.get(kind)
-            if types and (not isinstance(value, types) or (isinstance(value, bool) and kind != "bool")):
+            if nbtools.parameter_error(name, kind, value):        # the notebooks' own check's rule
                 where = sorted(n for n, k in takers.items() if k == kind)
                 raise ValueError(f"parameter {name!r} is declared {kind} in {', '.join(where)}, "
                                  f"got {value!r} ({type(value).__name__})")

@@ -55,3 +55,22 @@ def test_gpu_version_without_gpu_shows_its_recorded_counters(monkeypatch, tmp_pa
     assert line.endswith("(demo/sweep, n=16; median of 3 runs): total_ms 17; kernel_ms 1; rounds 161")
     assert "no recorded runs of gpu_y" in nbtools.recorded_line("demo/sweep", "gpu_y")
     assert "no recorded runs of gpu_x in demo/none" in nbtools.recorded_line("demo/none", "gpu_x")
+
+
+def test_check_parameters_by_type_and_rule():
+    from gpualgo import guards
+    ns = {"__annotations__": {"n": int, "x": float, "on": bool, "name": str}, "n": 5, "x": 1, "on": True,
+          "name": "geom"}
+    nbtools.check_parameters(ns, n=(1, 5), x=(0, None))
+    for key, bad, msg in [("n", "5", r"'n' is declared int, got '5' \(str\)"), ("n", True, "declared int, got True"),
+                          ("n", 2.0, "declared int, got 2.0"), ("x", "1", "declared float"),
+                          ("on", 1, "declared bool, got 1"), ("name", 3, "declared str")]:
+        with pytest.raises(ValueError, match=msg):
+            nbtools.check_parameters({**ns, key: bad})
+    with pytest.raises(ValueError, match=r"parameter 'n' must be in 1..4, got 5"):
+        nbtools.check_parameters(ns, n=(1, 4))
+    with pytest.raises(ValueError, match=r"parameter 'n' must be at most 3, got 5"):
+        nbtools.check_parameters(ns, n=(None, 3))
+    with pytest.raises(ValueError, match=r"block must be a multiple of 32 in 32..1024, got 100"):
+        nbtools.check_parameters({**ns, "block": 100}, block=guards.threads)
+    nbtools.check_parameters({**ns, "block": 96}, block=guards.threads)

@@ -157,3 +157,29 @@ def test_every_problem_notebook_opens_on_the_template(path):
                 if ln.startswith("## ")]
     assert sections[0].startswith("## 1 · The problem"), sections[0]
     assert [s.split(" · ")[0] for s in sections] == [f"## {i}" for i in range(1, len(sections) + 1)], sections
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_parameters_are_checked_before_anything_runs(path):
+    # the set-up cell checks every parameter as declared (nbtools.check_parameters) before the
+    # first line that uses one: papermill's -p passes a value of any type through
+    code = ["".join(c["source"]) for c in _cells(path) if c["cell_type"] == "code"]
+    setup = code[1]
+    assert "nbtools.check_parameters(globals()" in setup, path.name
+    assert setup.index("nbtools.check_parameters(") < setup.index("if quick:")
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"n_agents": "abc"}, r"parameter 'n_agents' is declared int, got 'abc' \(str\)"),
+    ({"block": 96}, r"block must be a power of two in 32..1024, got 96"),
+    ({"reps": 0, "quick": False}, r"parameter 'reps' must be at least 1, got 0"),
+])
+def test_a_bad_parameter_is_refused_by_name_in_the_set_up_cell(params, message, tmp_path):
+    # as papermill -p passes it, around run_notebooks' own check of the command line
+    path = ROOT / "notebooks" / "05_coalition_dp.ipynb"
+    row = run_notebooks.execute(path, tmp_path, {"quick": True, "interactive": False, **params})
+    assert not row["ok"] and re.search(message, row["error"]), row["error"]
+    executed = json.loads((tmp_path / "notebooks" / path.name).read_text())
+    code = [c for c in executed["cells"] if c["cell_type"] == "code"]
+    failed = [i for i, c in enumerate(code) if any(o.get("output_type") == "error" for o in c.get("outputs", []))]
+    assert failed and failed[0] <= 2                    # the injected parameters, then the set-up cell

@@ -77,8 +77,13 @@ def peer_rows(inst, optimum, gls_ms: int, rep: int = 0, **fields) -> list[dict]:
         if out is None:
             break
         rows.append(dict(bench.peer_row(variant, out[1], ms, rep=rep, device=gpu.cpu_label(engine="OR-tools"),
-                                        **common), gap=(out[1] - optimum) / optimum, time_limit_ms=limit))
+                                        **common), gap=_gap(out[1], optimum), time_limit_ms=limit))
     return rows
+
+
+def _gap(length, optimum) -> float:
+    """A heuristic tour's relative gap to the optimum (0 where both are 0: one city, zero roads)."""
+    return (length - optimum) / optimum if optimum else (0.0 if length == optimum else float("inf"))
 
 
 #: the report's kind of instance: random graphs of this density and these weights
