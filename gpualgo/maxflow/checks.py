@@ -4,7 +4,8 @@
 - :func:`check_cut`: the cut separates source from sink and its capacity equals the flow.
 - :func:`certify`: both on a solver's result: a feasible (pre)flow and a cut of the same
   capacity prove each other optimal (max-flow / min-cut duality), with no reference solver.
-- :func:`reference_value`: the value from ``scipy.sparse.csgraph.maximum_flow``.
+- :func:`reference_value`: the value from ``scipy.sparse.csgraph.maximum_flow`` (networkx's
+  ``preflow_push`` for capacities beyond scipy's int32).
 - :func:`check_result`: all of it on a result, in one sentence (what the notebook prints).
 """
 from __future__ import annotations
@@ -121,9 +122,13 @@ def scipy_matrix(net: FlowNetwork):
 
 def reference_value(net: FlowNetwork, method: str = "dinic") -> int:
     """Maximum flow value from ``scipy.sparse.csgraph.maximum_flow`` (``dinic`` or
-    ``edmonds_karp``; see :func:`gpualgo.peers.scipy_max_flow`). ValueError when the
-    capacities do not fit scipy's int32."""
-    return peers.scipy_max_flow(net.n, *net.arcs(), net.source, net.sink, method=method)
+    ``edmonds_karp``; see :func:`gpualgo.peers.scipy_max_flow`). Capacities that do not fit
+    scipy's int32 (one above 2**31 - 1, or those leaving the source together) go to networkx's
+    ``preflow_push`` instead, exact on Python integers and much slower."""
+    u, v, c = net.arcs()
+    if c.size and (int(c.max()) > INT32_MAX or net.source_capacity() > INT32_MAX):
+        return int(peers.networkx_max_flow(net.n, u, v, c, net.source, net.sink))
+    return peers.scipy_max_flow(net.n, u, v, c, net.source, net.sink, method=method)
 
 
 def certify(result) -> int:

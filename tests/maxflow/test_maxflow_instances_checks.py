@@ -213,3 +213,14 @@ def test_checks_refuse_fractional_flows_and_sum_cuts_exactly():
     assert mf.cut_capacity(big, side) == 2**62
     side = np.array([True, False, True, False])
     assert mf.cut_capacity(big, side) == 5 + 2**62
+
+
+def test_reference_value_beyond_scipys_int32(rng):
+    # scipy's maximum_flow works in int32; capacities past it go to networkx (exact on Python
+    # ints): notebook 02 with cap_high = 2**40 was refused by its reference
+    net = mf.random_gnp(40, 0.2, seed=int(rng.integers(2**31)), low=2**39, high=2**40)
+    assert max(net.capacity) > 2**31 - 1
+    value = mf.reference_value(net)
+    assert value == mf.solve(net, "serial").flow_value > 2**31 - 1
+    small = mf.random_gnp(40, 0.2, seed=1, low=1, high=100)
+    assert mf.reference_value(small) == mf.solve(small, "serial").flow_value
