@@ -105,6 +105,7 @@ PARAMETERS = code("""
 EXERCISE_IMPORTS = code("""
     from gpualgo import exercises, nbtools
 
+    nbtools.check_parameters(globals())   # every parameter as the cell above declares it
     nbtools.gpu_banner()
 """)
 
@@ -240,6 +241,7 @@ NOTEBOOKS = (
             from gpualgo import gpu, nbtools
             from gpualgo.exercises import measure
 
+            nbtools.check_parameters(globals())   # every parameter as the cell above declares it
             nbtools.gpu_banner()
         """),
         cells=MEASURING,
