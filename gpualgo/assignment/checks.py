@@ -256,20 +256,24 @@ def dual_bound(B, prices) -> float:
             at = np.arange(a.shape[0])
             k = d.argmax(axis=1)
             top, ak, pk = d[at, k], a[at, k], p[k]
-            back = top - ak                              # two-sum: top + err == ak - pk exactly
-            err = (ak - (top - back)) + (-pk - back)
+            err = _rounding(ak, pk, top)
             tied = np.flatnonzero((d == top[:, None]).sum(axis=1) > 1)
             if tied.size:                                # the same for every object tied with the best
-                at_, dt = a[tied], d[tied]
-                back = dt - at_
-                each = (at_ - (dt - back)) + (-p - back)
-                err[tied] = np.where(dt == top[tied, None], each, -np.inf).max(axis=1)
+                each = _rounding(a[tied], p, d[tied])
+                err[tied] = np.where(d[tied] == top[tied, None], each, -np.inf).max(axis=1)
             best[r:r + rows] = top
             slack[r:r + rows] = np.where(np.isfinite(err), err, 0.0) + lost
     total = (sum(map(Fraction, best.tolist())) + sum(map(Fraction, slack.tolist()))
              + sum(map(Fraction, np.sort(p)[n - m:].tolist())))
     up = float(total)
     return up if Fraction(up) >= total else math.nextafter(up, math.inf)
+
+
+def _rounding(a, p, d):
+    """The rounding error of ``d = a - p`` in float64, exactly (Knuth's two-sum): ``d + error ==
+    a - p`` in exact arithmetic."""
+    back = d - a
+    return (a - (d - back)) + (-p - back)
 
 
 def certify(B, result, eps=None, prices=None) -> str:
@@ -294,7 +298,8 @@ def certify(B, result, eps=None, prices=None) -> str:
     m = B.shape[0]
     integer = _is_integer(B)
     # an integer objective is exact, so the gap is too (Fraction); a float one was summed in float64
-    gap = float(Fraction(upper) - obj) if integer else upper - float(obj)
+    exact = Fraction(upper) - obj if integer else None
+    gap = float(exact) if integer else upper - float(obj)
     tol = 0.0 if integer else 1e-9 * max(1.0, abs(upper) + abs(float(obj)))
     if gap < -tol:
         raise ValueError(f"objective {obj} is above the dual bound {upper:.6g}: the bound or the objective is wrong")
@@ -303,7 +308,7 @@ def certify(B, result, eps=None, prices=None) -> str:
     if eps is None or (integer and m * float(eps) < 1):
         if not integer:
             raise ValueError("eps=None asks for the optimum, which a dual bound proves only for integer benefits")
-        if Fraction(upper) - obj >= 1:
+        if exact >= 1:
             raise ValueError(f"dual bound {upper:.6g} - objective {obj} = {gap:.6g}: the optimum is not proved "
                              "(a gap below 1 would prove it)")
         return f"valid; exact: the prices' dual bound {upper:.10g} proves the optimum (gap {gap:.3g} < 1)"

@@ -115,9 +115,15 @@ def scipy_matrix(net: FlowNetwork):
     """The network as the CSR matrix of capacities scipy's ``maximum_flow`` takes (int32)."""
     import scipy.sparse as sp
     u, v, c = net.arcs()
-    if c.size and (int(c.max()) > INT32_MAX or net.source_capacity() > INT32_MAX):
+    if not _fits_int32(net, c):
         raise ValueError("scipy's maximum_flow works in int32: these capacities are too large")
     return sp.csr_array((c.astype(np.int32), (u, v)), shape=(net.n, net.n))
+
+
+def _fits_int32(net: FlowNetwork, c: np.ndarray) -> bool:
+    """Whether scipy's int32 ``maximum_flow`` can take the network whose arc capacities are ``c``:
+    each capacity, and those leaving the source together, at most 2**31 - 1."""
+    return not c.size or (int(c.max()) <= INT32_MAX and net.source_capacity() <= INT32_MAX)
 
 
 def reference_value(net: FlowNetwork, method: str = "dinic") -> int:
@@ -126,7 +132,7 @@ def reference_value(net: FlowNetwork, method: str = "dinic") -> int:
     scipy's int32 (one above 2**31 - 1, or those leaving the source together) go to networkx's
     ``preflow_push`` instead, exact on Python integers and much slower."""
     u, v, c = net.arcs()
-    if c.size and (int(c.max()) > INT32_MAX or net.source_capacity() > INT32_MAX):
+    if not _fits_int32(net, c):
         return int(peers.networkx_max_flow(net.n, u, v, c, net.source, net.sink))
     return peers.scipy_max_flow(net.n, u, v, c, net.source, net.sink, method=method)
 

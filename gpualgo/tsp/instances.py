@@ -323,16 +323,15 @@ def planted_optimum(n: int, seed=None, force: bool = False) -> TSPInstance:
     """
     n = check_planted_optimum(n, force)
     rng = guards.rng(seed)                  # a bad seed refused before anything is drawn
-    if isinstance(seed, numbers.Integral):  # an integer seed: the instance it has always drawn
+    if isinstance(seed, numbers.Integral):  # an integer seed: the instance it has always drawn, named by it
         inst = random_graph(n, density=1.0, seed=seed, low=PLANTED_WEIGHTS[0], high=PLANTED_WEIGHTS[1], force=force)
-        order = np.random.default_rng([int(seed), n]).permutation(n)
-    else:                                   # None or a numpy Generator: one stream for both draws
+        order, named = np.random.default_rng([int(seed), n]).permutation(n), f"_s{int(seed)}"
+    else:                                   # None or a numpy Generator: one stream for both draws, no name
         inst = random_graph(n, density=1.0, seed=rng, low=PLANTED_WEIGHTS[0], high=PLANTED_WEIGHTS[1], force=force)
-        order = rng.permutation(n)
+        order, named = rng.permutation(n), ""
     d = inst.dist.copy()
     d[order, np.roll(order, -1)] = 1
     d[np.roll(order, -1), order] = 1
-    named = f"_s{int(seed)}" if isinstance(seed, numbers.Integral) else ""    # a Generator's repr is no name
     return TSPInstance(dist=d, name=f"planted{n}{named}", meta=dict(inst.meta, seed=seed, planted_optimum=n))
 
 

@@ -465,7 +465,6 @@ def endings_lines(results: dict) -> list[str]:
     return lines
 
 
-
 def walks(B, eps_factor: int = serial.EPS_FACTOR) -> list[dict]:
     """What the chain is made of: the serial eps-scaling auction (Jacobi rounds, as the GPU runs
     them) on ``B``, and in each phase the rounds in which one person alone bids. Such a round
